@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Types: the layout of the few structs inodedump needs, found lazily in
+ * vmlinux DWARF with libdw. No index of the whole file is ever built: a
+ * struct is looked for CU by CU and the search stops at the first complete
+ * definition; structs reachable through a member's pointer type are taken
+ * from that type directly.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define CACHE_MAX 32
+
+struct cached_struct {
+	char *name;
+	struct idd_struct s;
+};
+
+struct idd_types {
+	int fd;
+	Elf *elf;
+	Dwarf *dwarf;
+	char *path;
+	struct cached_struct cache[CACHE_MAX];
+	size_t ncache;
+	/* Where the last successful search ended: the next starts there. */
+	Dwarf_Off resume_cu;
+};
+
+Elf *idd_types_elf(struct idd_types *types)
+{
+	return types->elf;
+}
+
+struct inodedump_error *idd_types_open(const char *vmlinux,
+				       struct idd_types **out)
+{
+	struct idd_types *types = calloc(1, sizeof(*types));
+	struct inodedump_error *err = NULL;
+
+	if (!types)
+		return idd_nomem();
+	elf_version(EV_CURRENT);
+	types->path = strdup(vmlinux);
+	types->fd = open(vmlinux, O_RDONLY | O_CLOEXEC);
+	if (types->fd < 0) {
+		err = idd_error(INODEDUMP_ERR_VMLINUX, "cannot open vmlinux %s: %s",
+				vmlinux, strerror(errno));
+		goto fail;
+	}
+	types->elf = elf_begin(types->fd, ELF_C_READ_MMAP, NULL);
+	if (!types->elf || elf_kind(types->elf) != ELF_K_ELF) {
+		err = idd_error(INODEDUMP_ERR_VMLINUX,
+				"vmlinux %s is not an ELF file: %s", vmlinux,
+				elf_errmsg(-1));
+		goto fail;
+	}
+	types->dwarf = dwarf_begin_elf(types->elf, DWARF_C_READ, NULL);
+	if (!types->dwarf) {
+		err = idd_error(INODEDUMP_ERR_VMLINUX,
+				"vmlinux %s has no DWARF debug information "
+				"(%s); use the kernel's debuginfo vmlinux, e.g. "
+				"/usr/lib/debug/boot/vmlinux-<release>",
+				vmlinux, dwarf_errmsg(-1));
+		goto fail;
+	}
+	*out = types;
+	return NULL;
+fail:
+	idd_types_close(types);
+	return err;
+}
+
+void idd_types_close(struct idd_types *types)
+{
+	if (!types)
+		return;
+	for (size_t i = 0; i < types->ncache; i++)
+		free(types->cache[i].name);
+	if (types->dwarf)
+		dwarf_end(types->dwarf);
+	if (types->elf)
+		elf_end(types->elf);
+	if (types->fd >= 0)
+		close(types->fd);
+	free(types->path);
+	free(types);
+}
+
+static bool is_aggregate_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+static bool is_complete(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return !dwarf_attr(die, DW_AT_declaration, &attr) && dwarf_haschildren(die);
+}
+
+static bool fill_struct(Dwarf_Die *die, struct idd_struct *out)
+{
+	Dwarf_Word size;
+
+	if (dwarf_aggregate_size(die, &size) != 0)
+		return false;
+	out->die = *die;
+	out->size = size;
+	return true;
+}
+
+/* Search the top level of one CU for a complete struct/union "name". */
+static bool search_cu(Dwarf_Die *cudie, const char *name, struct idd_struct *out)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(cudie, &die) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (!is_aggregate_tag(dwarf_tag(&die)))
+			continue;
+		n = dwarf_diename(&die);
+		if (n && !strcmp(n, name) && is_complete(&die))
+			return fill_struct(&die, out);
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
+static void cache_put(struct idd_types *types, const char *name,
+		      const struct idd_struct *s)
+{
+	if (types->ncache == CACHE_MAX)
+		return;
+	types->cache[types->ncache].name = strdup(name);
+	if (!types->cache[types->ncache].name)
+		return;
+	types->cache[types->ncache].s = *s;
+	types->ncache++;
+}
+
+/*
+ * Walk the CUs starting at start, wrapping around once, so that a run of
+ * lookups for related structs tends to stay in the CU that had the last one.
+ */
+static bool search_all(struct idd_types *types, const char *name,
+		       struct idd_struct *out)
+{
+	Dwarf_Off start = types->resume_cu;
+
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Off off = pass ? 0 : start, next;
+		size_t hsize;
+
+		while (dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
+				    NULL) == 0) {
+			Dwarf_Die cudie;
+
+			if (pass && off >= start)
+				break;
+			if (dwarf_offdie(types->dwarf, off + hsize, &cudie) &&
+			    search_cu(&cudie, name, out)) {
+				types->resume_cu = off;
+				return true;
+			}
+			off = next;
+		}
+	}
+	return false;
+}
+
+struct inodedump_error *idd_types_struct(struct idd_types *types,
+					 const char *name,
+					 struct idd_struct *out)
+{
+	for (size_t i = 0; i < types->ncache; i++) {
+		if (!strcmp(types->cache[i].name, name)) {
+			*out = types->cache[i].s;
+			return NULL;
+		}
+	}
+	if (!search_all(types, name, out))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "vmlinux %s has no complete definition of "
+				 "struct %s",
+				 types->path, name);
+	cache_put(types, name, out);
+	return NULL;
+}
+
+static Dwarf_Die *peel(Dwarf_Die *die, Dwarf_Die *out)
+{
+	if (dwarf_peel_type(die, out) != 0)
+		return NULL;
+	return out;
+}
+
+static bool member_type(Dwarf_Die *member, Dwarf_Die *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die type;
+
+	if (!dwarf_attr_integrate(member, DW_AT_type, &attr) ||
+	    !dwarf_formref_die(&attr, &type))
+		return false;
+	return peel(&type, out) != NULL;
+}
+
+static uint64_t member_location(Dwarf_Die *member)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word off = 0;
+
+	/* Union members and the first member may carry no location. */
+	if (dwarf_attr(member, DW_AT_data_member_location, &attr))
+		dwarf_formudata(&attr, &off);
+	return off;
+}
+
+static void describe_type(Dwarf_Die *type, struct idd_member *out)
+{
+	Dwarf_Word size = 0;
+	Dwarf_Attribute attr;
+	Dwarf_Word enc;
+	int tag = dwarf_tag(type);
+
+	out->type = *type;
+	if (dwarf_aggregate_size(type, &size) != 0)
+		size = 0;
+	out->size = size;
+	switch (tag) {
+	case DW_TAG_base_type:
+		out->kind = IDD_KIND_INT;
+		if (dwarf_attr(type, DW_AT_encoding, &attr) &&
+		    dwarf_formudata(&attr, &enc) == 0)
+			out->is_signed = enc == DW_ATE_signed ||
+					 enc == DW_ATE_signed_char;
+		break;
+	case DW_TAG_enumeration_type:
+		out->kind = IDD_KIND_INT;
+		break;
+	case DW_TAG_pointer_type:
+		out->kind = IDD_KIND_PTR;
+		if (!out->size)
+			out->size = 8;
+		break;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		out->kind = IDD_KIND_STRUCT;
+		break;
+	case DW_TAG_array_type:
+		out->kind = IDD_KIND_ARRAY;
+		break;
+	default:
+		out->kind = IDD_KIND_OTHER;
+	}
+}
+
+static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word bits, dbo;
+
+	if (!dwarf_attr(member, DW_AT_bit_size, &attr) ||
+	    dwarf_formudata(&attr, &bits) != 0)
+		return;
+	out->bit_size = bits;
+	if (dwarf_attr(member, DW_AT_data_bit_offset, &attr) &&
+	    dwarf_formudata(&attr, &dbo) == 0) {
+		out->offset += dbo / 8;
+		out->bit_offset = dbo % 8;
+		out->size = (out->bit_offset + bits + 7) / 8;
+	}
+}
+
+/* Find a member by name in one aggregate, looking into anonymous ones. */
+static bool find_in(Dwarf_Die *agg, const char *name, size_t namelen,
+		    uint64_t base, int depth, Dwarf_Die *found, uint64_t *off)
+{
+	Dwarf_Die child;
+
+	if (depth > 8 || dwarf_child(agg, &child) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&child) != DW_TAG_member)
+			continue;
+		n = dwarf_diename(&child);
+		if (n) {
+			if (strlen(n) == namelen && !memcmp(n, name, namelen)) {
+				*found = child;
+				*off = base + member_location(&child);
+				return true;
+			}
+		} else {
+			Dwarf_Die type;
+
+			if (member_type(&child, &type) &&
+			    is_aggregate_tag(dwarf_tag(&type)) &&
+			    find_in(&type, name, namelen,
+				    base + member_location(&child), depth + 1,
+				    found, off))
+				return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+void idd_types_member(struct idd_types *types, const struct idd_struct *s,
+		      const char *path, struct idd_member *out)
+{
+	Dwarf_Die agg = s->die;
+	uint64_t offset = 0;
+
+	(void)types;
+	memset(out, 0, sizeof(*out));
+	for (const char *p = path;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+		Dwarf_Die member, type;
+		uint64_t off;
+
+		if (!find_in(&agg, p, len, offset, 0, &member, &off) ||
+		    !member_type(&member, &type))
+			return;
+		offset = off;
+		if (!dot) {
+			out->present = true;
+			out->offset = offset;
+			describe_type(&type, out);
+			describe_bitfield(&member, out);
+			return;
+		}
+		if (!is_aggregate_tag(dwarf_tag(&type)))
+			return;
+		agg = type;
+		p = dot + 1;
+	}
+}
+
+struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
+						 const struct idd_member *m,
+						 struct idd_struct *out)
+{
+	Dwarf_Die ptr = m->type, target;
+	const char *name;
+
+	if (m->kind != IDD_KIND_PTR || !member_type(&ptr, &target))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "member is not a pointer to a struct");
+	if (is_aggregate_tag(dwarf_tag(&target)) && is_complete(&target) &&
+	    fill_struct(&target, out))
+		return NULL;
+	name = dwarf_diename(&target);
+	if (!name)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "pointer to an anonymous incomplete type");
+	/* Only declared in this CU: look for the definition elsewhere. */
+	return idd_types_struct(types, name, out);
+}
+
+bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
+			   void *arg)
+{
+	Dwarf_Die type = m->type, child;
+
+	if (dwarf_tag(&type) != DW_TAG_enumeration_type)
+		return false;
+	if (dwarf_child(&type, &child) != 0)
+		return false;
+	do {
+		Dwarf_Attribute attr;
+		Dwarf_Sword value;
+
+		if (dwarf_tag(&child) != DW_TAG_enumerator ||
+		    !dwarf_attr(&child, DW_AT_const_value, &attr) ||
+		    dwarf_formsdata(&attr, &value) != 0)
+			continue;
+		fn(dwarf_diename(&child), value, arg);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return true;
+}
+
+uint64_t idd_member_uval(const struct idd_member *m, const uint8_t *buf)
+{
+	uint64_t v = 0;
+	size_t n = m->size > 8 ? 8 : m->size;
+
+	/* Target memory is little-endian (x86_64, arm64, ...). */
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)buf[m->offset + i] << (8 * i);
+	if (m->bit_size) {
+		v >>= m->bit_offset;
+		if (m->bit_size < 64)
+			v &= (UINT64_C(1) << m->bit_size) - 1;
+	}
+	return v;
+}
+
+int64_t idd_member_sval(const struct idd_member *m, const uint8_t *buf)
+{
+	uint64_t v = idd_member_uval(m, buf);
+	unsigned bits = m->bit_size ? m->bit_size : 8 * (unsigned)m->size;
+
+	if (bits > 0 && bits < 64 && (v >> (bits - 1)) & 1)
+		v |= ~UINT64_C(0) << bits;
+	return (int64_t)v;
+}

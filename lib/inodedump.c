@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Decode: open a dump with its vmlinux, read one struct inode, check that it
+ * is one, decode every member this kernel has, and run the VFS checks.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inode.h"
+
+#define MAX_FLAGS 64
+#define LINK_MAX_BYTES 4096 /* PATH_MAX: the longest symlink body */
+#define FS_NAME_MAX 64
+
+struct member_time {
+	struct idd_member sec, nsec;
+	bool timespec; /* sec/nsec inside a struct timespec64 */
+};
+
+struct layout {
+	struct idd_struct inode, sb, fstype;
+	struct idd_member i_mode, i_opflags, i_uid, i_gid, i_flags, i_op, i_sb,
+		i_mapping, i_ino, i_nlink, i_rdev, i_size, i_generation,
+		i_bytes, i_blkbits, i_blocks, i_state, i_count, i_writecount,
+		i_version, i_fop, i_data, i_link, i_pipe, i_cdev, i_dir_seq,
+		i_linklen;
+	struct member_time times[3];
+	bool have_sb, have_fstype;
+	struct idd_member s_id, s_type, s_dev, s_magic, s_op, fs_name;
+	struct idd_member a_ops, nrpages; /* relative to struct address_space */
+	struct idd_flag iop[MAX_FLAGS], iflags[MAX_FLAGS], state[MAX_FLAGS];
+	size_t niop, niflags, nstate;
+	bool state_from_dwarf;
+	uint64_t cached_link; /* IOP_CACHED_LINK's value, 0 if unknown */
+};
+
+struct inodedump {
+	struct idd_target *target;
+	struct idd_types *types;
+	struct idd_symbols *syms;
+	char *vmlinux;
+	char *build_id_vmlinux;
+	char *kaslr_text;
+	uint64_t kaslr;
+	uint32_t version;
+	struct layout *layout;
+};
+
+/* ---------------------------------------------------------------- open -- */
+
+static bool parse_hex(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!s || !*s)
+		return false;
+	*out = strtoull(s, &end, 16);
+	return *end == '\0' || *end == '\n';
+}
+
+/*
+ * A wrong vmlinux must be refused before it produces plausible nonsense:
+ * compare the dump's BUILD-ID with vmlinux's note, and one VMCOREINFO
+ * symbol's address with vmlinux's symbol table plus the KASLR offset.
+ */
+static struct inodedump_error *check_match(struct inodedump *id,
+					   const char *vmcore)
+{
+	static const char *const probes[] = { "init_uts_ns", "swapper_pg_dir",
+					      "_stext", "mem_section" };
+	const char *dump_id = idd_target_vmcoreinfo(id->target, "BUILD-ID");
+
+	if (dump_id && id->build_id_vmlinux &&
+	    strncmp(dump_id, id->build_id_vmlinux, strlen(dump_id)) != 0)
+		return idd_error(INODEDUMP_ERR_MISMATCH,
+				 "vmlinux %s (build-id %s) is not the kernel of "
+				 "%s (VMCOREINFO BUILD-ID %s)",
+				 id->vmlinux, id->build_id_vmlinux, vmcore,
+				 dump_id);
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		char key[64];
+		uint64_t in_dump, in_vmlinux;
+
+		snprintf(key, sizeof(key), "SYMBOL(%s)", probes[i]);
+		if (!parse_hex(idd_target_vmcoreinfo(id->target, key), &in_dump) ||
+		    !idd_symbols_address(id->syms, probes[i], &in_vmlinux))
+			continue;
+		if (in_dump != in_vmlinux)
+			return idd_error(INODEDUMP_ERR_MISMATCH,
+					 "vmlinux %s is not the kernel of %s: "
+					 "%s is at 0x%llx in the dump but at "
+					 "0x%llx in vmlinux (KASLR offset "
+					 "0x%llx applied)",
+					 id->vmlinux, vmcore, probes[i],
+					 (unsigned long long)in_dump,
+					 (unsigned long long)in_vmlinux,
+					 (unsigned long long)id->kaslr);
+		break;
+	}
+	return NULL;
+}
+
+struct inodedump_error *inodedump_open(const char *vmcore,
+				       const struct inodedump_open_opts *opts,
+				       struct inodedump **out)
+{
+	struct inodedump *id;
+	struct inodedump_error *err;
+	const char *vmlinux = opts && opts->sz >= offsetof(struct inodedump_open_opts, vmlinux) + sizeof(char *) ? opts->vmlinux : NULL;
+	bool ignore = opts && opts->sz >= offsetof(struct inodedump_open_opts, ignore_build_id) + sizeof(bool) && opts->ignore_build_id;
+
+	if (!vmcore || !vmlinux)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "a dump and a vmlinux are both needed");
+	id = calloc(1, sizeof(*id));
+	if (!id)
+		return idd_nomem();
+	id->vmlinux = strdup(vmlinux);
+	err = idd_target_open(vmcore, &id->target);
+	if (!err)
+		err = idd_types_open(vmlinux, &id->types);
+	if (err)
+		goto fail;
+	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
+		       &id->kaslr))
+		id->kaslr = 0;
+	err = idd_symbols_open(idd_types_elf(id->types), id->kaslr, &id->syms);
+	if (err)
+		goto fail;
+	id->build_id_vmlinux = idd_elf_build_id(idd_types_elf(id->types));
+	id->version = idd_parse_release(
+		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
+	id->kaslr_text = idd_strdup_printf("0x%llx",
+					   (unsigned long long)id->kaslr);
+	if (!ignore) {
+		err = check_match(id, vmcore);
+		if (err)
+			goto fail;
+	}
+	*out = id;
+	return NULL;
+fail:
+	inodedump_close(id);
+	return err;
+}
+
+void inodedump_close(struct inodedump *id)
+{
+	if (!id)
+		return;
+	idd_symbols_close(id->syms);
+	idd_types_close(id->types);
+	idd_target_close(id->target);
+	free(id->layout);
+	free(id->vmlinux);
+	free(id->build_id_vmlinux);
+	free(id->kaslr_text);
+	free(id);
+}
+
+const char *inodedump_fact(struct inodedump *id, const char *name)
+{
+	if (!strcmp(name, "osrelease"))
+		return idd_target_vmcoreinfo(id->target, "OSRELEASE");
+	if (!strcmp(name, "build_id"))
+		return idd_target_vmcoreinfo(id->target, "BUILD-ID");
+	if (!strcmp(name, "vmlinux_build_id"))
+		return id->build_id_vmlinux;
+	if (!strcmp(name, "format"))
+		return idd_target_format(id->target);
+	if (!strcmp(name, "kaslr_offset"))
+		return id->kaslr_text;
+	if (!strcmp(name, "vmlinux"))
+		return id->vmlinux;
+	return NULL;
+}
+
+/* -------------------------------------------------------------- layout -- */
+
+static void find_time(struct idd_types *t, const struct idd_struct *inode,
+		      const char *which, struct member_time *out)
+{
+	char sec[32], nsec[32];
+
+	/* 6.11+: i_atime_sec / i_atime_nsec */
+	snprintf(sec, sizeof(sec), "i_%s_sec", which);
+	snprintf(nsec, sizeof(nsec), "i_%s_nsec", which);
+	idd_types_member(t, inode, sec, &out->sec);
+	idd_types_member(t, inode, nsec, &out->nsec);
+	if (out->sec.present)
+		return;
+	/* 6.6-6.10: struct timespec64 __i_atime; before: i_atime */
+	for (int hidden = 1; hidden >= 0; hidden--) {
+		snprintf(sec, sizeof(sec), "%si_%s.tv_sec", hidden ? "__" : "",
+			 which);
+		snprintf(nsec, sizeof(nsec), "%si_%s.tv_nsec", hidden ? "__" : "",
+			 which);
+		idd_types_member(t, inode, sec, &out->sec);
+		idd_types_member(t, inode, nsec, &out->nsec);
+		if (out->sec.present) {
+			out->timespec = true;
+			return;
+		}
+	}
+}
+
+struct enum_collect {
+	struct layout *l;
+};
+
+static void collect_state_enumerator(const char *name, int64_t value, void *arg)
+{
+	struct layout *l = ((struct enum_collect *)arg)->l;
+
+	/* Only the flag values; __I_NEW style bit numbers are not flags. */
+	if (!name || strncmp(name, "I_", 2) != 0 || value <= 0 ||
+	    l->nstate == MAX_FLAGS)
+		return;
+	l->state[l->nstate].name = name;
+	l->state[l->nstate].value = (uint64_t)value;
+	l->nstate++;
+}
+
+static struct inodedump_error *build_layout(struct inodedump *id)
+{
+	struct idd_types *t = id->types;
+	struct layout *l = calloc(1, sizeof(*l));
+	struct inodedump_error *err;
+	struct idd_vfs_evidence ev = { .version = id->version };
+	static const char *const which[3] = { "atime", "mtime", "ctime" };
+
+	if (!l)
+		return idd_nomem();
+	err = idd_types_struct(t, "inode", &l->inode);
+	if (err) {
+		free(l);
+		return err;
+	}
+#define M(field, path) idd_types_member(t, &l->inode, path, &l->field)
+	M(i_mode, "i_mode");
+	M(i_opflags, "i_opflags");
+	M(i_uid, "i_uid.val");
+	M(i_gid, "i_gid.val");
+	M(i_flags, "i_flags");
+	M(i_op, "i_op");
+	M(i_sb, "i_sb");
+	M(i_mapping, "i_mapping");
+	M(i_ino, "i_ino");
+	M(i_nlink, "i_nlink");
+	M(i_rdev, "i_rdev");
+	M(i_size, "i_size");
+	M(i_generation, "i_generation");
+	M(i_bytes, "i_bytes");
+	M(i_blkbits, "i_blkbits");
+	M(i_blocks, "i_blocks");
+	M(i_state, "i_state");
+	M(i_count, "i_count.counter");
+	M(i_writecount, "i_writecount.counter");
+	M(i_version, "i_version.counter");
+	M(i_fop, "i_fop");
+	M(i_data, "i_data");
+	M(i_link, "i_link");
+	M(i_pipe, "i_pipe");
+	M(i_cdev, "i_cdev");
+	M(i_dir_seq, "i_dir_seq");
+	M(i_linklen, "i_linklen");
+#undef M
+	if (!l->i_mode.present || !l->i_sb.present) {
+		free(l);
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "struct inode in %s has no i_mode or i_sb: "
+				 "not a Linux vmlinux?",
+				 id->vmlinux);
+	}
+	/* 6.19: i_state became a struct holding the enum __state. */
+	if (l->i_state.present && l->i_state.kind == IDD_KIND_STRUCT)
+		idd_types_member(t, &l->inode, "i_state.__state", &l->i_state);
+	for (int i = 0; i < 3; i++)
+		find_time(t, &l->inode, which[i], &l->times[i]);
+
+	if (!idd_types_pointee_struct(t, &l->i_sb, &l->sb)) {
+		l->have_sb = true;
+		idd_types_member(t, &l->sb, "s_id", &l->s_id);
+		idd_types_member(t, &l->sb, "s_type", &l->s_type);
+		idd_types_member(t, &l->sb, "s_dev", &l->s_dev);
+		idd_types_member(t, &l->sb, "s_magic", &l->s_magic);
+		idd_types_member(t, &l->sb, "s_op", &l->s_op);
+		if (l->s_type.present &&
+		    !idd_types_pointee_struct(t, &l->s_type, &l->fstype)) {
+			l->have_fstype = true;
+			idd_types_member(t, &l->fstype, "name", &l->fs_name);
+		}
+	}
+	if (l->i_data.present && l->i_data.kind == IDD_KIND_STRUCT) {
+		struct idd_struct mapping = { .die = l->i_data.type,
+					      .size = l->i_data.size };
+
+		idd_types_member(t, &mapping, "a_ops", &l->a_ops);
+		idd_types_member(t, &mapping, "nrpages", &l->nrpages);
+	}
+
+	ev.has_linklen = l->i_linklen.present;
+	l->niop = idd_vfs_iop_flags(&ev, l->iop, MAX_FLAGS);
+	l->niflags = idd_vfs_inode_flags(&ev, l->iflags, MAX_FLAGS);
+	if (l->i_state.present) {
+		struct enum_collect c = { l };
+
+		idd_types_member_enum(&l->i_state, collect_state_enumerator, &c);
+		l->state_from_dwarf = l->nstate > 0;
+		if (!l->state_from_dwarf)
+			l->nstate = idd_vfs_state_flags(&ev, l->state, MAX_FLAGS);
+	}
+	for (size_t i = 0; i < l->niop; i++)
+		if (!strcmp(l->iop[i].name, "IOP_CACHED_LINK"))
+			l->cached_link = l->iop[i].value;
+	id->layout = l;
+	return NULL;
+}
+
+/* -------------------------------------------------------------- decode -- */
+
+void idd_notes_add(struct idd_notes *notes, const char *name, bool has_address,
+		   uint64_t address, const char *fmt, ...)
+{
+	struct idd_note *v = realloc(notes->v, (notes->n + 1) * sizeof(*v));
+	va_list ap;
+	char *msg = NULL;
+
+	if (!v)
+		return;
+	notes->v = v;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	v[notes->n].name = strdup(name);
+	v[notes->n].message = msg;
+	v[notes->n].has_address = has_address;
+	v[notes->n].address = address;
+	notes->n++;
+}
+
+static void note_error(struct inodedump_inode *ino, const char *what,
+		       struct inodedump_error *err)
+{
+	uint64_t addr = 0;
+	bool has = inodedump_error_address(err, &addr);
+
+	idd_notes_add(&ino->errors, what, has, addr, "%s",
+		      inodedump_error_message(err));
+	inodedump_error_free(err);
+}
+
+static void take_num(struct idd_num *out, const struct idd_member *m,
+		     const uint8_t *buf)
+{
+	if (!m->present) {
+		out->state = IDD_ABSENT;
+		return;
+	}
+	out->state = IDD_OK;
+	out->v = m->is_signed ? idd_member_sval(m, buf)
+			      : (int64_t)idd_member_uval(m, buf);
+}
+
+static void take_ptr(struct inodedump *id, struct idd_ptr *out,
+		     const struct idd_member *m, const uint8_t *buf)
+{
+	if (!m->present) {
+		out->state = IDD_ABSENT;
+		return;
+	}
+	out->state = IDD_OK;
+	out->addr = idd_member_uval(m, buf);
+	if (out->addr)
+		out->symbol = idd_symbols_name(id->syms, out->addr);
+}
+
+static bool printable_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isprint((unsigned char)*s))
+			return false;
+	return true;
+}
+
+/* The superblock part; returns why it does not look like one, or NULL. */
+static char *decode_sb(struct inodedump *id, struct inodedump_inode *ino)
+{
+	struct layout *l = id->layout;
+	uint8_t *buf;
+	struct inodedump_error *err;
+	char *why = NULL;
+
+	if (!ino->sb.addr)
+		return strdup("i_sb is NULL");
+	if (!l->have_sb)
+		return NULL;
+	buf = malloc(l->sb.size);
+	if (!buf)
+		return NULL;
+	err = idd_target_read(id->target, ino->sb.addr, buf, l->sb.size);
+	if (err) {
+		why = idd_strdup_printf("i_sb 0x%llx unreadable: %s",
+					(unsigned long long)ino->sb.addr,
+					inodedump_error_message(err));
+		note_error(ino, "i_sb", err);
+		free(buf);
+		return why;
+	}
+	if (l->s_id.present && l->s_id.kind == IDD_KIND_ARRAY) {
+		ino->s_id.state = IDD_OK;
+		ino->s_id.s = strndup((const char *)buf + l->s_id.offset,
+				      l->s_id.size);
+	}
+	take_num(&ino->s_dev, &l->s_dev, buf);
+	take_num(&ino->s_magic, &l->s_magic, buf);
+	take_ptr(id, &ino->s_op, &l->s_op, buf);
+	if (l->have_fstype && l->fs_name.present) {
+		uint64_t fstype = idd_member_uval(&l->s_type, buf);
+		uint8_t name_ptr[8] = { 0 };
+		struct idd_member rel = l->fs_name;
+
+		err = fstype ? idd_target_read(id->target,
+					       fstype + l->fs_name.offset,
+					       name_ptr, l->fs_name.size)
+			     : idd_error(INODEDUMP_ERR_FAULT,
+					 "s_type is NULL");
+		rel.offset = 0;
+		if (!err) {
+			uint64_t name = idd_member_uval(&rel, name_ptr);
+
+			err = idd_target_read_string(id->target, name,
+						     FS_NAME_MAX,
+						     &ino->fs_type.s,
+						     &ino->fs_type.truncated);
+		}
+		if (err) {
+			ino->fs_type.state = IDD_UNREADABLE;
+			why = idd_strdup_printf(
+				"superblock 0x%llx: s_type->name unreadable: %s",
+				(unsigned long long)ino->sb.addr,
+				inodedump_error_message(err));
+			note_error(ino, "s_type->name", err);
+		} else {
+			ino->fs_type.state = IDD_OK;
+			if (ino->fs_type.truncated ||
+			    !printable_name(ino->fs_type.s))
+				why = idd_strdup_printf(
+					"superblock 0x%llx: s_type->name is "
+					"not a short printable string",
+					(unsigned long long)ino->sb.addr);
+		}
+	}
+	free(buf);
+	return why;
+}
+
+static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
+			   const uint8_t *inode_buf)
+{
+	struct layout *l = id->layout;
+	uint64_t i_data = ino->address + l->i_data.offset;
+	struct idd_member a_ops = l->a_ops, nrpages = l->nrpages;
+	uint8_t buf[16];
+	struct inodedump_error *err;
+
+	if (ino->mapping.state != IDD_OK || !ino->mapping.addr)
+		return;
+	ino->mapping_is_i_data = l->i_data.present && ino->mapping.addr == i_data;
+	if (ino->mapping_is_i_data) {
+		/* Already read with the inode. */
+		a_ops.offset += l->i_data.offset;
+		nrpages.offset += l->i_data.offset;
+		take_ptr(id, &ino->a_ops, &a_ops, inode_buf);
+		take_num(&ino->nrpages, &nrpages, inode_buf);
+		return;
+	}
+	const struct idd_member *parts[2] = { &l->a_ops, &l->nrpages };
+	for (int i = 0; i < 2; i++) {
+		struct idd_member rel = *parts[i];
+
+		if (!rel.present || rel.size > sizeof(buf))
+			continue;
+		err = idd_target_read(id->target, ino->mapping.addr + rel.offset,
+				      buf, rel.size);
+		if (err) {
+			if (i == 0)
+				ino->a_ops.state = IDD_UNREADABLE;
+			else
+				ino->nrpages.state = IDD_UNREADABLE;
+			note_error(ino, i == 0 ? "i_mapping->a_ops"
+					       : "i_mapping->nrpages", err);
+			continue;
+		}
+		rel.offset = 0;
+		if (i == 0)
+			take_ptr(id, &ino->a_ops, &rel, buf);
+		else
+			take_num(&ino->nrpages, &rel, buf);
+	}
+}
+
+static void decode_union(struct inodedump *id, struct inodedump_inode *ino,
+			 const uint8_t *buf)
+{
+	struct layout *l = id->layout;
+	const char *type = idd_mode_type_name((unsigned)ino->mode.v);
+
+	ino->i_link.state = ino->i_pipe.state = ino->i_cdev.state = IDD_NA;
+	ino->dir_seq.state = ino->link.state = ino->link_strlen.state = IDD_NA;
+	ino->linklen.state = l->i_linklen.present ? IDD_NA : IDD_ABSENT;
+	if (!strcmp(type, "symlink")) {
+		take_ptr(id, &ino->i_link, &l->i_link, buf);
+		take_num(&ino->linklen, &l->i_linklen, buf);
+		if (ino->i_link.state == IDD_OK && ino->i_link.addr) {
+			struct inodedump_error *err = idd_target_read_string(
+				id->target, ino->i_link.addr, LINK_MAX_BYTES,
+				&ino->link.s, &ino->link.truncated);
+
+			if (err) {
+				ino->link.state = IDD_UNREADABLE;
+				note_error(ino, "i_link", err);
+			} else {
+				ino->link.state = IDD_OK;
+				ino->link_strlen.state = IDD_OK;
+				ino->link_strlen.v = (int64_t)strlen(ino->link.s);
+			}
+		}
+	} else if (!strcmp(type, "fifo")) {
+		take_ptr(id, &ino->i_pipe, &l->i_pipe, buf);
+	} else if (!strcmp(type, "chardev")) {
+		take_ptr(id, &ino->i_cdev, &l->i_cdev, buf);
+	} else if (!strcmp(type, "directory")) {
+		take_num(&ino->dir_seq, &l->i_dir_seq, buf);
+	}
+}
+
+static void decode_times(struct inodedump *id, struct inodedump_inode *ino,
+			 const uint8_t *buf)
+{
+	struct idd_time *out[3] = { &ino->atime, &ino->mtime, &ino->ctime };
+
+	for (int i = 0; i < 3; i++) {
+		take_num(&out[i]->sec, &id->layout->times[i].sec, buf);
+		take_num(&out[i]->nsec, &id->layout->times[i].nsec, buf);
+	}
+}
+
+static void decode_flags(struct layout *l, struct inodedump_inode *ino)
+{
+	if (ino->opflags.state == IDD_OK)
+		ino->opflags_names = idd_flag_names(l->iop, l->niop,
+						    (uint64_t)ino->opflags.v);
+	if (ino->flags.state == IDD_OK)
+		ino->flags_names = idd_flag_names(l->iflags, l->niflags,
+						  (uint64_t)ino->flags.v);
+	if (ino->state.state == IDD_OK)
+		ino->state_names = idd_flag_names(l->state, l->nstate,
+						  (uint64_t)ino->state.v);
+}
+
+static uint64_t state_bit(const struct layout *l, const char *name)
+{
+	for (size_t i = 0; i < l->nstate; i++)
+		if (!strcmp(l->state[i].name, name))
+			return l->state[i].value;
+	return 0;
+}
+
+/* The invariants, each named after the kernel condition it mirrors. */
+static void run_checks(struct inodedump *id, struct inodedump_inode *ino)
+{
+	struct layout *l = id->layout;
+	unsigned mode = (unsigned)ino->mode.v;
+	bool symlink = (mode & 0170000) == 0120000;
+	bool cached = l->cached_link && ino->opflags.state == IDD_OK &&
+		      ((uint64_t)ino->opflags.v & l->cached_link);
+	uint64_t freeing = state_bit(l, "I_FREEING"), clear = state_bit(l, "I_CLEAR");
+
+	if (!strcmp(idd_mode_type_name(mode), "invalid"))
+		idd_notes_add(&ino->violations, "may_open_mode", false, 0,
+			      "i_mode 0%o has file type bits 0%o, none of the "
+			      "seven file types: may_open() would hit "
+			      "VFS_BUG_ON_INODE(1, inode)",
+			      mode, mode & 0170000);
+
+	if (!l->i_linklen.present || !l->cached_link) {
+		idd_notes_add(&ino->skipped, "cached_link_length", false, 0,
+			      "this kernel has no i_linklen/IOP_CACHED_LINK "
+			      "(added in 6.14)");
+	} else if (cached && !symlink) {
+		idd_notes_add(&ino->violations, "cached_link_not_symlink", false,
+			      0, "IOP_CACHED_LINK set in i_opflags 0x%llx on a "
+			      "%s inode (mode 0%o): only symlinks cache links",
+			      (unsigned long long)ino->opflags.v,
+			      idd_mode_type_name(mode), mode);
+	} else if (cached && ino->i_link.state == IDD_OK && !ino->i_link.addr) {
+		idd_notes_add(&ino->violations, "cached_link_length", false, 0,
+			      "IOP_CACHED_LINK set but i_link is NULL "
+			      "(i_linklen %lld)", (long long)ino->linklen.v);
+	} else if (cached && ino->link.state == IDD_UNREADABLE) {
+		idd_notes_add(&ino->violations, "cached_link_length", true,
+			      ino->i_link.addr,
+			      "IOP_CACHED_LINK set but i_link 0x%llx is "
+			      "unreadable (i_linklen %lld)",
+			      (unsigned long long)ino->i_link.addr,
+			      (long long)ino->linklen.v);
+	} else if (cached && ino->link.state == IDD_OK &&
+		   ino->link_strlen.v != (int32_t)ino->linklen.v) {
+		idd_notes_add(&ino->violations, "cached_link_length", false, 0,
+			      "strlen(i_link) = %lld but i_linklen = %lld: "
+			      "inode_set_cached_link() would hit "
+			      "VFS_WARN_ON_INODE(strlen(link) != linklen)%s",
+			      (long long)ino->link_strlen.v,
+			      (long long)(int32_t)ino->linklen.v,
+			      ino->link_strlen.v > ino->linklen.v
+				      ? "; readlink() returns a truncated target"
+				      : "; readlink() reads past the string");
+	}
+
+	if (ino->count.state == IDD_OK && ino->count.v < 0)
+		idd_notes_add(&ino->violations, "i_count_negative", false, 0,
+			      "i_count is %lld: more iput() than igrab()",
+			      (long long)ino->count.v);
+	if (ino->state.state == IDD_OK &&
+	    ((uint64_t)ino->state.v & (freeing | clear)))
+		idd_notes_add(&ino->violations, "inode_freeing", false, 0,
+			      "i_state 0x%llx has %s: the inode is being or has "
+			      "been freed, and nothing may use it",
+			      (unsigned long long)ino->state.v,
+			      ((uint64_t)ino->state.v & clear) ? "I_CLEAR"
+							       : "I_FREEING");
+}
+
+struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
+					 unsigned int flags,
+					 struct inodedump_inode **out)
+{
+	struct inodedump_inode *ino;
+	struct inodedump_error *err;
+	struct layout *l;
+	uint8_t *buf;
+	char *why;
+
+	if (!id->layout) {
+		err = build_layout(id);
+		if (err)
+			return err;
+	}
+	l = id->layout;
+	buf = malloc(l->inode.size);
+	ino = calloc(1, sizeof(*ino));
+	if (!buf || !ino) {
+		free(buf);
+		free(ino);
+		return idd_nomem();
+	}
+	err = idd_target_read(id->target, address, buf, l->inode.size);
+	if (err) {
+		free(buf);
+		free(ino);
+		return idd_error_wrap(err, "struct inode at 0x%llx (%llu bytes)",
+				      (unsigned long long)address,
+				      (unsigned long long)l->inode.size);
+	}
+	ino->address = address;
+	take_num(&ino->mode, &l->i_mode, buf);
+	take_ptr(id, &ino->sb, &l->i_sb, buf);
+	why = decode_sb(id, ino);
+	if (why && !strcmp(idd_mode_type_name((unsigned)ino->mode.v), "invalid")) {
+		char *both = idd_strdup_printf(
+			"%s, and i_mode 0%o is no file type", why,
+			(unsigned)ino->mode.v);
+		free(why);
+		why = both;
+	}
+	if (why) {
+		if (!(flags & INODEDUMP_DECODE_FORCE)) {
+			err = idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
+					   "0x%llx does not look like a struct "
+					   "inode: %s (--force decodes it "
+					   "anyway)",
+					   (unsigned long long)address,
+					   why ? why : "?");
+			free(why);
+			free(buf);
+			inodedump_inode_free(ino);
+			return err;
+		}
+		ino->forced = true;
+		ino->not_inode_reason = why;
+	}
+
+	take_num(&ino->opflags, &l->i_opflags, buf);
+	take_num(&ino->uid, &l->i_uid, buf);
+	take_num(&ino->gid, &l->i_gid, buf);
+	take_num(&ino->flags, &l->i_flags, buf);
+	take_num(&ino->ino, &l->i_ino, buf);
+	take_num(&ino->nlink, &l->i_nlink, buf);
+	take_num(&ino->rdev, &l->i_rdev, buf);
+	take_num(&ino->size, &l->i_size, buf);
+	take_num(&ino->generation, &l->i_generation, buf);
+	take_num(&ino->bytes, &l->i_bytes, buf);
+	take_num(&ino->blkbits, &l->i_blkbits, buf);
+	take_num(&ino->blocks, &l->i_blocks, buf);
+	take_num(&ino->state, &l->i_state, buf);
+	take_num(&ino->count, &l->i_count, buf);
+	take_num(&ino->writecount, &l->i_writecount, buf);
+	take_num(&ino->version, &l->i_version, buf);
+	take_ptr(id, &ino->i_op, &l->i_op, buf);
+	take_ptr(id, &ino->i_fop, &l->i_fop, buf);
+	take_ptr(id, &ino->mapping, &l->i_mapping, buf);
+	decode_times(id, ino, buf);
+	decode_mapping(id, ino, buf);
+	decode_union(id, ino, buf);
+	decode_flags(l, ino);
+	run_checks(id, ino);
+	free(buf);
+	*out = ino;
+	return NULL;
+}
+
+static void free_names(char **names)
+{
+	if (!names)
+		return;
+	for (char **p = names; *p; p++)
+		free(*p);
+	free(names);
+}
+
+static void free_notes(struct idd_notes *notes)
+{
+	for (size_t i = 0; i < notes->n; i++) {
+		free(notes->v[i].name);
+		free(notes->v[i].message);
+	}
+	free(notes->v);
+}
+
+void inodedump_inode_free(struct inodedump_inode *ino)
+{
+	struct idd_ptr *ptrs[] = { &ino->sb,	  &ino->i_op,	 &ino->i_fop,
+				   &ino->a_ops,	  &ino->s_op,	 &ino->mapping,
+				   &ino->i_link, &ino->i_pipe, &ino->i_cdev };
+
+	if (!ino)
+		return;
+	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		free(ptrs[i]->symbol);
+	free_names(ino->opflags_names);
+	free_names(ino->flags_names);
+	free_names(ino->state_names);
+	free(ino->fs_type.s);
+	free(ino->s_id.s);
+	free(ino->link.s);
+	free(ino->not_inode_reason);
+	free_notes(&ino->violations);
+	free_notes(&ino->skipped);
+	free_notes(&ino->errors);
+	free(ino);
+}
+
+size_t inodedump_inode_violations(const struct inodedump_inode *ino)
+{
+	return ino->violations.n;
+}
+
+bool inodedump_inode_number(const struct inodedump_inode *ino,
+			    const char *key, int64_t *value)
+{
+	static const struct {
+		const char *key;
+		size_t offset;
+	} keys[] = {
+#define K(name, field) { name, offsetof(struct inodedump_inode, field) }
+		K("ino", ino),	       K("generation", generation),
+		K("mode", mode),       K("opflags", opflags),
+		K("flags", flags),     K("state", state),
+		K("count", count),     K("nlink", nlink),
+		K("uid", uid),	       K("gid", gid),
+		K("size", size),       K("blocks", blocks),
+		K("bytes", bytes),     K("blkbits", blkbits),
+		K("rdev", rdev),       K("writecount", writecount),
+		K("version", version), K("linklen", linklen),
+		K("link_strlen", link_strlen), K("nrpages", nrpages),
+		K("s_dev", s_dev),     K("s_magic", s_magic),
+#undef K
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const struct idd_num *n;
+
+		if (strcmp(keys[i].key, key))
+			continue;
+		n = (const struct idd_num *)((const char *)ino + keys[i].offset);
+		if (n->state != IDD_OK)
+			return false;
+		*value = n->v;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Private interfaces between the parts of libinodedump (see DESIGN.md). */
+#ifndef INODEDUMP_INTERNAL_H
+#define INODEDUMP_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inodedump.h"
+
+#define IDD_ATTR_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ---- errors (error.c) ---- */
+struct inodedump_error {
+	enum inodedump_error_code code;
+	bool has_address;
+	uint64_t address;
+	char *message;
+};
+
+struct inodedump_error *idd_error(enum inodedump_error_code code,
+				  const char *fmt, ...) IDD_ATTR_PRINTF(2, 3);
+struct inodedump_error *idd_error_at(enum inodedump_error_code code,
+				     uint64_t address, const char *fmt, ...)
+	IDD_ATTR_PRINTF(3, 4);
+/* Prefix an error's message with context ("reading i_sb: ..."). */
+struct inodedump_error *idd_error_wrap(struct inodedump_error *err,
+				       const char *fmt, ...)
+	IDD_ATTR_PRINTF(2, 3);
+struct inodedump_error *idd_nomem(void);
+char *idd_strdup_printf(const char *fmt, ...) IDD_ATTR_PRINTF(1, 2);
+
+/* ---- target (target.c): the dump's memory and VMCOREINFO ---- */
+struct idd_target;
+
+struct inodedump_error *idd_target_open(const char *path,
+					struct idd_target **out);
+void idd_target_close(struct idd_target *t);
+/* Read len bytes of kernel virtual memory; all or an error naming why. */
+struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
+					void *buf, size_t len);
+/*
+ * Read a NUL-terminated string of at most max bytes. *truncated says the
+ * bound was hit before a NUL. The result is malloc'd.
+ */
+struct inodedump_error *idd_target_read_string(struct idd_target *t,
+					       uint64_t addr, size_t max,
+					       char **out, bool *truncated);
+/* A VMCOREINFO value ("OSRELEASE", "KERNELOFFSET", "SYMBOL(prb)"), or NULL. */
+const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
+const char *idd_target_format(struct idd_target *t);
+bool idd_target_little_endian(struct idd_target *t);
+
+/* ---- types (dwarf.c): struct layouts from vmlinux DWARF, found lazily ---- */
+struct idd_types;
+
+struct inodedump_error *idd_types_open(const char *vmlinux,
+				       struct idd_types **out);
+void idd_types_close(struct idd_types *types);
+/* The ELF handle of vmlinux (for its symbol table and notes). */
+struct Elf *idd_types_elf(struct idd_types *types);
+
+/* A complete struct/union definition. */
+struct idd_struct {
+	Dwarf_Die die;
+	uint64_t size;
+};
+
+/* Find the complete definition of "struct name" (or union). */
+struct inodedump_error *idd_types_struct(struct idd_types *types,
+					 const char *name,
+					 struct idd_struct *out);
+
+enum idd_kind {
+	IDD_KIND_OTHER,
+	IDD_KIND_INT,	 /* base types, enums, bool */
+	IDD_KIND_PTR,
+	IDD_KIND_STRUCT, /* struct or union */
+	IDD_KIND_ARRAY,
+};
+
+struct idd_member {
+	bool present;
+	uint64_t offset;  /* bytes from the start of the outer struct */
+	uint64_t size;	  /* bytes of the member's type */
+	unsigned bit_size; /* 0 unless a bitfield */
+	unsigned bit_offset; /* from offset, little-endian bit numbering */
+	bool is_signed;
+	enum idd_kind kind;
+	Dwarf_Die type;	  /* peeled of typedefs and qualifiers */
+};
+
+/*
+ * Member by a dotted path ("i_count.counter", "i_data.a_ops"), looking
+ * through anonymous structs and unions. out->present is false when this
+ * kernel's struct has no such member.
+ */
+void idd_types_member(struct idd_types *types, const struct idd_struct *s,
+		      const char *path, struct idd_member *out);
+/* The struct a pointer member points to (complete definition). */
+struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
+						 const struct idd_member *m,
+						 struct idd_struct *out);
+/*
+ * Enumerators of the enum that is a member's type, or of the enum named
+ * name. Calls fn for each; returns false if no such enum.
+ */
+typedef void (*idd_enumerator_fn)(const char *name, int64_t value, void *arg);
+bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
+			   void *arg);
+
+/* Extract a member's integer value from a struct's bytes. */
+uint64_t idd_member_uval(const struct idd_member *m, const uint8_t *buf);
+int64_t idd_member_sval(const struct idd_member *m, const uint8_t *buf);
+
+/* ---- symbols (symbols.c): address <-> name with KASLR applied ---- */
+struct idd_symbols;
+
+struct inodedump_error *idd_symbols_open(struct Elf *elf, uint64_t kaslr_offset,
+					 struct idd_symbols **out);
+void idd_symbols_close(struct idd_symbols *syms);
+/* "name" or "name+0x10" for a runtime address; NULL when none. malloc'd. */
+char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr);
+bool idd_symbols_address(struct idd_symbols *syms, const char *name,
+			 uint64_t *addr);
+/* The GNU build-id note of vmlinux as lowercase hex, or NULL. malloc'd. */
+char *idd_elf_build_id(struct Elf *elf);
+
+/* ---- VFS knowledge (vfs_types.c) ---- */
+struct idd_flag {
+	const char *name;
+	uint64_t value;
+};
+
+/* Kernel version as KERNEL_VERSION(a,b,c). */
+#define IDD_KVER(a, b, c) (((a) << 16) + ((b) << 8) + (c))
+uint32_t idd_parse_release(const char *osrelease);
+
+struct idd_vfs_evidence {
+	uint32_t version;
+	bool has_linklen; /* struct inode has i_linklen */
+};
+
+/* IOP_* and S_* flags this kernel knows, from versioned tables. */
+size_t idd_vfs_iop_flags(const struct idd_vfs_evidence *ev,
+			 struct idd_flag *out, size_t max);
+size_t idd_vfs_inode_flags(const struct idd_vfs_evidence *ev,
+			   struct idd_flag *out, size_t max);
+size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
+			   struct idd_flag *out, size_t max);
+/* "IOP_LOOKUP|IOP_XATTR|0x100" style list into a malloc'd NULL-ended array. */
+char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
+const char *idd_mode_type_name(unsigned mode); /* "regular", ..., "invalid" */
+void idd_mode_string(unsigned mode, char out[11]); /* "-rwsr-xr-x" */
+
+#endif

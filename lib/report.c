@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Output: the decoded inode for a person (text) and for programs (JSON). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "inode.h"
+
+#define MINORBITS 20 /* the kernel's internal dev_t: 12 bits major, 20 minor */
+
+/* ---------------------------------------------------------------- JSON -- */
+
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p < 0x20 || *p >= 0x7f)
+			/* Bytes from memory are not UTF-8: keep them exact. */
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void json_key(FILE *out, bool *first, const char *key)
+{
+	fprintf(out, "%s\n    ", *first ? "" : ",");
+	*first = false;
+	json_string(out, key);
+	fputs(": ", out);
+}
+
+static void json_num(FILE *out, bool *first, const char *key,
+		     const struct idd_num *n, bool is_signed)
+{
+	json_key(out, first, key);
+	if (n->state != IDD_OK)
+		fputs("null", out);
+	else if (is_signed)
+		fprintf(out, "%" PRId64, n->v);
+	else
+		fprintf(out, "%" PRIu64, (uint64_t)n->v);
+}
+
+static void json_hex(FILE *out, uint64_t v)
+{
+	fprintf(out, "\"0x%" PRIx64 "\"", v);
+}
+
+static void json_ptr_symbol(FILE *out, bool *first, const char *key,
+			    const struct idd_ptr *p)
+{
+	json_key(out, first, key);
+	if (p->state != IDD_OK || !p->addr)
+		fputs("null", out);
+	else if (p->symbol)
+		json_string(out, p->symbol);
+	else
+		json_hex(out, p->addr);
+}
+
+static void json_addr(FILE *out, bool *first, const char *key,
+		      const struct idd_ptr *p)
+{
+	json_key(out, first, key);
+	if (p->state != IDD_OK)
+		fputs("null", out);
+	else
+		json_hex(out, p->addr);
+}
+
+static void json_str(FILE *out, bool *first, const char *key,
+		     const struct idd_str *s)
+{
+	json_key(out, first, key);
+	if (s->state != IDD_OK || !s->s)
+		fputs("null", out);
+	else
+		json_string(out, s->s);
+}
+
+static void json_names(FILE *out, bool *first, const char *key, char **names)
+{
+	json_key(out, first, key);
+	if (!names) {
+		fputs("null", out);
+		return;
+	}
+	fputc('[', out);
+	for (char **p = names; *p; p++) {
+		if (p != names)
+			fputs(", ", out);
+		json_string(out, *p);
+	}
+	fputc(']', out);
+}
+
+static void json_notes(FILE *out, bool *first, const char *key,
+		       const struct idd_notes *notes, const char *name_key,
+		       const char *msg_key)
+{
+	json_key(out, first, key);
+	fputc('[', out);
+	for (size_t i = 0; i < notes->n; i++) {
+		const struct idd_note *n = &notes->v[i];
+
+		fputs(i ? ", {" : "{", out);
+		json_string(out, name_key);
+		fputs(": ", out);
+		json_string(out, n->name ? n->name : "");
+		fputs(", ", out);
+		json_string(out, msg_key);
+		fputs(": ", out);
+		json_string(out, n->message ? n->message : "");
+		if (n->has_address) {
+			fputs(", \"address\": ", out);
+			json_hex(out, n->address);
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void json_time(FILE *out, bool *first, const char *key,
+		      const struct idd_time *t)
+{
+	json_key(out, first, key);
+	if (t->sec.state != IDD_OK) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"sec\": %" PRId64 ", \"nsec\": ", t->sec.v);
+	if (t->nsec.state == IDD_OK)
+		fprintf(out, "%" PRId64 "}", t->nsec.v);
+	else
+		fputs("null}", out);
+}
+
+static void json_dev(FILE *out, bool *first, const char *key,
+		     const struct idd_num *n)
+{
+	json_key(out, first, key);
+	if (n->state != IDD_OK)
+		fputs("null", out);
+	else
+		fprintf(out, "\"%" PRIu64 ":%" PRIu64 "\"",
+			(uint64_t)n->v >> MINORBITS,
+			(uint64_t)n->v & ((1u << MINORBITS) - 1));
+}
+
+void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
+{
+	bool first = true;
+	unsigned mode = (unsigned)ino->mode.v;
+
+	fputc('{', out);
+	json_key(out, &first, "address");
+	json_hex(out, ino->address);
+	json_key(out, &first, "forced");
+	fputs(ino->forced ? "true" : "false", out);
+	json_key(out, &first, "not_inode_reason");
+	if (ino->not_inode_reason)
+		json_string(out, ino->not_inode_reason);
+	else
+		fputs("null", out);
+	json_key(out, &first, "type");
+	json_string(out, idd_mode_type_name(mode));
+	json_num(out, &first, "mode", &ino->mode, false);
+	json_key(out, &first, "mode_string");
+	{
+		char s[11];
+
+		idd_mode_string(mode, s);
+		json_string(out, s);
+	}
+	json_num(out, &first, "ino", &ino->ino, false);
+	json_num(out, &first, "generation", &ino->generation, false);
+	json_num(out, &first, "opflags", &ino->opflags, false);
+	json_names(out, &first, "opflags_names", ino->opflags_names);
+	json_num(out, &first, "flags", &ino->flags, false);
+	json_names(out, &first, "flags_names", ino->flags_names);
+	json_num(out, &first, "state", &ino->state, false);
+	json_names(out, &first, "state_names", ino->state_names);
+	json_num(out, &first, "count", &ino->count, true);
+	json_num(out, &first, "nlink", &ino->nlink, false);
+	json_num(out, &first, "writecount", &ino->writecount, true);
+	json_num(out, &first, "version", &ino->version, false);
+	json_num(out, &first, "uid", &ino->uid, false);
+	json_num(out, &first, "gid", &ino->gid, false);
+	json_num(out, &first, "size", &ino->size, true);
+	json_num(out, &first, "blocks", &ino->blocks, false);
+	json_num(out, &first, "bytes", &ino->bytes, false);
+	json_num(out, &first, "blkbits", &ino->blkbits, false);
+	json_dev(out, &first, "rdev", &ino->rdev);
+	json_time(out, &first, "atime", &ino->atime);
+	json_time(out, &first, "mtime", &ino->mtime);
+	json_time(out, &first, "ctime", &ino->ctime);
+	json_addr(out, &first, "i_link_address", &ino->i_link);
+	json_str(out, &first, "link", &ino->link);
+	json_num(out, &first, "link_strlen", &ino->link_strlen, false);
+	json_num(out, &first, "linklen", &ino->linklen, true);
+	json_addr(out, &first, "i_pipe", &ino->i_pipe);
+	json_addr(out, &first, "i_cdev", &ino->i_cdev);
+	json_num(out, &first, "i_dir_seq", &ino->dir_seq, false);
+	json_ptr_symbol(out, &first, "i_op", &ino->i_op);
+	json_ptr_symbol(out, &first, "i_fop", &ino->i_fop);
+	json_addr(out, &first, "i_mapping", &ino->mapping);
+	json_key(out, &first, "i_mapping_is_i_data");
+	fputs(ino->mapping_is_i_data ? "true" : "false", out);
+	json_ptr_symbol(out, &first, "a_ops", &ino->a_ops);
+	json_num(out, &first, "nrpages", &ino->nrpages, false);
+	json_addr(out, &first, "sb", &ino->sb);
+	json_str(out, &first, "fs_type", &ino->fs_type);
+	json_str(out, &first, "s_id", &ino->s_id);
+	json_dev(out, &first, "s_dev", &ino->s_dev);
+	json_num(out, &first, "s_magic", &ino->s_magic, false);
+	json_ptr_symbol(out, &first, "s_op", &ino->s_op);
+	json_notes(out, &first, "violations", &ino->violations, "check",
+		   "message");
+	json_notes(out, &first, "skipped_checks", &ino->skipped, "check",
+		   "reason");
+	json_notes(out, &first, "errors", &ino->errors, "field", "reason");
+	fputs("\n  }", out);
+}
+
+/* ---------------------------------------------------------------- text -- */
+
+static void text_num(FILE *out, const char *label, const struct idd_num *n,
+		     bool hex)
+{
+	fprintf(out, "  %-12s ", label);
+	switch (n->state) {
+	case IDD_OK:
+		if (hex)
+			fprintf(out, "0x%" PRIx64, (uint64_t)n->v);
+		else
+			fprintf(out, "%" PRId64, n->v);
+		break;
+	case IDD_ABSENT:
+		fputs("(this kernel has no such member)", out);
+		break;
+	case IDD_UNREADABLE:
+		fputs("(unreadable)", out);
+		break;
+	case IDD_NA:
+		fputs("-", out);
+		break;
+	}
+}
+
+static void text_names(FILE *out, char **names)
+{
+	if (!names || !*names)
+		return;
+	fputs("  ", out);
+	for (char **p = names; *p; p++)
+		fprintf(out, "%s%s", p == names ? "" : "|", *p);
+}
+
+static void text_ptr(FILE *out, const char *label, const struct idd_ptr *p)
+{
+	fprintf(out, "  %-12s ", label);
+	if (p->state == IDD_ABSENT)
+		fputs("(this kernel has no such member)\n", out);
+	else if (p->state != IDD_OK)
+		fputs("(unreadable)\n", out);
+	else if (!p->addr)
+		fputs("NULL\n", out);
+	else if (p->symbol)
+		fprintf(out, "%s  (0x%" PRIx64 ")\n", p->symbol, p->addr);
+	else
+		fprintf(out, "0x%" PRIx64 "\n", p->addr);
+}
+
+static void text_time(FILE *out, const char *label, const struct idd_time *t)
+{
+	char buf[64] = "";
+	time_t sec;
+	struct tm tm;
+
+	fprintf(out, "  %-12s ", label);
+	if (t->sec.state != IDD_OK) {
+		fputs("(this kernel has no such member)\n", out);
+		return;
+	}
+	sec = (time_t)t->sec.v;
+	if (gmtime_r(&sec, &tm))
+		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(out, "%s.%09" PRId64 " UTC  (%" PRId64 ")\n", buf,
+		t->nsec.state == IDD_OK ? t->nsec.v : 0, t->sec.v);
+}
+
+static void text_dev(FILE *out, const struct idd_num *n)
+{
+	if (n->state == IDD_OK)
+		fprintf(out, "%" PRIu64 ":%" PRIu64, (uint64_t)n->v >> MINORBITS,
+			(uint64_t)n->v & ((1u << MINORBITS) - 1));
+	else
+		fputs("?", out);
+}
+
+static void text_union(FILE *out, const struct inodedump_inode *ino)
+{
+	if (ino->i_link.state == IDD_OK) {
+		fprintf(out, "  %-12s ", "i_link");
+		if (!ino->i_link.addr)
+			fputs("NULL", out);
+		else if (ino->link.state == IDD_OK)
+			fprintf(out, "0x%" PRIx64 "  \"%s\"%s  (strlen %" PRId64
+				")",
+				ino->i_link.addr, ino->link.s,
+				ino->link.truncated ? "..." : "",
+				ino->link_strlen.v);
+		else
+			fprintf(out, "0x%" PRIx64 "  (unreadable)",
+				ino->i_link.addr);
+		fputc('\n', out);
+	}
+	if (ino->linklen.state != IDD_NA) {
+		text_num(out, "i_linklen", &ino->linklen, false);
+		fputc('\n', out);
+	}
+	if (ino->i_pipe.state == IDD_OK)
+		text_ptr(out, "i_pipe", &ino->i_pipe);
+	if (ino->i_cdev.state == IDD_OK)
+		text_ptr(out, "i_cdev", &ino->i_cdev);
+	if (ino->dir_seq.state == IDD_OK) {
+		text_num(out, "i_dir_seq", &ino->dir_seq, false);
+		fputc('\n', out);
+	}
+}
+
+void inodedump_inode_print_text(const struct inodedump_inode *ino, FILE *out)
+{
+	unsigned mode = (unsigned)ino->mode.v;
+	char perms[11];
+
+	idd_mode_string(mode, perms);
+	fprintf(out, "inode 0x%" PRIx64 "  %s  ino %" PRIu64 "  on %s (%s)\n",
+		ino->address, idd_mode_type_name(mode), (uint64_t)ino->ino.v,
+		ino->fs_type.s ? ino->fs_type.s : "?",
+		ino->s_id.s ? ino->s_id.s : "?");
+	if (ino->forced)
+		fprintf(out, "  WARNING: decoded with --force; this may not be "
+			     "an inode: %s\n", ino->not_inode_reason);
+	fprintf(out, "  %-12s 0%o  %s  %s\n", "i_mode", mode, perms,
+		idd_mode_type_name(mode));
+	text_num(out, "i_opflags", &ino->opflags, true);
+	text_names(out, ino->opflags_names);
+	fputc('\n', out);
+	text_num(out, "i_flags", &ino->flags, true);
+	text_names(out, ino->flags_names);
+	fputc('\n', out);
+	text_num(out, "i_state", &ino->state, true);
+	text_names(out, ino->state_names);
+	fputc('\n', out);
+	text_num(out, "i_count", &ino->count, false);
+	fputc('\n', out);
+	text_num(out, "i_nlink", &ino->nlink, false);
+	fputc('\n', out);
+	text_num(out, "i_writecount", &ino->writecount, false);
+	fputc('\n', out);
+	text_num(out, "i_uid", &ino->uid, false);
+	fputc('\n', out);
+	text_num(out, "i_gid", &ino->gid, false);
+	fputc('\n', out);
+	text_num(out, "i_size", &ino->size, false);
+	fputc('\n', out);
+	text_num(out, "i_blocks", &ino->blocks, false);
+	fprintf(out, "  (i_bytes %" PRId64 ", i_blkbits %" PRId64 ")\n",
+		ino->bytes.v, ino->blkbits.v);
+	fprintf(out, "  %-12s ", "i_rdev");
+	text_dev(out, &ino->rdev);
+	fputc('\n', out);
+	text_num(out, "i_generation", &ino->generation, false);
+	fputc('\n', out);
+	text_num(out, "i_version", &ino->version, false);
+	fputc('\n', out);
+	text_time(out, "atime", &ino->atime);
+	text_time(out, "mtime", &ino->mtime);
+	text_time(out, "ctime", &ino->ctime);
+	text_union(out, ino);
+	text_ptr(out, "i_op", &ino->i_op);
+	text_ptr(out, "i_fop", &ino->i_fop);
+	fprintf(out, "  %-12s ", "i_mapping");
+	if (ino->mapping.state == IDD_OK)
+		fprintf(out, "0x%" PRIx64 "%s\n", ino->mapping.addr,
+			ino->mapping_is_i_data ? "  (&i_data)" : "");
+	else
+		fputs("(unreadable)\n", out);
+	text_ptr(out, "  a_ops", &ino->a_ops);
+	text_num(out, "  nrpages", &ino->nrpages, false);
+	fputc('\n', out);
+	fprintf(out, "  %-12s 0x%" PRIx64 "  %s  s_id %s  dev ", "i_sb",
+		ino->sb.addr, ino->fs_type.s ? ino->fs_type.s : "?",
+		ino->s_id.s ? ino->s_id.s : "?");
+	text_dev(out, &ino->s_dev);
+	fprintf(out, "  magic 0x%" PRIx64 "\n", (uint64_t)ino->s_magic.v);
+	text_ptr(out, "  s_op", &ino->s_op);
+
+	if (ino->violations.n) {
+		fprintf(out, "  VIOLATIONS (%zu)\n", ino->violations.n);
+		for (size_t i = 0; i < ino->violations.n; i++)
+			fprintf(out, "    %s: %s\n", ino->violations.v[i].name,
+				ino->violations.v[i].message);
+	} else {
+		fputs("  no violation found\n", out);
+	}
+	for (size_t i = 0; i < ino->skipped.n; i++)
+		fprintf(out, "  check %s skipped: %s\n", ino->skipped.v[i].name,
+			ino->skipped.v[i].message);
+	for (size_t i = 0; i < ino->errors.n; i++)
+		fprintf(out, "  unreadable %s: %s\n", ino->errors.v[i].name,
+			ino->errors.v[i].message);
+}

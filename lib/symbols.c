@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Symbols: vmlinux's ELF symbol table with the KASLR offset applied.
+ * inodedump resolves a handful of addresses per inode, so a linear scan of
+ * the table per lookup beats building and sorting an index at startup.
+ */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct idd_symbols {
+	Elf *elf;
+	Elf_Data *data;
+	size_t count;
+	size_t strndx;
+	uint64_t kaslr;
+};
+
+struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
+					 struct idd_symbols **out)
+{
+	struct idd_symbols *syms = calloc(1, sizeof(*syms));
+	Elf_Scn *scn = NULL;
+
+	if (!syms)
+		return idd_nomem();
+	syms->elf = elf;
+	syms->kaslr = kaslr_offset;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_SYMTAB)
+			continue;
+		syms->data = elf_getdata(scn, NULL);
+		syms->strndx = shdr.sh_link;
+		if (syms->data && shdr.sh_entsize)
+			syms->count = shdr.sh_size / shdr.sh_entsize;
+		break;
+	}
+	if (!syms->data || !syms->count) {
+		free(syms);
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "vmlinux has no symbol table (.symtab)");
+	}
+	*out = syms;
+	return NULL;
+}
+
+void idd_symbols_close(struct idd_symbols *syms)
+{
+	free(syms);
+}
+
+static bool usable(const GElf_Sym *sym)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+
+	return sym->st_shndx != SHN_UNDEF && sym->st_shndx != SHN_ABS &&
+	       (type == STT_FUNC || type == STT_OBJECT || type == STT_NOTYPE);
+}
+
+char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
+{
+	uint64_t link = addr - syms->kaslr;
+	GElf_Sym best = { 0 };
+	const char *best_name = NULL;
+
+	for (size_t i = 1; i < syms->count; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym) ||
+		    sym.st_value > link)
+			continue;
+		if (best_name && sym.st_value < best.st_value)
+			continue;
+		/* A sized symbol must contain the address. */
+		if (sym.st_size && link - sym.st_value >= sym.st_size)
+			continue;
+		name = elf_strptr(syms->elf, syms->strndx, sym.st_name);
+		if (!name || !*name || name[0] == '$')
+			continue;
+		/* Prefer a sized symbol over an alias marker at the same address. */
+		if (best_name && sym.st_value == best.st_value && best.st_size &&
+		    !sym.st_size)
+			continue;
+		best = sym;
+		best_name = name;
+	}
+	if (!best_name)
+		return NULL;
+	/* An unsized symbol far below the address is no owner of it. */
+	if (!best.st_size && link - best.st_value >= 0x10000)
+		return NULL;
+	if (link == best.st_value)
+		return strdup(best_name);
+	return idd_strdup_printf("%s+0x%llx", best_name,
+				 (unsigned long long)(link - best.st_value));
+}
+
+bool idd_symbols_address(struct idd_symbols *syms, const char *name,
+			 uint64_t *addr)
+{
+	for (size_t i = 1; i < syms->count; i++) {
+		GElf_Sym sym;
+		const char *n;
+
+		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym))
+			continue;
+		n = elf_strptr(syms->elf, syms->strndx, sym.st_name);
+		if (n && !strcmp(n, name)) {
+			*addr = sym.st_value + syms->kaslr;
+			return true;
+		}
+	}
+	return false;
+}
+
+char *idd_elf_build_id(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		GElf_Nhdr nhdr;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nhdr, &name_off,
+					   &desc_off)) > 0) {
+			const char *nname = (const char *)data->d_buf + name_off;
+			const uint8_t *desc =
+				(const uint8_t *)data->d_buf + desc_off;
+			char *hex;
+
+			if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
+			    memcmp(nname, "GNU", 4) != 0)
+				continue;
+			hex = malloc(2 * nhdr.n_descsz + 1);
+			if (!hex)
+				return NULL;
+			for (size_t i = 0; i < nhdr.n_descsz; i++)
+				sprintf(hex + 2 * i, "%02x", desc[i]);
+			hex[2 * nhdr.n_descsz] = '\0';
+			return hex;
+		}
+	}
+	return NULL;
+}

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The target: bytes at kernel virtual addresses, and VMCOREINFO, from any
+ * dump libkdumpfile reads. A failed read says which address and why.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libkdumpfile/kdumpfile.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct vmcoreinfo_entry {
+	char *key;
+	char *value;
+};
+
+struct idd_target {
+	kdump_ctx_t *ctx;
+	int fd;
+	char *path;
+	const char *format;
+	struct vmcoreinfo_entry *info;
+	size_t ninfo;
+	bool little_endian;
+};
+
+static void parse_vmcoreinfo(struct idd_target *t, const char *raw)
+{
+	size_t lines = 1;
+
+	for (const char *p = raw; *p; p++)
+		lines += *p == '\n';
+	t->info = calloc(lines, sizeof(*t->info));
+	if (!t->info)
+		return;
+	for (const char *line = raw; *line;) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+		const char *eq = memchr(line, '=', len);
+
+		if (eq && t->ninfo < lines) {
+			struct vmcoreinfo_entry *e = &t->info[t->ninfo];
+
+			e->key = strndup(line, eq - line);
+			e->value = strndup(eq + 1, len - (eq + 1 - line));
+			if (e->key && e->value)
+				t->ninfo++;
+			else {
+				free(e->key);
+				free(e->value);
+			}
+		}
+		line += len + (end ? 1 : 0);
+	}
+}
+
+const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key)
+{
+	for (size_t i = 0; i < t->ninfo; i++)
+		if (!strcmp(t->info[i].key, key))
+			return t->info[i].value;
+	return NULL;
+}
+
+const char *idd_target_format(struct idd_target *t)
+{
+	return t->format ? t->format : "unknown";
+}
+
+bool idd_target_little_endian(struct idd_target *t)
+{
+	return t->little_endian;
+}
+
+struct inodedump_error *idd_target_open(const char *path,
+					struct idd_target **out)
+{
+	struct idd_target *t = calloc(1, sizeof(*t));
+	kdump_status ks;
+	char *raw = NULL;
+	kdump_num_t order;
+
+	if (!t)
+		return idd_nomem();
+	t->fd = -1;
+	t->path = strdup(path);
+	t->ctx = kdump_new();
+	if (!t->path || !t->ctx) {
+		idd_target_close(t);
+		return idd_nomem();
+	}
+	t->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (t->fd < 0) {
+		int e = errno;
+
+		idd_target_close(t);
+		return idd_error(INODEDUMP_ERR_DUMP, "cannot open dump %s: %s",
+				 path, strerror(e));
+	}
+	ks = kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_FD, t->fd);
+	if (ks == KDUMP_OK)
+		ks = kdump_set_string_attr(t->ctx, KDUMP_ATTR_OSTYPE, "linux");
+	if (ks != KDUMP_OK) {
+		struct inodedump_error *err =
+			idd_error(INODEDUMP_ERR_DUMP,
+				  "%s is not a dump libkdumpfile can read: %s",
+				  path, kdump_get_err(t->ctx));
+		idd_target_close(t);
+		return err;
+	}
+	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
+	t->little_endian = true;
+	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_BYTE_ORDER, &order) ==
+	    KDUMP_OK)
+		t->little_endian = order == KDUMP_LITTLE_ENDIAN;
+	if (kdump_vmcoreinfo_raw(t->ctx, &raw) == KDUMP_OK && raw) {
+		parse_vmcoreinfo(t, raw);
+		free(raw);
+	}
+	*out = t;
+	return NULL;
+}
+
+void idd_target_close(struct idd_target *t)
+{
+	if (!t)
+		return;
+	if (t->ctx)
+		kdump_free(t->ctx);
+	if (t->fd >= 0)
+		close(t->fd);
+	for (size_t i = 0; i < t->ninfo; i++) {
+		free(t->info[i].key);
+		free(t->info[i].value);
+	}
+	free(t->info);
+	free(t->path);
+	free(t);
+}
+
+/* Physical address of a kernel virtual one, if the page tables map it. */
+static bool translate(struct idd_target *t, uint64_t addr, uint64_t *phys)
+{
+	addrxlat_ctx_t *axctx = NULL;
+	addrxlat_sys_t *axsys = NULL;
+	addrxlat_fulladdr_t fa = { .addr = addr, .as = ADDRXLAT_KVADDR };
+	bool ok = false;
+
+	if (kdump_get_addrxlat(t->ctx, &axctx, &axsys) != KDUMP_OK)
+		return false;
+	if (addrxlat_fulladdr_conv(&fa, ADDRXLAT_KPHYSADDR, axctx, axsys) ==
+	    ADDRXLAT_OK) {
+		*phys = fa.addr;
+		ok = true;
+	}
+	addrxlat_ctx_decref(axctx);
+	addrxlat_sys_decref(axsys);
+	return ok;
+}
+
+static bool is_filtering_format(const char *format)
+{
+	/* Formats whose writer may leave pages out on purpose. */
+	return format && (!strcmp(format, "diskdump") ||
+			  !strcmp(format, "compressed") ||
+			  !strcmp(format, "kdump") || !strcmp(format, "sadump"));
+}
+
+static struct inodedump_error *read_failure(struct idd_target *t,
+					    uint64_t addr, kdump_status ks)
+{
+	uint64_t phys;
+	const char *why = kdump_get_err(t->ctx);
+
+	if (!translate(t, addr, &phys))
+		return idd_error_at(INODEDUMP_ERR_FAULT, addr,
+				    "address 0x%llx is not mapped by the "
+				    "kernel's page tables in this dump (%s)",
+				    (unsigned long long)addr, why);
+	if (ks == KDUMP_ERR_NODATA && is_filtering_format(t->format))
+		return idd_error_at(INODEDUMP_ERR_FILTERED, addr,
+				    "address 0x%llx (physical 0x%llx) was "
+				    "filtered out of the dump by its writer "
+				    "(%s dump; see --info for the dump level)",
+				    (unsigned long long)addr,
+				    (unsigned long long)phys, t->format);
+	return idd_error_at(INODEDUMP_ERR_FAULT, addr,
+			    "address 0x%llx (physical 0x%llx) is not in the "
+			    "dump: %s",
+			    (unsigned long long)addr,
+			    (unsigned long long)phys, why);
+}
+
+struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
+					void *buf, size_t len)
+{
+	size_t got = len;
+	kdump_status ks;
+
+	if (addr + len < addr)
+		return idd_error_at(INODEDUMP_ERR_FAULT, addr,
+				    "read of %zu bytes at 0x%llx wraps around",
+				    len, (unsigned long long)addr);
+	ks = kdump_read(t->ctx, KDUMP_KVADDR, addr, buf, &got);
+	if (ks == KDUMP_OK)
+		return NULL;
+	/* Name the first byte that failed, not the start of the read. */
+	return read_failure(t, addr + (got < len ? got : 0), ks);
+}
+
+struct inodedump_error *idd_target_read_string(struct idd_target *t,
+					       uint64_t addr, size_t max,
+					       char **out, bool *truncated)
+{
+	char *s = malloc(max + 1);
+	size_t len = 0;
+
+	if (!s)
+		return idd_nomem();
+	*truncated = false;
+	while (len < max) {
+		/* Read up to the end of the page so no read crosses it needlessly. */
+		size_t chunk = 4096 - ((addr + len) & 4095);
+		struct inodedump_error *err;
+		char *nul;
+
+		if (chunk > max - len)
+			chunk = max - len;
+		err = idd_target_read(t, addr + len, s + len, chunk);
+		if (err) {
+			free(s);
+			return err;
+		}
+		nul = memchr(s + len, '\0', chunk);
+		if (nul) {
+			*out = s;
+			return NULL;
+		}
+		len += chunk;
+	}
+	s[max] = '\0';
+	*truncated = true;
+	*out = s;
+	return NULL;
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * VFS knowledge that DWARF cannot give: the names of flags the kernel has
+ * as #defines (IOP_*, S_*, and I_* before they became an enum), each with
+ * the kernel versions that have it, and the decoding of i_mode.
+ *
+ * An entry applies when the kernel's version is in [since, until) or when
+ * the type information shows the feature the flag belongs to (a backport).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum evidence {
+	NEEDS_VERSION,
+	OR_LINKLEN, /* struct inode has i_linklen: IOP_CACHED_LINK exists */
+};
+
+struct versioned_flag {
+	const char *name;
+	uint64_t value;
+	uint32_t since;
+	uint32_t until; /* 0: still there */
+	enum evidence evidence;
+};
+
+#define V IDD_KVER
+
+static const struct versioned_flag iop_flags[] = {
+	{ "IOP_FASTPERM", 0x0001, 0, 0, NEEDS_VERSION },
+	{ "IOP_LOOKUP", 0x0002, 0, 0, NEEDS_VERSION },
+	{ "IOP_NOFOLLOW", 0x0004, 0, 0, NEEDS_VERSION },
+	{ "IOP_XATTR", 0x0008, V(4, 9, 0), 0, NEEDS_VERSION },
+	{ "IOP_DEFAULT_READLINK", 0x0010, V(4, 10, 0), 0, NEEDS_VERSION },
+	{ "IOP_MGTIME", 0x0020, V(6, 13, 0), 0, NEEDS_VERSION },
+	/* "vfs: support caching symlink lengths in inodes" */
+	{ "IOP_CACHED_LINK", 0x0040, V(6, 14, 0), 0, OR_LINKLEN },
+	{ "IOP_FASTPERM_MAY_EXEC", 0x0080, V(6, 18, 0), 0, NEEDS_VERSION },
+	{ "IOP_FLCTX", 0x0100, V(6, 19, 0), 0, NEEDS_VERSION },
+};
+
+static const struct versioned_flag inode_flags[] = {
+	{ "S_SYNC", 1 << 0, 0, 0, NEEDS_VERSION },
+	{ "S_NOATIME", 1 << 1, 0, 0, NEEDS_VERSION },
+	{ "S_APPEND", 1 << 2, 0, 0, NEEDS_VERSION },
+	{ "S_IMMUTABLE", 1 << 3, 0, 0, NEEDS_VERSION },
+	{ "S_DEAD", 1 << 4, 0, 0, NEEDS_VERSION },
+	{ "S_NOQUOTA", 1 << 5, 0, 0, NEEDS_VERSION },
+	{ "S_DIRSYNC", 1 << 6, 0, 0, NEEDS_VERSION },
+	{ "S_NOCMTIME", 1 << 7, 0, 0, NEEDS_VERSION },
+	{ "S_SWAPFILE", 1 << 8, 0, 0, NEEDS_VERSION },
+	{ "S_PRIVATE", 1 << 9, 0, 0, NEEDS_VERSION },
+	{ "S_IMA", 1 << 10, 0, 0, NEEDS_VERSION },
+	{ "S_AUTOMOUNT", 1 << 11, 0, 0, NEEDS_VERSION },
+	{ "S_NOSEC", 1 << 12, 0, 0, NEEDS_VERSION },
+	{ "S_DAX", 1 << 13, V(4, 0, 0), 0, NEEDS_VERSION },
+	{ "S_ENCRYPTED", 1 << 14, V(4, 14, 0), 0, NEEDS_VERSION },
+	{ "S_CASEFOLD", 1 << 15, V(5, 2, 0), 0, NEEDS_VERSION },
+	{ "S_VERITY", 1 << 16, V(5, 4, 0), 0, NEEDS_VERSION },
+	{ "S_KERNEL_FILE", 1 << 17, V(5, 17, 0), 0, NEEDS_VERSION },
+	{ "S_ANON_INODE", 1 << 19, V(6, 16, 0), 0, NEEDS_VERSION },
+};
+
+/*
+ * i_state bits. 6.12 moved I_NEW, I_SYNC and I_LRU_ISOLATING to the low
+ * bits (wait_var_event addresses) and renumbered the rest; kernels where
+ * i_state's type is an enum are decoded from DWARF instead.
+ */
+static const struct versioned_flag state_flags[] = {
+	{ "I_DIRTY_SYNC", 1 << 0, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_DIRTY_DATASYNC", 1 << 1, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_DIRTY_PAGES", 1 << 2, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_NEW", 1 << 3, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_WILL_FREE", 1 << 4, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_FREEING", 1 << 5, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_CLEAR", 1 << 6, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_SYNC", 1 << 7, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_REFERENCED", 1 << 8, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_LINKABLE", 1 << 10, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_DIRTY_TIME", 1 << 11, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_WB_SWITCH", 1 << 13, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_OVL_INUSE", 1 << 14, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_CREATING", 1 << 15, 0, V(6, 12, 0), NEEDS_VERSION },
+	{ "I_DONTCACHE", 1 << 16, V(5, 9, 0), V(6, 12, 0), NEEDS_VERSION },
+	{ "I_SYNC_QUEUED", 1 << 17, V(5, 9, 0), V(6, 12, 0), NEEDS_VERSION },
+	{ "I_PINNING_FSCACHE_WB", 1 << 18, V(5, 17, 0), V(6, 9, 0), NEEDS_VERSION },
+	{ "I_PINNING_NETFS_WB", 1 << 18, V(6, 9, 0), V(6, 12, 0), NEEDS_VERSION },
+	{ "I_LRU_ISOLATING", 1 << 19, V(6, 11, 0), V(6, 12, 0), NEEDS_VERSION },
+
+	{ "I_NEW", 1 << 0, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_SYNC", 1 << 1, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_LRU_ISOLATING", 1 << 2, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_DIRTY_SYNC", 1 << 3, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_DIRTY_DATASYNC", 1 << 4, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_DIRTY_PAGES", 1 << 5, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_WILL_FREE", 1 << 6, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_FREEING", 1 << 7, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_CLEAR", 1 << 8, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_REFERENCED", 1 << 9, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_LINKABLE", 1 << 10, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_DIRTY_TIME", 1 << 11, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_WB_SWITCH", 1 << 12, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_OVL_INUSE", 1 << 13, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_CREATING", 1 << 14, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_DONTCACHE", 1 << 15, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_SYNC_QUEUED", 1 << 16, V(6, 12, 0), 0, NEEDS_VERSION },
+	{ "I_PINNING_NETFS_WB", 1 << 17, V(6, 12, 0), 0, NEEDS_VERSION },
+};
+
+#undef V
+
+uint32_t idd_parse_release(const char *osrelease)
+{
+	unsigned a = 0, b = 0, c = 0;
+
+	if (!osrelease || sscanf(osrelease, "%u.%u.%u", &a, &b, &c) < 2)
+		return 0;
+	if (c > 255)
+		c = 255;
+	return IDD_KVER(a, b, c);
+}
+
+static bool applies(const struct versioned_flag *f,
+		    const struct idd_vfs_evidence *ev)
+{
+	if (f->evidence == OR_LINKLEN && ev->has_linklen)
+		return true;
+	if (!ev->version)
+		return f->until == 0; /* unknown version: assume the newest */
+	return ev->version >= f->since && (!f->until || ev->version < f->until);
+}
+
+static size_t select_flags(const struct versioned_flag *table, size_t n,
+			   const struct idd_vfs_evidence *ev,
+			   struct idd_flag *out, size_t max)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < n && count < max; i++) {
+		if (!applies(&table[i], ev))
+			continue;
+		out[count].name = table[i].name;
+		out[count].value = table[i].value;
+		count++;
+	}
+	return count;
+}
+
+#define SELECT(table, ev, out, max)                                            \
+	select_flags(table, sizeof(table) / sizeof(table[0]), ev, out, max)
+
+size_t idd_vfs_iop_flags(const struct idd_vfs_evidence *ev,
+			 struct idd_flag *out, size_t max)
+{
+	return SELECT(iop_flags, ev, out, max);
+}
+
+size_t idd_vfs_inode_flags(const struct idd_vfs_evidence *ev,
+			   struct idd_flag *out, size_t max)
+{
+	return SELECT(inode_flags, ev, out, max);
+}
+
+size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
+			   struct idd_flag *out, size_t max)
+{
+	return SELECT(state_flags, ev, out, max);
+}
+
+char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)
+{
+	char **names = calloc(n + 2, sizeof(*names));
+	size_t count = 0;
+	uint64_t rest = value;
+
+	if (!names)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!table[i].value || (value & table[i].value) != table[i].value)
+			continue;
+		names[count] = strdup(table[i].name);
+		if (names[count])
+			count++;
+		rest &= ~table[i].value;
+	}
+	/* Bits this kernel's table does not name stay visible. */
+	if (rest)
+		names[count++] = idd_strdup_printf("0x%llx",
+						   (unsigned long long)rest);
+	return names;
+}
+
+const char *idd_mode_type_name(unsigned mode)
+{
+	switch (mode & 0170000) {
+	case 0100000: return "regular";
+	case 0040000: return "directory";
+	case 0120000: return "symlink";
+	case 0010000: return "fifo";
+	case 0020000: return "chardev";
+	case 0060000: return "blockdev";
+	case 0140000: return "socket";
+	default: return "invalid";
+	}
+}
+
+void idd_mode_string(unsigned mode, char out[11])
+{
+	static const char types[16] = {
+		[001] = 'p', [002] = 'c', [004] = 'd', [006] = 'b',
+		[010] = '-', [012] = 'l', [014] = 's',
+	};
+	char t = types[(mode >> 12) & 017];
+
+	out[0] = t ? t : '?';
+	out[1] = mode & 0400 ? 'r' : '-';
+	out[2] = mode & 0200 ? 'w' : '-';
+	out[3] = mode & 04000 ? (mode & 0100 ? 's' : 'S') : (mode & 0100 ? 'x' : '-');
+	out[4] = mode & 040 ? 'r' : '-';
+	out[5] = mode & 020 ? 'w' : '-';
+	out[6] = mode & 02000 ? (mode & 010 ? 's' : 'S') : (mode & 010 ? 'x' : '-');
+	out[7] = mode & 04 ? 'r' : '-';
+	out[8] = mode & 02 ? 'w' : '-';
+	out[9] = mode & 01000 ? (mode & 01 ? 't' : 'T') : (mode & 01 ? 'x' : '-');
+	out[10] = '\0';
+}
