@@ -115,6 +115,79 @@ INODEDUMP_API void inodedump_inode_print_text(const struct inodedump_inode *inod
 INODEDUMP_API void inodedump_inode_print_json(const struct inodedump_inode *inode,
 					      FILE *out);
 
+/* ---- the kernel log inside the dump ---- */
+
+/* One printk record, as the kernel's ring buffer holds it. */
+struct inodedump_record {
+	uint64_t seq;
+	uint64_t ts_nsec;
+	uint8_t level;
+	uint8_t facility;
+	bool continuation;	/* LOG_CONT */
+	uint32_t caller_id;	/* task id, or CPU with bit 31 set */
+	const char *text;	/* not NUL-terminated inside; see text_len */
+	size_t text_len;
+};
+
+struct inodedump_log;
+
+/*
+ * Read every finalized record of the printk ring buffer (the lockless
+ * format of Linux 5.10 and later), oldest first.
+ */
+INODEDUMP_API struct inodedump_error *
+inodedump_read_log(struct inodedump *id, struct inodedump_log **out);
+INODEDUMP_API size_t inodedump_log_count(const struct inodedump_log *log);
+INODEDUMP_API const struct inodedump_record *
+inodedump_log_record(const struct inodedump_log *log, size_t i);
+/* The log as dmesg(1) prints it ("[%5u.%06u] text"). */
+INODEDUMP_API void inodedump_log_print(const struct inodedump_log *log,
+				       FILE *out);
+INODEDUMP_API void inodedump_log_free(struct inodedump_log *log);
+
+/* Which dump_inode() wrote a report line. */
+enum inodedump_report_format {
+	INODEDUMP_REPORT_6_15 = 1, /* "<reason> encountered for inode <%px>" */
+	INODEDUMP_REPORT_6_18,	   /* ... and "fs %s mode %ho opflags 0x%hx ..." */
+	INODEDUMP_REPORT_2026,	   /* "<reason>: inode:<%px> fs:<name> ..." */
+};
+
+/* What a report line said about the inode when it was written. */
+struct inodedump_report_fields {
+	char fs_type[64];
+	unsigned int mode;
+	unsigned int opflags;
+	unsigned int flags;
+	unsigned int state;
+	int count;
+};
+
+struct inodedump_report {
+	enum inodedump_report_format format;
+	char reason[256];	  /* the failed condition */
+	uint64_t address;
+	bool unreadable;	  /* "unreadable inode:<addr>" (2026 format) */
+	bool has_fields;	  /* fields below were printed (6.18, 2026) */
+	struct inodedump_report_fields fields;
+	uint64_t seq;
+	uint64_t ts_nsec;
+	uint32_t caller_id;
+	char location[256];	  /* the WARNING/BUG line that followed, or "" */
+	char task[64];		  /* "insmod" from the splat's "Comm:", or "" */
+};
+
+/*
+ * Parse one log line (or a record's text) as a dump_inode() report.
+ * Returns false when it is none. Used on each record by
+ * inodedump_find_reports(); exposed for tests and other log sources.
+ */
+INODEDUMP_API bool inodedump_parse_report(const char *text, size_t len,
+					  struct inodedump_report *out);
+
+/* Every dump_inode() report in the log, with what followed it. */
+INODEDUMP_API size_t inodedump_find_reports(const struct inodedump_log *log,
+					    struct inodedump_report **out);
+
 #ifdef __cplusplus
 }
 #endif

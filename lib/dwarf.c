@@ -180,6 +180,84 @@ static bool search_all(struct idd_types *types, const char *name,
 	return false;
 }
 
+/* The CU whose name ends with suffix ("kernel/printk/printk_ringbuffer.c"). */
+static bool find_cu(struct idd_types *types, const char *suffix,
+		    Dwarf_Die *out)
+{
+	size_t slen = strlen(suffix);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
+			    NULL) == 0) {
+		Dwarf_Die cudie;
+		const char *name;
+
+		if (dwarf_offdie(types->dwarf, off + hsize, &cudie) &&
+		    (name = dwarf_diename(&cudie))) {
+			size_t nlen = strlen(name);
+
+			if (nlen >= slen && !strcmp(name + nlen - slen, suffix)) {
+				*out = cudie;
+				return true;
+			}
+		}
+		off = next;
+	}
+	return false;
+}
+
+struct inodedump_error *idd_types_struct_in(struct idd_types *types,
+					    const char *name,
+					    const char *cu_hint,
+					    struct idd_struct *out)
+{
+	Dwarf_Die cudie;
+
+	for (size_t i = 0; i < types->ncache; i++) {
+		if (!strcmp(types->cache[i].name, name)) {
+			*out = types->cache[i].s;
+			return NULL;
+		}
+	}
+	/* A struct private to one file is defined only in that file's CU. */
+	if (cu_hint && find_cu(types, cu_hint, &cudie) &&
+	    search_cu(&cudie, name, out)) {
+		cache_put(types, name, out);
+		return NULL;
+	}
+	return idd_types_struct(types, name, out);
+}
+
+bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
+			  const char *name, int64_t *value)
+{
+	Dwarf_Die cudie, die;
+
+	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
+		return false;
+	do {
+		Dwarf_Die e;
+
+		if (dwarf_tag(&die) != DW_TAG_enumeration_type ||
+		    dwarf_child(&die, &e) != 0)
+			continue;
+		do {
+			Dwarf_Attribute attr;
+			Dwarf_Sword v;
+			const char *n = dwarf_diename(&e);
+
+			if (n && !strcmp(n, name) &&
+			    dwarf_attr(&e, DW_AT_const_value, &attr) &&
+			    dwarf_formsdata(&attr, &v) == 0) {
+				*value = v;
+				return true;
+			}
+		} while (dwarf_siblingof(&e, &e) == 0);
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
 struct inodedump_error *idd_types_struct(struct idd_types *types,
 					 const char *name,
 					 struct idd_struct *out)

@@ -21,6 +21,7 @@ struct idd_ptr {
 	enum idd_presence state;
 	uint64_t addr;
 	char *symbol; /* NULL when no symbol covers addr */
+	char *module; /* the module that defines symbol, NULL for vmlinux */
 };
 
 struct idd_str {

@@ -35,18 +35,6 @@ struct layout {
 	uint64_t cached_link; /* IOP_CACHED_LINK's value, 0 if unknown */
 };
 
-struct inodedump {
-	struct idd_target *target;
-	struct idd_types *types;
-	struct idd_symbols *syms;
-	char *vmlinux;
-	char *build_id_vmlinux;
-	char *kaslr_text;
-	uint64_t kaslr;
-	uint32_t version;
-	struct layout *layout;
-};
-
 /* ---------------------------------------------------------------- open -- */
 
 static bool parse_hex(const char *s, uint64_t *out)
@@ -149,6 +137,7 @@ void inodedump_close(struct inodedump *id)
 {
 	if (!id)
 		return;
+	idd_modules_free(id->modules);
 	idd_symbols_close(id->syms);
 	idd_types_close(id->types);
 	idd_target_close(id->target);
@@ -375,6 +364,8 @@ static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 	out->addr = idd_member_uval(m, buf);
 	if (out->addr)
 		out->symbol = idd_symbols_name(id->syms, out->addr);
+	if (out->addr && !out->symbol)
+		out->symbol = idd_module_symbol(id, out->addr, &out->module);
 }
 
 static bool printable_name(const char *s)
@@ -750,8 +741,10 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 
 	if (!ino)
 		return;
-	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
 		free(ptrs[i]->symbol);
+		free(ptrs[i]->module);
+	}
 	free_names(ino->opflags_names);
 	free_names(ino->flags_names);
 	free_names(ino->state_names);

@@ -74,6 +74,15 @@ struct inodedump_error *idd_types_struct(struct idd_types *types,
 					 const char *name,
 					 struct idd_struct *out);
 
+/* Same, looking first in the CU whose file name ends with cu_hint. */
+struct inodedump_error *idd_types_struct_in(struct idd_types *types,
+					    const char *name,
+					    const char *cu_hint,
+					    struct idd_struct *out);
+/* The value of enumerator name, from the enums of the CU cu_hint. */
+bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
+			  const char *name, int64_t *value);
+
 enum idd_kind {
 	IDD_KIND_OTHER,
 	IDD_KIND_INT,	 /* base types, enums, bool */
@@ -155,5 +164,26 @@ size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
 const char *idd_mode_type_name(unsigned mode); /* "regular", ..., "invalid" */
 void idd_mode_string(unsigned mode, char out[11]); /* "-rwsr-xr-x" */
+
+/* ---- the session (inodedump.c) ---- */
+struct layout;
+struct idd_modules;
+
+/* modules.c: a module symbol covering addr ("ext4_sops"), its module. */
+char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module);
+void idd_modules_free(struct idd_modules *mods);
+
+struct inodedump {
+	struct idd_target *target;
+	struct idd_types *types;
+	struct idd_symbols *syms;
+	char *vmlinux;
+	char *build_id_vmlinux;
+	char *kaslr_text;
+	uint64_t kaslr;
+	uint32_t version;
+	struct layout *layout;
+	struct idd_modules *modules; /* loaded on first use */
+};
 
 #endif

@@ -272,6 +272,9 @@ static void text_ptr(FILE *out, const char *label, const struct idd_ptr *p)
 		fputs("(unreadable)\n", out);
 	else if (!p->addr)
 		fputs("NULL\n", out);
+	else if (p->symbol && p->module)
+		fprintf(out, "%s [%s]  (0x%" PRIx64 ")\n", p->symbol, p->module,
+			p->addr);
 	else if (p->symbol)
 		fprintf(out, "%s  (0x%" PRIx64 ")\n", p->symbol, p->addr);
 	else

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Symbols of loaded modules, read from the dump itself: each struct module
+ * on the kernel's "modules" list keeps its kallsyms (an ELF symbol table and
+ * its strings) in memory. A stock distro kernel has ext4, xfs, ... as
+ * modules, and their operations tables are only named there.
+ *
+ * Loaded once, on the first address vmlinux cannot name. The list walk is
+ * bounded and stops at a cycle that does not pass through the head.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define MAX_MODULES 4096
+#define MAX_MODULE_SYMS (1u << 20)
+#define MODULE_NAME_MAX 64
+
+struct module_sym {
+	uint64_t value, size, name_addr;
+};
+
+struct module_syms {
+	char name[MODULE_NAME_MAX];
+	struct module_sym *syms;
+	size_t n;
+};
+
+struct idd_modules {
+	struct module_syms *mods;
+	size_t n;
+	char *warning; /* why some or all modules could not be read */
+};
+
+struct module_layout {
+	struct idd_struct module, kallsyms, sym;
+	struct idd_member list_next, list, name, kallsyms_ptr, symtab,
+		num_symtab, strtab, st_name, st_value, st_size;
+};
+
+static struct inodedump_error *module_layout(struct inodedump *id,
+					     struct module_layout *l)
+{
+	struct idd_types *t = id->types;
+	struct inodedump_error *err;
+
+	err = idd_types_struct_in(t, "module", "kernel/module/main.c", &l->module);
+	if (err)
+		return err;
+	idd_types_member(t, &l->module, "list", &l->list);
+	idd_types_member(t, &l->module, "list.next", &l->list_next);
+	idd_types_member(t, &l->module, "name", &l->name);
+	idd_types_member(t, &l->module, "kallsyms", &l->kallsyms_ptr);
+	if (!l->list.present || !l->name.present || !l->kallsyms_ptr.present)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "struct module has no list/name/kallsyms");
+	err = idd_types_pointee_struct(t, &l->kallsyms_ptr, &l->kallsyms);
+	if (err)
+		return err;
+	idd_types_member(t, &l->kallsyms, "symtab", &l->symtab);
+	idd_types_member(t, &l->kallsyms, "num_symtab", &l->num_symtab);
+	idd_types_member(t, &l->kallsyms, "strtab", &l->strtab);
+	if (!l->symtab.present || !l->num_symtab.present || !l->strtab.present)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "struct mod_kallsyms has no symtab/strtab");
+	err = idd_types_pointee_struct(t, &l->symtab, &l->sym);
+	if (err)
+		return err;
+	idd_types_member(t, &l->sym, "st_name", &l->st_name);
+	idd_types_member(t, &l->sym, "st_value", &l->st_value);
+	idd_types_member(t, &l->sym, "st_size", &l->st_size);
+	if (!l->st_name.present || !l->st_value.present || !l->st_size.present)
+		return idd_error(INODEDUMP_ERR_TYPE, "ELF symbol type incomplete");
+	return NULL;
+}
+
+static struct inodedump_error *read_module(struct inodedump *id,
+					   const struct module_layout *l,
+					   uint64_t mod_addr,
+					   struct module_syms *out)
+{
+	uint8_t *mod = malloc(l->module.size), *ks = NULL, *tab = NULL;
+	struct inodedump_error *err;
+	uint64_t ks_addr, count, strtab;
+
+	if (!mod)
+		return idd_nomem();
+	err = idd_target_read(id->target, mod_addr, mod, l->module.size);
+	if (err)
+		goto out;
+	memcpy(out->name, mod + l->name.offset,
+	       l->name.size < MODULE_NAME_MAX ? l->name.size : MODULE_NAME_MAX);
+	out->name[MODULE_NAME_MAX - 1] = '\0';
+	ks_addr = idd_member_uval(&l->kallsyms_ptr, mod);
+	ks = malloc(l->kallsyms.size);
+	if (!ks) {
+		err = idd_nomem();
+		goto out;
+	}
+	err = idd_target_read(id->target, ks_addr, ks, l->kallsyms.size);
+	if (err)
+		goto out;
+	count = idd_member_uval(&l->num_symtab, ks);
+	strtab = idd_member_uval(&l->strtab, ks);
+	if (count > MAX_MODULE_SYMS) {
+		err = idd_error_at(INODEDUMP_ERR_DUMP, ks_addr,
+				   "module %s claims %" PRIu64 " symbols",
+				   out->name, count);
+		goto out;
+	}
+	tab = malloc(count * l->sym.size + 1);
+	out->syms = calloc(count + 1, sizeof(*out->syms));
+	if (!tab || !out->syms) {
+		err = idd_nomem();
+		goto out;
+	}
+	err = idd_target_read(id->target, idd_member_uval(&l->symtab, ks), tab,
+			      count * l->sym.size);
+	if (err)
+		goto out;
+	for (uint64_t i = 0; i < count; i++) {
+		const uint8_t *s = tab + i * l->sym.size;
+		struct module_sym *m = &out->syms[out->n];
+
+		m->value = idd_member_uval(&l->st_value, s);
+		m->size = idd_member_uval(&l->st_size, s);
+		m->name_addr = strtab + idd_member_uval(&l->st_name, s);
+		if (m->value && idd_member_uval(&l->st_name, s))
+			out->n++;
+	}
+out:
+	free(mod);
+	free(ks);
+	free(tab);
+	return err;
+}
+
+static void load_modules(struct inodedump *id)
+{
+	struct idd_modules *mods = calloc(1, sizeof(*mods));
+	struct module_layout l;
+	struct inodedump_error *err;
+	uint64_t head, next;
+	uint8_t buf[8];
+	struct idd_member ptr = { .present = true, .size = 8 };
+
+	id->modules = mods;
+	if (!mods)
+		return;
+	if (!idd_symbols_address(id->syms, "modules", &head))
+		return;
+	err = module_layout(id, &l);
+	if (!err)
+		err = idd_target_read(id->target, head, buf, 8);
+	for (next = err ? head : idd_member_uval(&ptr, buf);
+	     !err && next != head; next = idd_member_uval(&ptr, buf)) {
+		struct module_syms *grown;
+
+		if (mods->n == MAX_MODULES) {
+			err = idd_error(INODEDUMP_ERR_DUMP,
+					"module list longer than %d entries: "
+					"corrupt or cyclic", MAX_MODULES);
+			break;
+		}
+		grown = realloc(mods->mods, (mods->n + 1) * sizeof(*grown));
+		if (!grown)
+			break;
+		mods->mods = grown;
+		memset(&mods->mods[mods->n], 0, sizeof(*grown));
+		err = read_module(id, &l, next - l.list.offset,
+				  &mods->mods[mods->n]);
+		mods->n++;
+		if (!err)
+			err = idd_target_read(id->target, next, buf, 8);
+	}
+	if (err) {
+		mods->warning = strdup(inodedump_error_message(err));
+		inodedump_error_free(err);
+	}
+}
+
+char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module)
+{
+	const struct module_sym *best = NULL;
+	const struct module_syms *owner = NULL;
+	char *name = NULL, *full;
+	bool truncated;
+	struct inodedump_error *err;
+
+	if (!id->modules)
+		load_modules(id);
+	if (!id->modules)
+		return NULL;
+	for (size_t m = 0; m < id->modules->n; m++) {
+		const struct module_syms *ms = &id->modules->mods[m];
+
+		for (size_t i = 0; i < ms->n; i++) {
+			const struct module_sym *s = &ms->syms[i];
+
+			if (s->value > addr || addr - s->value >= (s->size ? s->size : 1))
+				continue;
+			if (!best || s->value > best->value ||
+			    (s->value == best->value && s->size > best->size)) {
+				best = s;
+				owner = ms;
+			}
+		}
+	}
+	if (!best)
+		return NULL;
+	err = idd_target_read_string(id->target, best->name_addr, 128, &name,
+				     &truncated);
+	if (err) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	if (module)
+		*module = strdup(owner->name);
+	if (addr == best->value)
+		return name;
+	full = idd_strdup_printf("%s+0x%" PRIx64, name, addr - best->value);
+	free(name);
+	return full;
+}
+
+void idd_modules_free(struct idd_modules *mods)
+{
+	if (!mods)
+		return;
+	for (size_t i = 0; i < mods->n; i++)
+		free(mods->mods[i].syms);
+	free(mods->mods);
+	free(mods->warning);
+	free(mods);
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package inodedump's build, tests and fixture
+# recipe need. Run as root (or through sudo).
+set -euo pipefail
+packages=(
+  # build
+  build-essential meson ninja-build pkg-config libkdumpfile-dev libdw-dev
+  libelf-dev binutils
+  # tests and truth
+  python3 python3-drgn
+  # fixture recipe: kernel build, guest, dumps
+  linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils
+  qemu-system-x86 busybox-static makedumpfile e2fsprogs kmod zstd
+  crash git
+)
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+echo "install-deps: ${#packages[@]} packages present" >&2

@@ -1,0 +1,103 @@
+"""Shared helpers for the tests: fixture sets, truth lines, running vmcore-inode.
+
+Truth comes from the fixture kernel itself (patched set) or from drgn (stock
+set), never from inodedump: see tests/vmcores/CONTRACT.md.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VMCORES = os.path.join(HERE, "vmcores")
+COMMITTED = os.path.join(VMCORES, "committed")
+
+# Every dump format the recipe writes, by file name (CONTRACT.md).
+FORMATS = {
+    "elf-nopaging": "elf-nopaging.vmcore",
+    "elf-paging": "elf-paging.vmcore",
+    "d17-zlib": "d17-zlib.vmcore",
+    "d17-lzo": "d17-lzo.vmcore",
+}
+
+
+def set_dir(name):
+    """Directory of a fixture set; fails loudly when it was not built."""
+    if name == "committed":
+        d = COMMITTED
+    else:
+        d = os.path.join(VMCORES, "out", name)
+    if not os.path.isdir(d):
+        raise SystemExit(
+            f"FAIL fixture set '{name}' missing at {d}: "
+            "run tests/vmcores/make-fixtures.sh first")
+    return d
+
+
+def read_truth(path):
+    """List of dicts, one per truth line; '-' becomes None."""
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            row = {}
+            for tok in line.split(" "):
+                k, _, v = tok.partition("=")
+                row[k] = None if v == "-" else v
+            rows.append(row)
+    if not rows:
+        raise SystemExit(f"FAIL no truth lines in {path}")
+    return rows
+
+
+def vmcore_inode():
+    exe = os.environ.get("VMCORE_INODE")
+    if not exe:
+        raise SystemExit("FAIL VMCORE_INODE is not set (run through meson test)")
+    return exe
+
+
+def run(args, **kw):
+    return subprocess.run([vmcore_inode()] + args, capture_output=True,
+                          text=True, **kw)
+
+
+def run_json(vmlinux, dump, addrs, extra=()):
+    p = run(["-k", vmlinux, "--json", *extra, dump, *addrs])
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"FAIL output is not JSON ({e}); exit {p.returncode}; "
+                         f"stderr: {p.stderr}\nstdout: {p.stdout[:2000]}")
+    return p, doc
+
+
+class Checker:
+    """Counts checks; prints PASS/FAIL lines; exit status at the end."""
+
+    def __init__(self):
+        self.failed = 0
+        self.passed = 0
+
+    def eq(self, name, got, want):
+        if got == want:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {name}: got {got!r}, want {want!r}")
+
+    def ok(self, name, cond, why=""):
+        if cond:
+            self.passed += 1
+        else:
+            self.failed += 1
+            print(f"FAIL {name}{': ' + why if why else ''}")
+
+    def finish(self):
+        print(f"{self.passed} checks passed, {self.failed} failed")
+        if self.passed == 0:
+            print("FAIL no check ran")
+            sys.exit(1)
+        sys.exit(1 if self.failed else 0)

@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""vmcore-inode agrees with drgn, field by field, on every truth inode.
+
+drgn (Debian's python3-drgn) reads the same members of the same dump with
+the same vmlinux; it is the independent reader here.
+usage: test_drgn.py SET FORMAT
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture import FORMATS, Checker, read_truth, run_json, set_dir  # noqa
+
+import drgn  # noqa: E402
+from drgn import Object, cast  # noqa: E402
+
+# Formats drgn 0.0.22 cannot open (FIXTURES.md pitfall 1): compare against
+# drgn reading another dump of the same moment.
+DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging"}
+
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "vmcores"))
+import drgn_truth  # noqa: E402  (module kallsyms walked by drgn)
+
+
+def sym(prog, addr):
+    if not addr:
+        return None
+    try:
+        s = prog.symbol(addr)
+    except LookupError:
+        # drgn 0.0.22 cannot load module symbols on 6.12: drgn walks the
+        # modules' kallsyms itself.
+        return drgn_truth.sym_name(prog, addr)
+    if s.address == addr:
+        return s.name
+    return f"{s.name}+{hex(addr - s.address)}"
+
+
+def has(obj, member):
+    try:
+        obj.member_(member)
+        return True
+    except LookupError:
+        return False
+
+
+def drgn_view(prog, addr):
+    i = Object(prog, "struct inode *", addr)
+    v = {}
+    for k in ("i_ino", "i_generation", "i_mode", "i_opflags", "i_flags",
+              "i_nlink", "i_size", "i_blocks", "i_bytes", "i_blkbits"):
+        v[k] = int(getattr(i, k))
+    st = i.i_state
+    if st.type_.kind == drgn.TypeKind.STRUCT:
+        st = st.__state
+    v["i_state"] = int(st)
+    v["i_count"] = int(i.i_count.counter)
+    v["i_writecount"] = int(i.i_writecount.counter)
+    v["i_version"] = int(i.i_version.counter)
+    v["uid"] = int(i.i_uid.val)
+    v["gid"] = int(i.i_gid.val)
+    rdev = int(i.i_rdev)
+    v["rdev"] = f"{rdev >> 20}:{rdev & 0xfffff}"
+    for t in ("atime", "mtime", "ctime"):
+        if has(i, f"i_{t}_sec"):
+            v[t] = {"sec": int(getattr(i, f"i_{t}_sec")),
+                    "nsec": int(getattr(i, f"i_{t}_nsec"))}
+        else:
+            ts = getattr(i, f"__i_{t}") if has(i, f"__i_{t}") else getattr(i, f"i_{t}")
+            v[t] = {"sec": int(ts.tv_sec), "nsec": int(ts.tv_nsec)}
+    mode = v["i_mode"]
+    v["link"] = None
+    v["linklen"] = None
+    if mode & 0o170000 == 0o120000:
+        if int(i.i_link):
+            v["link"] = i.i_link.string_().decode("latin-1")
+        if has(i, "i_linklen"):
+            v["linklen"] = int(i.i_linklen)
+    v["i_op"] = sym(prog, int(cast("unsigned long", i.i_op)))
+    v["i_fop"] = sym(prog, int(cast("unsigned long", i.i_fop)))
+    v["i_mapping"] = hex(int(cast("unsigned long", i.i_mapping)))
+    v["a_ops"] = sym(prog, int(cast("unsigned long", i.i_mapping.a_ops)))
+    v["nrpages"] = int(i.i_mapping.nrpages)
+    sb = i.i_sb
+    v["sb"] = hex(int(cast("unsigned long", sb)))
+    v["s_id"] = sb.s_id.string_().decode()
+    v["fs_type"] = sb.s_type.name.string_().decode()
+    v["s_magic"] = int(sb.s_magic)
+    dev = int(sb.s_dev)
+    v["s_dev"] = f"{dev >> 20}:{dev & 0xfffff}"
+    v["s_op"] = sym(prog, int(cast("unsigned long", sb.s_op)))
+    return v
+
+
+PAIRS = [  # (our JSON key, drgn view key)
+    ("ino", "i_ino"), ("generation", "i_generation"), ("mode", "i_mode"),
+    ("opflags", "i_opflags"), ("flags", "i_flags"), ("state", "i_state"),
+    ("count", "i_count"), ("nlink", "i_nlink"), ("writecount", "i_writecount"),
+    ("version", "i_version"), ("uid", "uid"), ("gid", "gid"),
+    ("size", "i_size"), ("blocks", "i_blocks"), ("bytes", "i_bytes"),
+    ("blkbits", "i_blkbits"), ("rdev", "rdev"), ("atime", "atime"),
+    ("mtime", "mtime"), ("ctime", "ctime"), ("link", "link"),
+    ("linklen", "linklen"), ("i_op", "i_op"), ("i_fop", "i_fop"),
+    ("i_mapping", "i_mapping"), ("a_ops", "a_ops"), ("nrpages", "nrpages"),
+    ("sb", "sb"), ("s_id", "s_id"), ("fs_type", "fs_type"),
+    ("s_magic", "s_magic"), ("s_dev", "s_dev"), ("s_op", "s_op"),
+]
+
+
+def main():
+    set_name, fmt = sys.argv[1], sys.argv[2]
+    d = set_dir(set_name)
+    vmlinux = os.path.join(d, "vmlinux")
+    ours = os.path.join(d, FORMATS.get(fmt, fmt))
+    theirs = os.path.join(d, FORMATS[DRGN_SUBSTITUTE.get(fmt, fmt)]) \
+        if fmt in FORMATS else ours
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    prog = drgn.Program()
+    prog.set_core_dump(theirs)
+    prog.load_debug_info([vmlinux])
+    p, doc = run_json(vmlinux, ours, [t["addr"] for t in truth])
+    c = Checker()
+    for t, got in zip(truth, doc["inodes"]):
+        n = f"{set_name}/{fmt}/{t['role']}"
+        if "error" in got:
+            c.ok(n, False, f"decode failed: {got['error']}")
+            continue
+        want = drgn_view(prog, int(t["addr"], 16))
+        for ours_key, drgn_key in PAIRS:
+            g = got[ours_key]
+            if ours_key == "linklen" and got["type"] != "symlink":
+                continue
+            c.eq(f"{n} {ours_key}", g, want[drgn_key])
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Bad input gets a clear error, the documented exit code, and no crash.
+
+usage: test_errors.py CASE   (CASE as listed in CASES below)
+Runs on the committed fixture (always present) and, for the wrong-vmlinux
+case, the stock set's vmlinux.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from fixture import COMMITTED, Checker, read_truth, run, set_dir
+
+DUMP = os.path.join(COMMITTED, "d17-zlib.vmcore")
+VMLINUX = os.path.join(COMMITTED, "vmlinux")
+
+
+def truth():
+    return read_truth(os.path.join(COMMITTED, "truth.txt"))
+
+
+def victim():
+    return next(t for t in truth() if t["role"] == "victim_symlink")
+
+
+def expect(c, name, args, code, *words):
+    p = run(args)
+    c.eq(f"{name} exit code", p.returncode, code)
+    for w in words:
+        c.ok(f"{name} message names {w!r}", w in p.stderr, p.stderr.strip())
+    c.ok(f"{name} no crash", p.returncode >= 0 and "Sanitizer" not in p.stderr,
+         p.stderr[-500:])
+    return p
+
+
+def case_missing_dump(c, tmp):
+    expect(c, "missing dump", ["-k", VMLINUX, os.path.join(tmp, "nope"), "ffff0"],
+           3, "nope", "No such file")
+
+
+def case_not_a_dump(c, tmp):
+    p = os.path.join(tmp, "text.vmcore")
+    with open(p, "w") as f:
+        f.write("this is not a dump\n" * 100)
+    expect(c, "not a dump", ["-k", VMLINUX, p, victim()["addr"]], 3, p)
+
+
+def case_truncated_dump(c, tmp):
+    p = os.path.join(tmp, "truncated.vmcore")
+    with open(DUMP, "rb") as src, open(p, "wb") as dst:
+        dst.write(src.read(os.path.getsize(DUMP) // 3))
+    r = expect(c, "truncated dump", ["-k", VMLINUX, p, victim()["addr"]], 3)
+    c.ok("truncated dump says why", "truncated" in r.stderr or "EOF" in r.stderr
+         or "not in the dump" in r.stderr or "Unexpected" in r.stderr
+         or "read" in r.stderr, r.stderr)
+
+
+def case_missing_vmlinux(c, tmp):
+    expect(c, "missing vmlinux", ["-k", os.path.join(tmp, "vmlinux-nope"),
+                                  DUMP, victim()["addr"]], 3, "vmlinux-nope")
+
+
+def case_vmlinux_without_dwarf(c, tmp):
+    p = os.path.join(tmp, "vmlinux-stripped")
+    subprocess.run(["objcopy", "--strip-debug", VMLINUX, p], check=True)
+    expect(c, "vmlinux without DWARF", ["-k", p, DUMP, victim()["addr"]], 3,
+           "no DWARF", p)
+
+
+def case_vmlinux_not_elf(c, tmp):
+    p = os.path.join(tmp, "bzImage")
+    with open(p, "wb") as f:
+        f.write(b"MZ" + b"\0" * 4094)
+    expect(c, "vmlinux not ELF", ["-k", p, DUMP, victim()["addr"]], 3,
+           "not an ELF file")
+
+
+def case_wrong_vmlinux(c, tmp):
+    other = os.path.join(set_dir("stock"), "vmlinux")
+    expect(c, "wrong vmlinux", ["-k", other, DUMP, victim()["addr"]], 3,
+           "is not the kernel of", "build-id")
+
+
+def case_unmapped_address(c, tmp):
+    # A user-space address: never mapped by the kernel's page tables.
+    expect(c, "unmapped address", ["-k", VMLINUX, DUMP, "0x1000"], 3,
+           "0x1000", "not mapped")
+
+
+def case_filtered_page(c, tmp):
+    d = set_dir("patched")
+    dump = os.path.join(d, "d31-zlib.vmcore")
+    addr = next(t for t in read_truth(os.path.join(d, "truth.txt"))
+                if t["role"] == "victim_symlink")["addr"]
+    # makedumpfile 1.7.2 -d 31 drops 6.10+ slab pages: the inode is gone.
+    expect(c, "filtered page", ["-k", os.path.join(d, "vmlinux"), dump, addr],
+           3, "filtered out")
+
+
+def case_not_an_inode(c, tmp):
+    sb = victim()["sb"]
+    p = expect(c, "not an inode", ["-k", VMLINUX, DUMP, sb], 3,
+               "does not look like a struct inode", "--force")
+    r = run(["-k", VMLINUX, "--json", "--force", DUMP, sb])
+    c.ok("--force decodes it anyway", r.returncode in (0, 1), r.stderr)
+    c.ok("--force marks the result", '"forced": true' in r.stdout, r.stdout[:300])
+
+
+def case_usage(c, tmp):
+    expect(c, "bad address", ["-k", VMLINUX, DUMP, "xyz"], 2, "xyz")
+    expect(c, "no arguments", [], 2)
+    expect(c, "unknown option", ["--frobnicate"], 2)
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+
+
+def main():
+    c = Checker()
+    with tempfile.TemporaryDirectory() as tmp:
+        CASES[sys.argv[1]](c, tmp)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Unit tests of the VFS tables and mode decoding (no dump needed). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int failed, passed;
+
+#define CHECK_STR(got, want)                                                   \
+	do {                                                                   \
+		const char *g_ = (got), *w_ = (want);                          \
+		if (strcmp(g_, w_)) {                                          \
+			printf("FAIL %s:%d: %s = \"%s\", want \"%s\"\n",       \
+			       __FILE__, __LINE__, #got, g_, w_);              \
+			failed++;                                              \
+		} else {                                                       \
+			passed++;                                              \
+		}                                                              \
+	} while (0)
+
+static char *joined(char **names)
+{
+	static char buf[512];
+
+	buf[0] = '\0';
+	for (char **p = names; p && *p; p++) {
+		if (p != names)
+			strcat(buf, "|");
+		strcat(buf, *p);
+		free(*p);
+	}
+	free(names);
+	return buf;
+}
+
+static void test_mode_strings(void)
+{
+	char s[11];
+
+	idd_mode_string(0100644, s);
+	CHECK_STR(s, "-rw-r--r--");
+	idd_mode_string(0104755, s);
+	CHECK_STR(s, "-rwsr-xr-x");
+	idd_mode_string(0102644, s);
+	CHECK_STR(s, "-rw-r-Sr--");
+	idd_mode_string(041777, s);
+	CHECK_STR(s, "drwxrwxrwt");
+	idd_mode_string(0120777, s);
+	CHECK_STR(s, "lrwxrwxrwx");
+	idd_mode_string(0020620, s);
+	CHECK_STR(s, "crw--w----");
+	idd_mode_string(0170644, s);
+	CHECK_STR(s, "?rw-r--r--");
+	CHECK_STR(idd_mode_type_name(0140755), "socket");
+	CHECK_STR(idd_mode_type_name(0060600), "blockdev");
+	CHECK_STR(idd_mode_type_name(0010600), "fifo");
+	CHECK_STR(idd_mode_type_name(0000644), "invalid");
+	CHECK_STR(idd_mode_type_name(0030644), "invalid");
+}
+
+static void test_iop_by_version(void)
+{
+	struct idd_flag f[64];
+	struct idd_vfs_evidence v612 = { IDD_KVER(6, 12, 118), false };
+	struct idd_vfs_evidence v612_patched = { IDD_KVER(6, 12, 118), true };
+	struct idd_vfs_evidence v614 = { IDD_KVER(6, 14, 0), false };
+	size_t n;
+
+	n = idd_vfs_iop_flags(&v612, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x5f)),
+		  "IOP_FASTPERM|IOP_LOOKUP|IOP_NOFOLLOW|IOP_XATTR|"
+		  "IOP_DEFAULT_READLINK|0x40");
+	/* The backport of cached links: 6.12 with i_linklen has the flag. */
+	n = idd_vfs_iop_flags(&v612_patched, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x4c)),
+		  "IOP_NOFOLLOW|IOP_XATTR|IOP_CACHED_LINK");
+	n = idd_vfs_iop_flags(&v614, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x60)), "IOP_MGTIME|IOP_CACHED_LINK");
+}
+
+static void test_state_by_version(void)
+{
+	struct idd_flag f[64];
+	struct idd_vfs_evidence v61 = { IDD_KVER(6, 1, 0), false };
+	struct idd_vfs_evidence v612 = { IDD_KVER(6, 12, 0), false };
+	size_t n;
+
+	n = idd_vfs_state_flags(&v61, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 3) | (1 << 5))),
+		  "I_NEW|I_FREEING");
+	n = idd_vfs_state_flags(&v612, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 0) | (1 << 7))),
+		  "I_NEW|I_FREEING");
+	CHECK_STR(joined(idd_flag_names(f, n, 0)), "");
+}
+
+static void test_release_parsing(void)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%x", idd_parse_release("6.12.118+deb12-amd64"));
+	CHECK_STR(buf, "60c76");
+	snprintf(buf, sizeof(buf), "%x", idd_parse_release("6.15-rc1"));
+	CHECK_STR(buf, "60f00");
+	snprintf(buf, sizeof(buf), "%x", idd_parse_release("garbage"));
+	CHECK_STR(buf, "0");
+}
+
+int main(void)
+{
+	test_mode_strings();
+	test_iop_by_version();
+	test_state_by_version();
+	test_release_parsing();
+	printf("%d checks passed, %d failed\n", passed, failed);
+	return failed || !passed;
+}
