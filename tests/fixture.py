@@ -59,9 +59,9 @@ def vmcore_inode():
     return exe
 
 
-def run(args, **kw):
+def run(args, text=True, **kw):
     return subprocess.run([vmcore_inode()] + args, capture_output=True,
-                          text=True, **kw)
+                          text=text, **kw)
 
 
 def run_json(vmlinux, dump, addrs, extra=()):

@@ -18,13 +18,18 @@ enum exit_code {
 
 static const char usage_text[] =
 	"usage: vmcore-inode -k VMLINUX [--json] [--force] [--ignore-build-id]\n"
-	"                    VMCORE ADDRESS...\n"
+	"                    VMCORE [ADDRESS...]\n"
+	"       vmcore-inode -k VMLINUX --log VMCORE\n"
 	"\n"
 	"Decode the struct inode at each ADDRESS (hex, as the kernel's %%px\n"
 	"prints it: \"encountered for inode ffff935e008f6850\") in VMCORE, using\n"
 	"the types and symbols of VMLINUX (the kernel's debuginfo vmlinux).\n"
+	"With no ADDRESS, find every dump_inode() report in the kernel log inside\n"
+	"VMCORE and decode each reported inode (--reports).\n"
 	"\n"
 	"  -k, --vmlinux FILE    vmlinux with DWARF of the dumped kernel\n"
+	"  -r, --reports         decode the inodes the kernel log reported\n"
+	"  -l, --log             print the kernel log like dmesg(1)\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
 	"  -f, --force           decode addresses that fail the inode checks\n"
 	"      --ignore-build-id open even if vmlinux is not the dump's kernel\n"
@@ -86,6 +91,241 @@ static void json_error(FILE *out, uint64_t addr, struct inodedump_error *err)
 	fputs("}}", out);
 }
 
+static void print_json_head(struct inodedump *id)
+{
+	const char *release = inodedump_fact(id, "osrelease");
+
+	printf("{\n  \"schema\": %d,\n  \"osrelease\": \"%s\",\n"
+	       "  \"inodes\": [",
+	       INODEDUMP_JSON_SCHEMA, release ? release : "");
+}
+
+static int print_log(struct inodedump *id)
+{
+	struct inodedump_log *log;
+	struct inodedump_error *err = inodedump_read_log(id, &log);
+
+	if (err) {
+		fprintf(stderr, "vmcore-inode: %s\n", inodedump_error_message(err));
+		inodedump_error_free(err);
+		return EXIT_UNREADABLE;
+	}
+	inodedump_log_print(log, stdout);
+	inodedump_log_free(log);
+	return EXIT_CLEAN;
+}
+
+static void json_text(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			printf("\\u%04x", (unsigned char)*s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static const char *format_name(enum inodedump_report_format f)
+{
+	switch (f) {
+	case INODEDUMP_REPORT_6_15: return "6.15";
+	case INODEDUMP_REPORT_6_18: return "6.18";
+	case INODEDUMP_REPORT_2026: return "2026";
+	}
+	return "?";
+}
+
+static void caller_text(uint32_t caller, char *buf, size_t len)
+{
+	if (caller & 0x80000000u)
+		snprintf(buf, len, "C%u", caller & 0x7fffffffu);
+	else
+		snprintf(buf, len, "T%u", caller);
+}
+
+/*
+ * What the report line said against what memory says now: the inode may
+ * have changed between the report and the dump.
+ */
+struct difference {
+	const char *field;
+	long long at_report, in_dump;
+	const char *fmt;
+};
+
+static size_t differences(const struct inodedump_report *r,
+			  const struct inodedump_inode *ino,
+			  struct difference *out)
+{
+	static const struct {
+		const char *key;
+		const char *fmt;
+	} fields[] = { { "mode", "0%llo" },  { "opflags", "0x%llx" },
+		       { "flags", "0x%llx" }, { "state", "0x%llx" },
+		       { "count", "%lld" } };
+	long long rep[] = { r->fields.mode, r->fields.opflags, r->fields.flags,
+			    r->fields.state, r->fields.count };
+	size_t n = 0;
+
+	if (!r->has_fields || !ino)
+		return 0;
+	for (size_t i = 0; i < 5; i++) {
+		int64_t now;
+
+		if (!inodedump_inode_number(ino, fields[i].key, &now) ||
+		    now == rep[i])
+			continue;
+		out[n++] = (struct difference){ fields[i].key, rep[i],
+						(long long)now, fields[i].fmt };
+	}
+	return n;
+}
+
+static void print_report_text(const struct inodedump_report *r,
+			      const struct difference *d, size_t nd)
+{
+	char caller[16];
+
+	caller_text(r->caller_id, caller, sizeof(caller));
+	printf("report  %s\n", r->reason);
+	printf("  at [%5llu.%06llu] seq %llu by %s%s%s (dump_inode format %s)\n",
+	       (unsigned long long)(r->ts_nsec / 1000000000),
+	       (unsigned long long)(r->ts_nsec % 1000000000 / 1000),
+	       (unsigned long long)r->seq, caller, r->task[0] ? " " : "",
+	       r->task, format_name(r->format));
+	if (r->location[0])
+		printf("  %s\n", r->location);
+	for (size_t i = 0; i < nd; i++) {
+		printf("  %s at report ", d[i].field);
+		printf(d[i].fmt, d[i].at_report);
+		printf(", in dump ");
+		printf(d[i].fmt, d[i].in_dump);
+		putchar('\n');
+	}
+}
+
+static void print_report_json(const struct inodedump_report *r,
+			      const struct difference *d, size_t nd)
+{
+	char caller[16];
+
+	caller_text(r->caller_id, caller, sizeof(caller));
+	printf("{\"reason\": ");
+	json_text(r->reason);
+	printf(", \"address\": \"0x%" PRIx64 "\", \"format\": \"%s\", "
+	       "\"seq\": %" PRIu64 ", \"timestamp_ns\": %" PRIu64
+	       ", \"caller\": \"%s\", \"task\": ",
+	       r->address, format_name(r->format), r->seq, r->ts_nsec, caller);
+	if (r->task[0])
+		json_text(r->task);
+	else
+		printf("null");
+	printf(", \"location\": ");
+	if (r->location[0])
+		json_text(r->location);
+	else
+		printf("null");
+	printf(", \"unreadable_at_report\": %s, \"fields_at_report\": ",
+	       r->unreadable ? "true" : "false");
+	if (r->has_fields) {
+		printf("{\"fs_type\": ");
+		json_text(r->fields.fs_type);
+		printf(", \"mode\": %u, \"opflags\": %u, \"flags\": %u, "
+		       "\"state\": %u, \"count\": %d}",
+		       r->fields.mode, r->fields.opflags, r->fields.flags,
+		       r->fields.state, r->fields.count);
+	} else {
+		printf("null");
+	}
+	printf(", \"differences\": [");
+	for (size_t i = 0; i < nd; i++)
+		printf("%s{\"field\": \"%s\", \"at_report\": %lld, "
+		       "\"in_dump\": %lld}",
+		       i ? ", " : "", d[i].field, d[i].at_report, d[i].in_dump);
+	printf("]"); /* the caller adds the inode and closes the object */
+}
+
+/*
+ * Every report in the log, each inode decoded once with its reports
+ * grouped under it, in the order of first report.
+ */
+static int decode_reports(struct inodedump *id, unsigned flags, bool json)
+{
+	struct inodedump_log *log;
+	struct inodedump_report *reps = NULL;
+	struct inodedump_error *err = inodedump_read_log(id, &log);
+	int status = EXIT_CLEAN;
+	size_t n, groups = 0;
+
+	if (err) {
+		fprintf(stderr, "vmcore-inode: %s\n", inodedump_error_message(err));
+		inodedump_error_free(err);
+		return EXIT_UNREADABLE;
+	}
+	n = inodedump_find_reports(log, &reps);
+	if (json) {
+		print_json_head(id);
+		printf("],\n  \"reports\": [");
+	} else if (!n) {
+		printf("no dump_inode() report in the kernel log (%zu records)\n",
+		       inodedump_log_count(log));
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct inodedump_inode *ino = NULL;
+		bool seen = false;
+
+		for (size_t j = 0; j < i; j++)
+			seen = seen || reps[j].address == reps[i].address;
+		if (seen)
+			continue;
+		err = inodedump_decode(id, reps[i].address, flags, &ino);
+		if (!json && groups++)
+			putchar('\n');
+		for (size_t j = i; j < n; j++) {
+			struct difference d[5];
+			size_t nd;
+
+			if (reps[j].address != reps[i].address)
+				continue;
+			nd = differences(&reps[j], ino, d);
+			if (json) {
+				printf("%s\n  ", j > 0 ? "," : "");
+				print_report_json(&reps[j], d, nd);
+				/* The inode object, once per report, inside it. */
+				printf(", \"inode\": ");
+				if (ino)
+					inodedump_inode_print_json(ino, stdout);
+				else
+					json_error(stdout, reps[j].address, err);
+				putchar('}');
+			} else {
+				print_report_text(&reps[j], d, nd);
+			}
+		}
+		if (err) {
+			fprintf(stderr, "vmcore-inode: %s\n",
+				inodedump_error_message(err));
+			inodedump_error_free(err);
+			status = EXIT_UNREADABLE;
+			continue;
+		}
+		if (!json)
+			inodedump_inode_print_text(ino, stdout);
+		if (inodedump_inode_violations(ino) && status == EXIT_CLEAN)
+			status = EXIT_VIOLATION;
+		inodedump_inode_free(ino);
+	}
+	if (json)
+		puts("\n  ]\n}");
+	free(reps);
+	inodedump_log_free(log);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -94,22 +334,26 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "ignore-build-id", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "reports", no_argument, NULL, 'r' },
+		{ "log", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
-	bool json = false;
+	bool json = false, log = false, reports = false;
 	unsigned flags = 0;
 	struct inodedump *id;
 	struct inodedump_error *err;
 	int c, status = EXIT_CLEAN;
 
-	while ((c = getopt_long(argc, argv, "k:jfh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:jfhrl", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': opts.vmlinux = optarg; break;
 		case 'j': json = true; break;
 		case 'f': flags |= INODEDUMP_DECODE_FORCE; break;
 		case 'I': opts.ignore_build_id = true; break;
 		case 'h': usage(stdout); return EXIT_CLEAN;
+		case 'r': reports = true; break;
+		case 'l': log = true; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
@@ -122,9 +366,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmcore-inode: -k VMLINUX is required\n");
 		return EXIT_USAGE;
 	}
-	if (optind + 1 >= argc) {
-		fprintf(stderr, "vmcore-inode: no ADDRESS given (reading the "
-				"reports from the kernel log is not there yet)\n");
+	if ((reports || log) && optind + 1 < argc) {
+		fprintf(stderr, "vmcore-inode: --reports and --log take no "
+				"ADDRESS\n");
 		return EXIT_USAGE;
 	}
 	for (int i = optind + 1; i < argc; i++) {
@@ -143,11 +387,13 @@ int main(int argc, char **argv)
 		inodedump_error_free(err);
 		return EXIT_UNREADABLE;
 	}
+	if (log || optind + 1 >= argc) {
+		status = log ? print_log(id) : decode_reports(id, flags, json);
+		inodedump_close(id);
+		return status;
+	}
 	if (json)
-		printf("{\n  \"schema\": %d,\n  \"osrelease\": \"%s\",\n"
-		       "  \"inodes\": [",
-		       INODEDUMP_JSON_SCHEMA,
-		       inodedump_fact(id, "osrelease") ? inodedump_fact(id, "osrelease") : "");
+		print_json_head(id);
 	for (int i = optind + 1; i < argc; i++) {
 		struct inodedump_inode *ino;
 		uint64_t addr;

@@ -1,0 +1,45 @@
+#!/usr/bin/python3
+"""--log prints the dump's kernel log byte for byte as drgn's get_dmesg().
+
+usage: test_log.py SET FORMAT
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture import FORMATS, Checker, run, set_dir  # noqa: E402
+
+import drgn  # noqa: E402
+from drgn.helpers.linux.printk import get_dmesg  # noqa: E402
+
+DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging"}
+
+
+def main():
+    set_name, fmt = sys.argv[1], sys.argv[2]
+    d = set_dir(set_name)
+    vmlinux = os.path.join(d, "vmlinux")
+    ours = os.path.join(d, FORMATS.get(fmt, fmt))
+    prog = drgn.Program()
+    prog.set_core_dump(os.path.join(d, FORMATS[DRGN_SUBSTITUTE.get(fmt, fmt)]))
+    prog.load_debug_info([vmlinux])
+    want = get_dmesg(prog)
+    p = run(["-k", vmlinux, "--log", ours], text=False)
+    c = Checker()
+    c.eq("exit code", p.returncode, 0)
+    c.ok("log is not empty", len(want) > 1000, f"{len(want)} bytes")
+    same = p.stdout == want
+    if not same:
+        got_lines, want_lines = p.stdout.split(b"\n"), want.split(b"\n")
+        for i, (g, w) in enumerate(zip(got_lines, want_lines)):
+            if g != w:
+                print(f"first difference at line {i + 1}:\n ours {g!r}\n drgn {w!r}")
+                break
+        print(f"ours {len(p.stdout)} bytes/{len(got_lines)} lines, "
+              f"drgn {len(want)} bytes/{len(want_lines)} lines")
+    c.ok("identical to drgn get_dmesg()", same)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()

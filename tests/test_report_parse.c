@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* Unit tests of the dump_inode() report line parser, in every format. */
+#include <stdio.h>
+#include <string.h>
+
+#include "inodedump.h"
+
+static int failed, passed;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			passed++;                                              \
+		} else {                                                       \
+			failed++;                                              \
+			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                              \
+	} while (0)
+
+static bool parse(const char *s, struct inodedump_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	return inodedump_parse_report(s, strlen(s), r);
+}
+
+static void test_6_15(void)
+{
+	struct inodedump_report r;
+
+	CHECK(parse("VFS_WARN_ON_INODE(strlen(link) != linklen) encountered "
+		    "for inode ffff935e008f6850", &r));
+	CHECK(r.format == INODEDUMP_REPORT_6_15);
+	CHECK(!strcmp(r.reason, "VFS_WARN_ON_INODE(strlen(link) != linklen)"));
+	CHECK(r.address == 0xffff935e008f6850ull);
+	CHECK(!r.has_fields);
+	CHECK(parse("VFS_BUG_ON_INODE(1) encountered for inode ffff888004a8e6a0\n",
+		    &r));
+	CHECK(!strcmp(r.reason, "VFS_BUG_ON_INODE(1)"));
+}
+
+static void test_6_18(void)
+{
+	struct inodedump_report r;
+
+	CHECK(parse("VFS_WARN_ON_INODE(x) encountered for inode ffff888004a8e6a0\n"
+		    "fs tmpfs mode 120777 opflags 0x4c flags 0x0 state 0x0 "
+		    "count 2", &r));
+	CHECK(r.format == INODEDUMP_REPORT_6_18);
+	CHECK(r.has_fields);
+	CHECK(!strcmp(r.fields.fs_type, "tmpfs"));
+	CHECK(r.fields.mode == 0120777);
+	CHECK(r.fields.opflags == 0x4c);
+	CHECK(r.fields.count == 2);
+}
+
+static void test_2026(void)
+{
+	struct inodedump_report r;
+
+	CHECK(parse("VFS_WARN_ON_INODE(strlen(link) != linklen): "
+		    "inode:ffff888004a8e6a0 fs:ext4 mode:100644 opflags:0x4c "
+		    "flags:0x1000 state:0x8 count:-1", &r));
+	CHECK(r.format == INODEDUMP_REPORT_2026);
+	CHECK(!strcmp(r.reason, "VFS_WARN_ON_INODE(strlen(link) != linklen)"));
+	CHECK(r.address == 0xffff888004a8e6a0ull);
+	CHECK(r.has_fields && !r.unreadable);
+	CHECK(!strcmp(r.fields.fs_type, "ext4"));
+	CHECK(r.fields.mode == 0100644 && r.fields.flags == 0x1000);
+	CHECK(r.fields.state == 0x8 && r.fields.count == -1);
+	CHECK(parse("VFS_BUG_ON_INODE(1): unreadable inode:ffff888004a8e6a0", &r));
+	CHECK(r.format == INODEDUMP_REPORT_2026 && r.unreadable && !r.has_fields);
+	CHECK(r.address == 0xffff888004a8e6a0ull);
+}
+
+static void test_rejects(void)
+{
+	struct inodedump_report r;
+
+	/* Look-alikes, truncation, garbage. */
+	CHECK(!parse("encountered for inode ffff888004a8e6a0", &r));
+	CHECK(!parse(" encountered for inode ffff888004a8e6a0", &r));
+	CHECK(!parse("X encountered for inode ", &r));
+	CHECK(!parse("X encountered for inode zzzz", &r));
+	CHECK(!parse("X encountered for inode ffff8880xyz", &r));
+	CHECK(!parse("X encountered for inod", &r));
+	CHECK(!parse("the inode: was fine", &r));
+	CHECK(!parse("X: inode:ffff888004a8e6a0 fs:ext4 mode:100644", &r));
+	CHECK(!parse("X: unreadable inode:", &r));
+	CHECK(!parse("", &r));
+	/* A 6.18 second line that is garbled leaves a 6.15 report. */
+	CHECK(parse("X encountered for inode ffff888004a8e6a0\nfs tmpfs mode zz",
+		    &r));
+	CHECK(r.format == INODEDUMP_REPORT_6_15 && !r.has_fields);
+	/* Too many hex digits: not a pointer. */
+	CHECK(!parse("X encountered for inode ffff888004a8e6a0123", &r));
+}
+
+int main(void)
+{
+	test_6_15();
+	test_6_18();
+	test_2026();
+	test_rejects();
+	printf("%d checks passed, %d failed\n", passed, failed);
+	return failed || !passed;
+}
