@@ -52,6 +52,8 @@ struct inodedump_error *idd_target_read_string(struct idd_target *t,
 /* A VMCOREINFO value ("OSRELEASE", "KERNELOFFSET", "SYMBOL(prb)"), or NULL. */
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
 const char *idd_target_format(struct idd_target *t);
+/* makedumpfile's dump level (-d), or -1 when the format has none. */
+int idd_target_dump_level(struct idd_target *t);
 bool idd_target_little_endian(struct idd_target *t);
 
 /* ---- types (dwarf.c): struct layouts from vmlinux DWARF, found lazily ---- */

@@ -25,7 +25,50 @@ struct idd_target {
 	struct vmcoreinfo_entry *info;
 	size_t ninfo;
 	bool little_endian;
+	int dump_level; /* makedumpfile's -d, or -1 when not known */
 };
+
+/*
+ * makedumpfile's dump level from the diskdump header: the sub-header
+ * starts at block_size and holds phys_base (8 bytes), then dump_level.
+ * These are the file format's own offsets, not a kernel's layout.
+ */
+static int diskdump_level(int fd)
+{
+	char sig[8];
+	int32_t block_size, level;
+
+	if (pread(fd, sig, 8, 0) != 8 || memcmp(sig, "KDUMP   ", 8) != 0)
+		return -1;
+	if (pread(fd, &block_size, 4, 428) != 4 || block_size <= 0 ||
+	    pread(fd, &level, 4, (off_t)block_size + 8) != 4 || level < 0 ||
+	    level > 31)
+		return -1;
+	return level;
+}
+
+int idd_target_dump_level(struct idd_target *t)
+{
+	return t->dump_level;
+}
+
+static void describe_level(int level, char *buf, size_t len)
+{
+	static const char *const what[5] = { "zero", "cache", "private cache",
+					     "user", "free" };
+	size_t used = (size_t)snprintf(buf, len, "dump level %d", level);
+	const char *sep = ": ";
+
+	for (int bit = 0; bit < 5 && used < len; bit++) {
+		if (!(level & (1 << bit)))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", sep,
+					 what[bit]);
+		sep = ", ";
+	}
+	if (used < len && level)
+		snprintf(buf + used, len - used, " pages excluded");
+}
 
 static void parse_vmcoreinfo(struct idd_target *t, const char *raw)
 {
@@ -112,6 +155,7 @@ struct inodedump_error *idd_target_open(const char *path,
 		return err;
 	}
 	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
+	t->dump_level = diskdump_level(t->fd);
 	t->little_endian = true;
 	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_BYTE_ORDER, &order) ==
 	    KDUMP_OK)
@@ -180,13 +224,30 @@ static struct inodedump_error *read_failure(struct idd_target *t,
 				    "address 0x%llx is not mapped by the "
 				    "kernel's page tables in this dump (%s)",
 				    (unsigned long long)addr, why);
-	if (ks == KDUMP_ERR_NODATA && is_filtering_format(t->format))
+	if (ks == KDUMP_ERR_NODATA && is_filtering_format(t->format)) {
+		char level[128] = "dump level unknown";
+		const char *slab = "";
+
+		if (t->dump_level >= 0)
+			describe_level(t->dump_level, level, sizeof(level));
+		/*
+		 * 6.10 made PG_slab a page type; makedumpfile 1.7.2 and older
+		 * then take slab pages for user pages and drop them.
+		 */
+		if (t->dump_level >= 0 && (t->dump_level & 8) &&
+		    idd_parse_release(idd_target_vmcoreinfo(t, "OSRELEASE")) >=
+			    IDD_KVER(6, 10, 0))
+			slab = "; on 6.10+ kernels makedumpfile 1.7.2 and older "
+			       "take slab pages for user pages (dump level bit "
+			       "8), so inodes, dentries and superblocks are "
+			       "lost: dump with -d 17 instead";
 		return idd_error_at(INODEDUMP_ERR_FILTERED, addr,
 				    "address 0x%llx (physical 0x%llx) was "
 				    "filtered out of the dump by its writer "
-				    "(%s dump; see --info for the dump level)",
+				    "(%s%s)",
 				    (unsigned long long)addr,
-				    (unsigned long long)phys, t->format);
+				    (unsigned long long)phys, level, slab);
+	}
 	return idd_error_at(INODEDUMP_ERR_FAULT, addr,
 			    "address 0x%llx (physical 0x%llx) is not in the "
 			    "dump: %s",
