@@ -63,6 +63,11 @@ struct inodedump_inode {
 	struct idd_str fs_type, s_id, link;
 	struct idd_num link_strlen, s_dev, s_magic;
 
+	char **paths; /* NULL-terminated; full paths */
+	size_t npaths;
+	bool paths_known;    /* the walk could run on this kernel */
+	bool unlinked_alias; /* an alias is unhashed: the name was removed */
+
 	struct idd_notes violations; /* name = check, message = numbers */
 	struct idd_notes skipped;    /* name = check, message = why */
 	struct idd_notes errors;     /* name = field, message = reason */

@@ -142,6 +142,7 @@ void inodedump_close(struct inodedump *id)
 	idd_types_close(id->types);
 	idd_target_close(id->target);
 	free(id->layout);
+	free(id->paths_layout);
 	free(id->vmlinux);
 	free(id->build_id_vmlinux);
 	free(id->kaslr_text);
@@ -709,6 +710,8 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 	decode_mapping(id, ino, buf);
 	decode_union(id, ino, buf);
 	decode_flags(l, ino);
+	if (!ino->forced)
+		idd_decode_paths(id, ino);
 	run_checks(id, ino);
 	free(buf);
 	*out = ino;
@@ -752,6 +755,7 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 	free(ino->s_id.s);
 	free(ino->link.s);
 	free(ino->not_inode_reason);
+	free_names(ino->paths);
 	free_notes(&ino->violations);
 	free_notes(&ino->skipped);
 	free_notes(&ino->errors);

@@ -170,6 +170,7 @@ void idd_mode_string(unsigned mode, char out[11]); /* "-rwsr-xr-x" */
 /* ---- the session (inodedump.c) ---- */
 struct layout;
 struct idd_modules;
+struct path_layout;
 
 /* modules.c: a module symbol covering addr ("ext4_sops"), its module. */
 char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module);
@@ -186,6 +187,11 @@ struct inodedump {
 	uint32_t version;
 	struct layout *layout;
 	struct idd_modules *modules; /* loaded on first use */
+	struct path_layout *paths_layout;
 };
+
+struct inodedump_inode;
+/* paths.c: fill ino->paths from its dentry aliases and the mount tree. */
+void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino);
 
 #endif

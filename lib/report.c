@@ -169,6 +169,11 @@ void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
 		json_string(out, ino->not_inode_reason);
 	else
 		fputs("null", out);
+	json_names(out, &first, "paths", ino->paths_known
+			  ? (ino->paths ? ino->paths : (char *[]){ NULL }) : NULL);
+	json_key(out, &first, "unlinked");
+	fputs(ino->unlinked_alias || (ino->nlink.state == IDD_OK && !ino->nlink.v)
+		      ? "true" : "false", out);
 	json_key(out, &first, "type");
 	json_string(out, idd_mode_type_name(mode));
 	json_num(out, &first, "mode", &ino->mode, false);
@@ -349,6 +354,16 @@ void inodedump_inode_print_text(const struct inodedump_inode *ino, FILE *out)
 		ino->address, idd_mode_type_name(mode), (uint64_t)ino->ino.v,
 		ino->fs_type.s ? ino->fs_type.s : "?",
 		ino->s_id.s ? ino->s_id.s : "?");
+	if (ino->npaths)
+		fprintf(out, "  %-12s %s%s\n", "path", ino->paths[0],
+			ino->npaths > 1 ? "" : "");
+	for (size_t i = 1; i < ino->npaths && i < 4; i++)
+		fprintf(out, "  %-12s %s\n", "", ino->paths[i]);
+	if (ino->npaths > 4)
+		fprintf(out, "  %-12s (%zu more names)\n", "", ino->npaths - 4);
+	if (ino->paths_known && !ino->npaths)
+		fprintf(out, "  %-12s (no name: no dentry alias in memory)\n",
+			"path");
 	if (ino->forced)
 		fprintf(out, "  WARNING: decoded with --force; this may not be "
 			     "an inode: %s\n", ino->not_inode_reason);

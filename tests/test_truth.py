@@ -40,6 +40,11 @@ def main():
             want = as_int(t[key].removeprefix("0x"), base) if t[key] else None
             c.eq(f"{n} {key}", got[key], want)
         c.eq(n + " s_id", got["s_id"], t["s_id"])
+        if t.get("path"):
+            c.ok(n + " path", t["path"] in (got["paths"] or []),
+                 f"{t['path']} not in {got['paths']}")
+        else:
+            c.eq(n + " no path", got["paths"], [])
         c.eq(n + " fs_type", got["fs_type"], t["fstype"])
         if t.get("link") is not None:
             c.eq(n + " link", got["link"], t["link"])

@@ -13,6 +13,8 @@
 #                    (khash: patches, fragment, this script, toolchain)
 #   kernel-<hash>/   the artefacts (hash: the same plus the trigger sources)
 # Each is complete only once its .complete stamp exists (written last).
+# The inputs are copied to a staging directory before they are hashed, so
+# an edit made while the build runs cannot end up under the wrong hash.
 set -Eeuo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,7 +34,7 @@ trap 'log "FAILED at step '\''$step'\'' (command: $BASH_COMMAND)"' ERR
 
 pkg_version() {
 	dpkg-query -W -f='${db:Status-Status} ${Version}' "$1" 2>/dev/null |
-		sed -n 's/^installed //p'
+		sed -n 's/^installed //p' || true
 }
 
 ensure_packages() {
@@ -56,7 +58,7 @@ input_hash() {
 		while (($#)) && [[ $1 != -- ]]; do
 			f=$1
 			shift
-			printf '%s ' "${f#"$repo"/}"
+			printf '%s ' "${f#"$stage"/}"
 			sha256sum <"$f"
 		done
 		(($#)) && shift
@@ -144,9 +146,7 @@ build_module_and_collect() {
 
 	step="build trigger module"
 	log "building vfsdbg_trigger.ko"
-	for f in "${trigger_files[@]}"; do
-		cp "$f" "$out/trigger/"
-	done
+	cp "$stage"/trigger/* "$out/trigger/"
 	run_logged "$out/trigger/build.log" make -C "$tree" M="$out/trigger" modules
 
 	step="collect artefacts"
@@ -166,18 +166,31 @@ main() {
 	ensure_packages
 	[[ -f $src_tar ]] || die "$src_tar missing although $src_pkg is installed"
 
-	step="hash inputs"
-	local patches=("$patch_dir"/*.patch)
+	step="stage inputs"
+	stage=$(mktemp -d "${TMPDIR:-/tmp}/inodedump-build-kernel.XXXXXX")
+	trap 'rm -rf "$stage"' EXIT
+	mkdir "$stage/kernel-patches" "$stage/trigger"
+	local patches trigger_files
+	patches=("$patch_dir"/*.patch)
 	[[ -f ${patches[0]} ]] || die "no patches in $patch_dir"
 	mapfile -t trigger_files < <(find "$trigger_dir" -maxdepth 1 -type f \
 		\( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) | sort)
 	((${#trigger_files[@]})) || die "no trigger sources in $trigger_dir"
+	cp "${patches[@]}" "$stage/kernel-patches/"
+	cp "${trigger_files[@]}" "$stage/trigger/"
+	cp "$fragment" "$here/build-kernel.sh" "$stage/"
+	patch_dir=$stage/kernel-patches
+	fragment=$stage/kernel.config
+	patches=("$patch_dir"/*.patch)
+	trigger_files=("$stage"/trigger/*)
+
+	step="hash inputs"
 	local toolchain=() p
 	for p in "$src_pkg" gcc binutils dwarves; do
 		toolchain+=("$p=$(pkg_version "$p")")
 	done
 	local khash hash
-	khash=$(input_hash "${patches[@]}" "$fragment" "$here/build-kernel.sh" -- "${toolchain[@]}")
+	khash=$(input_hash "${patches[@]}" "$fragment" "$stage/build-kernel.sh" -- "${toolchain[@]}")
 	hash=$(input_hash "${trigger_files[@]}" -- "kbuild-$khash")
 
 	local kdir=$cache_root/kbuild-$khash out=$cache_root/kernel-$hash
@@ -203,7 +216,7 @@ main() {
 		build_tree "$kdir"
 	fi
 	build_module_and_collect "$out" "$kdir/linux-source-6.12"
-	log "done: $(cat "$out/release") in $out"
+	log "done: $(cat "$out/release") in $out after $SECONDS s"
 	printf '%s\n' "$out"
 }
 
