@@ -105,9 +105,10 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 	if (!id)
 		return idd_nomem();
 	id->vmlinux = strdup(vmlinux);
-	err = idd_target_open(vmcore, &id->target);
+	err = idd_types_open(vmlinux, &id->types);
 	if (!err)
-		err = idd_types_open(vmlinux, &id->types);
+		err = idd_target_open(vmcore, idd_elf_arch(idd_types_elf(id->types)),
+				      &id->target);
 	if (err)
 		goto fail;
 	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),

@@ -36,7 +36,9 @@ char *idd_strdup_printf(const char *fmt, ...) IDD_ATTR_PRINTF(1, 2);
 /* ---- target (target.c): the dump's memory and VMCOREINFO ---- */
 struct idd_target;
 
+/* arch_hint names the architecture when the dump's header does not. */
 struct inodedump_error *idd_target_open(const char *path,
+					const char *arch_hint,
 					struct idd_target **out);
 void idd_target_close(struct idd_target *t);
 /* Read len bytes of kernel virtual memory; all or an error naming why. */
@@ -64,6 +66,8 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 void idd_types_close(struct idd_types *types);
 /* The ELF handle of vmlinux (for its symbol table and notes). */
 struct Elf *idd_types_elf(struct idd_types *types);
+/* libkdumpfile's name for vmlinux's architecture ("x86_64"), or NULL. */
+const char *idd_elf_arch(struct Elf *elf);
 
 /* A complete struct/union definition. */
 struct idd_struct {

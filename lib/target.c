@@ -3,8 +3,10 @@
  * The target: bytes at kernel virtual addresses, and VMCOREINFO, from any
  * dump libkdumpfile reads. A failed read says which address and why.
  */
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <libkdumpfile/kdumpfile.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,99 @@ struct idd_target {
 	size_t ninfo;
 	bool little_endian;
 	int dump_level; /* makedumpfile's -d, or -1 when not known */
+	bool flattened; /* rearranged from makedumpfile's flattened format */
 };
+
+/*
+ * makedumpfile's flattened (streaming) format, which QEMU writes for its
+ * kdump-* formats: a 4096-byte header, then records of a big-endian
+ * (offset, size) pair and size bytes meant for that offset of the real
+ * file, ended by offset -1. libkdumpfile 0.5.1 cannot read it, so the
+ * records are put in place in a sparse in-memory file.
+ */
+#define FLAT_SIGNATURE "makedumpfile"
+#define FLAT_HEADER_SIZE 4096
+#define FLAT_MAX_OFFSET (INT64_C(1) << 46)
+#define FLAT_MAX_RECORD (INT64_C(1) << 30)
+
+static bool is_flattened(int fd)
+{
+	char sig[16] = { 0 };
+	int64_t type_be;
+
+	return pread(fd, sig, sizeof(sig), 0) == (ssize_t)sizeof(sig) &&
+	       !memcmp(sig, FLAT_SIGNATURE, sizeof(FLAT_SIGNATURE)) &&
+	       pread(fd, &type_be, 8, 16) == 8 && be64toh((uint64_t)type_be) == 1;
+}
+
+static struct inodedump_error *flat_error(const char *path, off_t at,
+					  const char *what)
+{
+	return idd_error(INODEDUMP_ERR_DUMP,
+			 "flattened dump %s: %s at file offset %lld", path, what,
+			 (long long)at);
+}
+
+static struct inodedump_error *unflatten(const char *path, int in, int *out)
+{
+	enum { CHUNK = 1 << 20 };
+	char *buf = malloc(CHUNK);
+	int fd = memfd_create("inodedump-unflattened", MFD_CLOEXEC);
+	off_t pos = FLAT_HEADER_SIZE;
+	struct inodedump_error *err = NULL;
+
+	if (!buf || fd < 0) {
+		err = buf ? idd_error(INODEDUMP_ERR_DUMP, "memfd_create: %s",
+				      strerror(errno))
+			  : idd_nomem();
+		goto fail;
+	}
+	for (;;) {
+		int64_t hdr[2], offset, size;
+
+		if (pread(in, hdr, sizeof(hdr), pos) != (ssize_t)sizeof(hdr)) {
+			err = flat_error(path, pos, "truncated before its end "
+						    "marker");
+			goto fail;
+		}
+		offset = (int64_t)be64toh((uint64_t)hdr[0]);
+		size = (int64_t)be64toh((uint64_t)hdr[1]);
+		if (offset == -1)
+			break;
+		if (offset < 0 || size < 0 || size > FLAT_MAX_RECORD ||
+		    offset > FLAT_MAX_OFFSET - size) {
+			err = flat_error(path, pos, "corrupt record header");
+			goto fail;
+		}
+		pos += (off_t)sizeof(hdr);
+		while (size > 0) {
+			size_t n = size > CHUNK ? CHUNK : (size_t)size;
+			ssize_t got = pread(in, buf, n, pos);
+
+			if (got <= 0) {
+				err = flat_error(path, pos, "truncated record");
+				goto fail;
+			}
+			if (pwrite(fd, buf, (size_t)got, offset) != got) {
+				err = idd_error(INODEDUMP_ERR_DUMP,
+						"rearranging flattened dump %s: "
+						"%s", path, strerror(errno));
+				goto fail;
+			}
+			pos += got;
+			offset += got;
+			size -= got;
+		}
+	}
+	free(buf);
+	*out = fd;
+	return NULL;
+fail:
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
 
 /*
  * makedumpfile's dump level from the diskdump header: the sub-header
@@ -110,6 +204,8 @@ const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key)
 
 const char *idd_target_format(struct idd_target *t)
 {
+	if (t->flattened)
+		return "flattened diskdump";
 	return t->format ? t->format : "unknown";
 }
 
@@ -119,6 +215,7 @@ bool idd_target_little_endian(struct idd_target *t)
 }
 
 struct inodedump_error *idd_target_open(const char *path,
+					const char *arch_hint,
 					struct idd_target **out)
 {
 	struct idd_target *t = calloc(1, sizeof(*t));
@@ -143,6 +240,18 @@ struct inodedump_error *idd_target_open(const char *path,
 		return idd_error(INODEDUMP_ERR_DUMP, "cannot open dump %s: %s",
 				 path, strerror(e));
 	}
+	if (is_flattened(t->fd)) {
+		int flat = t->fd;
+		struct inodedump_error *err = unflatten(path, flat, &t->fd);
+
+		close(flat);
+		if (err) {
+			t->fd = -1;
+			idd_target_close(t);
+			return err;
+		}
+		t->flattened = true;
+	}
 	ks = kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_FD, t->fd);
 	if (ks == KDUMP_OK)
 		ks = kdump_set_string_attr(t->ctx, KDUMP_ATTR_OSTYPE, "linux");
@@ -153,6 +262,19 @@ struct inodedump_error *idd_target_open(const char *path,
 				  path, kdump_get_err(t->ctx));
 		idd_target_close(t);
 		return err;
+	}
+	/*
+	 * Some writers (QEMU's kdump) leave the machine out of the header; the
+	 * architecture of vmlinux is the dump's, else it would be refused.
+	 */
+	{
+		const char *arch = NULL;
+
+		if (kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &arch) !=
+			    KDUMP_OK &&
+		    arch_hint)
+			kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME,
+					      arch_hint);
 	}
 	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
 	t->dump_level = diskdump_level(t->fd);

@@ -18,6 +18,9 @@ FORMATS = {
     "elf-paging": "elf-paging.vmcore",
     "d17-zlib": "d17-zlib.vmcore",
     "d17-lzo": "d17-lzo.vmcore",
+    # QEMU's kdump-zlib exactly as QEMU wrote it: makedumpfile's flattened
+    # format, partial header (FIXTURES.md pitfalls 2 and 3).
+    "qemu-kdump-zlib": "qemu-kdump-zlib.flat",
 }
 
 

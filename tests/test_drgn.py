@@ -16,7 +16,8 @@ from drgn import Object, cast  # noqa: E402
 
 # Formats drgn 0.0.22 cannot open (FIXTURES.md pitfall 1): compare against
 # drgn reading another dump of the same moment.
-DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging"}
+DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging",
+                   "qemu-kdump-zlib": "elf-paging"}
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),

@@ -12,7 +12,8 @@ from fixture import FORMATS, Checker, run, set_dir  # noqa: E402
 import drgn  # noqa: E402
 from drgn.helpers.linux.printk import get_dmesg  # noqa: E402
 
-DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging"}
+DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging",
+                   "qemu-kdump-zlib": "elf-paging"}
 
 
 def main():
