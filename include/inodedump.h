@@ -60,10 +60,16 @@ INODEDUMP_API void inodedump_error_free(struct inodedump_error *err);
  */
 struct inodedump_open_opts {
 	size_t sz;
-	/* vmlinux with DWARF; required for now. */
+	/*
+	 * vmlinux with DWARF. NULL: found by the dump's release under
+	 * /usr/lib/debug/boot, /usr/lib/debug/lib/modules/R, /boot,
+	 * /lib/modules/R/build (each below debug_root when set).
+	 */
 	const char *vmlinux;
 	/* Open even if VMCOREINFO's BUILD-ID differs from vmlinux's. */
 	bool ignore_build_id;
+	/* A directory laid out like / to look for vmlinux in (NULL: /). */
+	const char *debug_root;
 };
 
 #define INODEDUMP_OPTS(TYPE, NAME) struct TYPE NAME = { .sz = sizeof(struct TYPE) }
@@ -75,7 +81,10 @@ inodedump_open(const char *vmcore, const struct inodedump_open_opts *opts,
 	       struct inodedump **out);
 INODEDUMP_API void inodedump_close(struct inodedump *id);
 
-/* Facts about the open dump: "osrelease", "build_id", "format", ... */
+/*
+ * Facts about the open dump: "osrelease", "build_id", "vmlinux_build_id",
+ * "format", "kaslr_offset", "vmlinux", "vmlinux_source"; NULL if unknown.
+ */
 INODEDUMP_API const char *inodedump_fact(struct inodedump *id,
 					 const char *name);
 

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "inode.h"
@@ -89,28 +90,95 @@ static struct inodedump_error *check_match(struct inodedump *id,
 	return NULL;
 }
 
+#define OPT(opts, field, dflt)                                                 \
+	((opts) && (opts)->sz >= offsetof(struct inodedump_open_opts, field) + \
+				       sizeof((opts)->field)                   \
+		 ? (opts)->field                                               \
+		 : (dflt))
+
+/*
+ * Where distributions put the vmlinux of a release, relative to root:
+ * Debian/Ubuntu -dbg packages, Fedora/RHEL debuginfo, /boot, a build tree.
+ */
+static const char *const vmlinux_places[] = {
+	"/usr/lib/debug/boot/vmlinux-%s",
+	"/usr/lib/debug/lib/modules/%s/vmlinux",
+	"/boot/vmlinux-%s",
+	"/lib/modules/%s/build/vmlinux",
+};
+
+static struct inodedump_error *find_vmlinux(struct inodedump *id,
+					    const char *root)
+{
+	const char *release = idd_target_vmcoreinfo(id->target, "OSRELEASE");
+	char tried[2048] = "";
+	size_t used = 0;
+
+	if (!release)
+		release = idd_target_uts_release(id->target);
+	if (!release)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "the dump names no kernel release (no "
+				 "VMCOREINFO OSRELEASE): give the vmlinux with -k");
+	for (size_t i = 0; i < sizeof(vmlinux_places) / sizeof(*vmlinux_places);
+	     i++) {
+		char rel[1024], *path;
+
+		snprintf(rel, sizeof(rel), vmlinux_places[i], release);
+		path = idd_strdup_printf("%s%s", root ? root : "", rel);
+		if (!path)
+			return idd_nomem();
+		if (access(path, R_OK) == 0) {
+			id->vmlinux = path;
+			id->vmlinux_source = idd_strdup_printf(
+				"found by the dump's release %s", release);
+			return NULL;
+		}
+		used += (size_t)snprintf(tried + used, sizeof(tried) - used,
+					 "%s%s", used ? ", " : "", path);
+		if (used >= sizeof(tried))
+			used = sizeof(tried) - 1;
+		free(path);
+	}
+	return idd_error(INODEDUMP_ERR_VMLINUX,
+			 "no vmlinux for release %s (tried %s): install the "
+			 "kernel's debuginfo or give it with -k",
+			 release, tried);
+}
+
 struct inodedump_error *inodedump_open(const char *vmcore,
 				       const struct inodedump_open_opts *opts,
 				       struct inodedump **out)
 {
 	struct inodedump *id;
 	struct inodedump_error *err;
-	const char *vmlinux = opts && opts->sz >= offsetof(struct inodedump_open_opts, vmlinux) + sizeof(char *) ? opts->vmlinux : NULL;
-	bool ignore = opts && opts->sz >= offsetof(struct inodedump_open_opts, ignore_build_id) + sizeof(bool) && opts->ignore_build_id;
+	const char *vmlinux = OPT(opts, vmlinux, NULL);
+	bool ignore = OPT(opts, ignore_build_id, false);
 
-	if (!vmcore || !vmlinux)
-		return idd_error(INODEDUMP_ERR_USAGE,
-				 "a dump and a vmlinux are both needed");
+	if (!vmcore)
+		return idd_error(INODEDUMP_ERR_USAGE, "no dump given");
 	id = calloc(1, sizeof(*id));
 	if (!id)
 		return idd_nomem();
-	id->vmlinux = strdup(vmlinux);
-	err = idd_types_open(vmlinux, &id->types);
-	if (!err)
-		err = idd_target_open(vmcore, idd_elf_arch(idd_types_elf(id->types)),
-				      &id->target);
+	err = idd_target_open(vmcore, &id->target);
 	if (err)
 		goto fail;
+	if (vmlinux) {
+		id->vmlinux = strdup(vmlinux);
+		id->vmlinux_source = strdup("given with -k");
+		if (!id->vmlinux || !id->vmlinux_source) {
+			err = idd_nomem();
+			goto fail;
+		}
+	} else if ((err = find_vmlinux(id, OPT(opts, debug_root, NULL)))) {
+		goto fail;
+	}
+	err = idd_types_open(id->vmlinux, &id->types);
+	if (err)
+		goto fail;
+	/* Some writers (QEMU's kdump) leave the machine out of the header. */
+	idd_target_default_arch(id->target,
+				idd_elf_arch(idd_types_elf(id->types)));
 	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
 		       &id->kaslr))
 		id->kaslr = 0;
@@ -122,6 +190,12 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
 	id->kaslr_text = idd_strdup_printf("0x%llx",
 					   (unsigned long long)id->kaslr);
+	if (idd_target_dump_level(id->target) >= 0)
+		id->dump_level_text = idd_strdup_printf(
+			"%d", idd_target_dump_level(id->target));
+	if (idd_target_page_size(id->target))
+		id->page_size_text = idd_strdup_printf(
+			"%llu", (unsigned long long)idd_target_page_size(id->target));
 	if (!ignore) {
 		err = check_match(id, vmcore);
 		if (err)
@@ -145,8 +219,11 @@ void inodedump_close(struct inodedump *id)
 	free(id->layout);
 	free(id->paths_layout);
 	free(id->vmlinux);
+	free(id->vmlinux_source);
 	free(id->build_id_vmlinux);
 	free(id->kaslr_text);
+	free(id->dump_level_text);
+	free(id->page_size_text);
 	free(id);
 }
 
@@ -164,6 +241,14 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return id->kaslr_text;
 	if (!strcmp(name, "vmlinux"))
 		return id->vmlinux;
+	if (!strcmp(name, "vmlinux_source"))
+		return id->vmlinux_source;
+	if (!strcmp(name, "dump_level"))
+		return id->dump_level_text;
+	if (!strcmp(name, "arch"))
+		return idd_target_arch(id->target);
+	if (!strcmp(name, "page_size"))
+		return id->page_size_text;
 	return NULL;
 }
 

@@ -36,10 +36,14 @@ char *idd_strdup_printf(const char *fmt, ...) IDD_ATTR_PRINTF(1, 2);
 /* ---- target (target.c): the dump's memory and VMCOREINFO ---- */
 struct idd_target;
 
-/* arch_hint names the architecture when the dump's header does not. */
 struct inodedump_error *idd_target_open(const char *path,
-					const char *arch_hint,
 					struct idd_target **out);
+/* Name the architecture when the dump's header does not. */
+void idd_target_default_arch(struct idd_target *t, const char *arch);
+const char *idd_target_arch(struct idd_target *t);
+uint64_t idd_target_page_size(struct idd_target *t);
+/* The release from the dump's header (utsname), or NULL. */
+const char *idd_target_uts_release(struct idd_target *t);
 void idd_target_close(struct idd_target *t);
 /* Read len bytes of kernel virtual memory; all or an error naming why. */
 struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
@@ -185,8 +189,9 @@ struct inodedump {
 	struct idd_types *types;
 	struct idd_symbols *syms;
 	char *vmlinux;
+	char *vmlinux_source; /* "given with -k", "found by ..." */
 	char *build_id_vmlinux;
-	char *kaslr_text;
+	char *kaslr_text, *dump_level_text, *page_size_text;
 	uint64_t kaslr;
 	uint32_t version;
 	struct layout *layout;

@@ -214,8 +214,44 @@ bool idd_target_little_endian(struct idd_target *t)
 	return t->little_endian;
 }
 
+void idd_target_default_arch(struct idd_target *t, const char *arch)
+{
+	const char *have = NULL;
+
+	if (arch && kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
+			    KDUMP_OK)
+		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, arch);
+}
+
+const char *idd_target_arch(struct idd_target *t)
+{
+	const char *arch = NULL;
+
+	if (kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK)
+		return NULL;
+	return arch;
+}
+
+uint64_t idd_target_page_size(struct idd_target *t)
+{
+	kdump_num_t size = 0;
+
+	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_PAGE_SIZE, &size) != KDUMP_OK)
+		return 0;
+	return size;
+}
+
+const char *idd_target_uts_release(struct idd_target *t)
+{
+	const char *release = NULL;
+
+	if (kdump_get_string_attr(t->ctx, "linux.uts.release", &release) !=
+		    KDUMP_OK || !release || !*release)
+		return NULL;
+	return release;
+}
+
 struct inodedump_error *idd_target_open(const char *path,
-					const char *arch_hint,
 					struct idd_target **out)
 {
 	struct idd_target *t = calloc(1, sizeof(*t));
@@ -262,19 +298,6 @@ struct inodedump_error *idd_target_open(const char *path,
 				  path, kdump_get_err(t->ctx));
 		idd_target_close(t);
 		return err;
-	}
-	/*
-	 * Some writers (QEMU's kdump) leave the machine out of the header; the
-	 * architecture of vmlinux is the dump's, else it would be refused.
-	 */
-	{
-		const char *arch = NULL;
-
-		if (kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &arch) !=
-			    KDUMP_OK &&
-		    arch_hint)
-			kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME,
-					      arch_hint);
 	}
 	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
 	t->dump_level = diskdump_level(t->fd);

@@ -137,6 +137,49 @@ def case_not_an_inode(c, tmp):
     c.ok("--force marks the result", '"forced": true' in r.stdout, r.stdout[:300])
 
 
+def debian_root(tmp, release, vmlinux):
+    """A directory laid out like Debian's, with vmlinux where -dbg puts it."""
+    boot = os.path.join(tmp, "root", "usr", "lib", "debug", "boot")
+    os.makedirs(boot, exist_ok=True)
+    os.symlink(vmlinux, os.path.join(boot, "vmlinux-" + release))
+    return os.path.join(tmp, "root")
+
+
+def release_of(d):
+    for line in open(os.path.join(d, "serial.log"), errors="replace"):
+        if "Linux version " in line:
+            return line.split("Linux version ", 1)[1].split()[0]
+    raise SystemExit("FAIL no 'Linux version' line in serial.log")
+
+
+def case_vmlinux_discovery(c, tmp):
+    d = set_dir("stock")
+    root = debian_root(tmp, release_of(d), os.path.join(d, "vmlinux"))
+    t = read_truth(os.path.join(d, "truth.txt"))[0]
+    r = run(["--debug-root", root, "--json", os.path.join(d, "d17-zlib.vmcore"),
+             t["addr"]])
+    c.eq("found vmlinux: exit code", r.returncode, 0)
+    c.ok("says which vmlinux it used",
+         "using " + os.path.join(root, "usr/lib/debug/boot") in r.stderr, r.stderr)
+    c.ok("decoded the inode", '"ino": %s,' % t["ino"] in r.stdout, r.stdout[:400])
+
+
+def case_vmlinux_discovery_missing(c, tmp):
+    d = set_dir("stock")
+    expect(c, "no vmlinux found", ["--debug-root", tmp,
+                                   os.path.join(d, "d17-zlib.vmcore")], 3,
+           "no vmlinux for release " + release_of(d), tmp + "/boot/vmlinux-")
+
+
+def case_vmlinux_discovery_wrong_build_id(c, tmp):
+    # The patched kernel's vmlinux installed under the stock release's name.
+    d = set_dir("stock")
+    root = debian_root(tmp, release_of(d), VMLINUX)
+    expect(c, "discovered vmlinux of another build",
+           ["--debug-root", root, os.path.join(d, "d17-zlib.vmcore")], 3,
+           "is not the kernel of", "build-id")
+
+
 def case_usage(c, tmp):
     expect(c, "bad address", ["-k", VMLINUX, DUMP, "xyz"], 2, "xyz")
     expect(c, "no arguments", [], 2)

@@ -17,9 +17,10 @@ enum exit_code {
 };
 
 static const char usage_text[] =
-	"usage: vmcore-inode -k VMLINUX [--json] [--force] [--ignore-build-id]\n"
+	"usage: vmcore-inode [-k VMLINUX] [--json] [--force] [--ignore-build-id]\n"
 	"                    VMCORE [ADDRESS...]\n"
-	"       vmcore-inode -k VMLINUX --log VMCORE\n"
+	"       vmcore-inode [-k VMLINUX] --log VMCORE\n"
+	"       vmcore-inode [-k VMLINUX] --info VMCORE\n"
 	"\n"
 	"Decode the struct inode at each ADDRESS (hex, as the kernel's %%px\n"
 	"prints it: \"encountered for inode ffff935e008f6850\") in VMCORE, using\n"
@@ -27,7 +28,13 @@ static const char usage_text[] =
 	"With no ADDRESS, find every dump_inode() report in the kernel log inside\n"
 	"VMCORE and decode each reported inode (--reports).\n"
 	"\n"
-	"  -k, --vmlinux FILE    vmlinux with DWARF of the dumped kernel\n"
+	"  -k, --vmlinux FILE    vmlinux with DWARF of the dumped kernel; without\n"
+	"                        it, found by the dump's release in\n"
+	"                        /usr/lib/debug/boot/vmlinux-R,\n"
+	"                        /usr/lib/debug/lib/modules/R/vmlinux,\n"
+	"                        /boot/vmlinux-R, /lib/modules/R/build/vmlinux\n"
+	"      --debug-root DIR  look for vmlinux below DIR instead of /\n"
+	"  -i, --info            what the dump and vmlinux are, and whence\n"
 	"  -r, --reports         decode the inodes the kernel log reported\n"
 	"  -l, --log             print the kernel log like dmesg(1)\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
@@ -98,6 +105,34 @@ static void print_json_head(struct inodedump *id)
 	printf("{\n  \"schema\": %d,\n  \"osrelease\": \"%s\",\n"
 	       "  \"inodes\": [",
 	       INODEDUMP_JSON_SCHEMA, release ? release : "");
+}
+
+static void print_info(struct inodedump *id)
+{
+	static const struct {
+		const char *fact, *label, *whence;
+	} facts[] = {
+		{ "format", "format", "libkdumpfile" },
+		{ "dump_level", "dump level", "diskdump sub-header" },
+		{ "arch", "architecture", "dump header, else vmlinux" },
+		{ "osrelease", "release", "VMCOREINFO OSRELEASE" },
+		{ "build_id", "build-id", "VMCOREINFO BUILD-ID" },
+		{ "kaslr_offset", "KASLR offset", "VMCOREINFO KERNELOFFSET" },
+		{ "page_size", "page size", "dump header" },
+		{ "vmlinux", "vmlinux", NULL },
+		{ "vmlinux_build_id", "vmlinux build-id", "vmlinux GNU build-id note" },
+	};
+
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		const char *v = inodedump_fact(id, facts[i].fact);
+
+		printf("%-18s %s", facts[i].label, v ? v : "(unknown)");
+		if (facts[i].whence || !strcmp(facts[i].fact, "vmlinux"))
+			printf("  [%s]", facts[i].whence
+						 ? facts[i].whence
+						 : inodedump_fact(id, "vmlinux_source"));
+		putchar('\n');
+	}
 }
 
 static int print_log(struct inodedump *id)
@@ -336,16 +371,18 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "reports", no_argument, NULL, 'r' },
 		{ "log", no_argument, NULL, 'l' },
+		{ "info", no_argument, NULL, 'i' },
+		{ "debug-root", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
-	bool json = false, log = false, reports = false;
+	bool json = false, log = false, reports = false, info = false;
 	unsigned flags = 0;
 	struct inodedump *id;
 	struct inodedump_error *err;
 	int c, status = EXIT_CLEAN;
 
-	while ((c = getopt_long(argc, argv, "k:jfhrl", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:jfhrli", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': opts.vmlinux = optarg; break;
 		case 'j': json = true; break;
@@ -354,6 +391,8 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return EXIT_CLEAN;
 		case 'r': reports = true; break;
 		case 'l': log = true; break;
+		case 'i': info = true; break;
+		case 'D': opts.debug_root = optarg; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
@@ -362,13 +401,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!opts.vmlinux) {
-		fprintf(stderr, "vmcore-inode: -k VMLINUX is required\n");
-		return EXIT_USAGE;
-	}
-	if ((reports || log) && optind + 1 < argc) {
-		fprintf(stderr, "vmcore-inode: --reports and --log take no "
-				"ADDRESS\n");
+	if ((reports || log || info) && optind + 1 < argc) {
+		fprintf(stderr, "vmcore-inode: --reports, --log and --info take "
+				"no ADDRESS\n");
 		return EXIT_USAGE;
 	}
 	for (int i = optind + 1; i < argc; i++) {
@@ -386,6 +421,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmcore-inode: %s\n", inodedump_error_message(err));
 		inodedump_error_free(err);
 		return EXIT_UNREADABLE;
+	}
+	if (!opts.vmlinux)
+		fprintf(stderr, "vmcore-inode: using %s (%s)\n",
+			inodedump_fact(id, "vmlinux"),
+			inodedump_fact(id, "vmlinux_source"));
+	if (info) {
+		print_info(id);
+		inodedump_close(id);
+		return EXIT_CLEAN;
 	}
 	if (log || optind + 1 >= argc) {
 		status = log ? print_log(id) : decode_reports(id, flags, json);
