@@ -93,6 +93,8 @@ struct inodedump_inode;
 enum inodedump_decode_flags {
 	/* Decode even when the plausibility checks say this is no inode. */
 	INODEDUMP_DECODE_FORCE = 1 << 0,
+	/* Also find the tasks that hold it (a walk of every task's files). */
+	INODEDUMP_DECODE_HOLDERS = 1 << 1,
 };
 
 /*

@@ -46,6 +46,13 @@ struct idd_notes {
 	size_t n;
 };
 
+struct idd_holder {
+	const char *kind; /* "fd", "cwd", "root" */
+	uint64_t pid;
+	char comm[16];
+	int64_t fd;	  /* -1 unless kind is "fd" */
+};
+
 struct inodedump_inode {
 	uint64_t address;
 	bool forced;		  /* decoded although it failed plausibility */
@@ -67,6 +74,10 @@ struct inodedump_inode {
 	size_t npaths;
 	bool paths_known;    /* the walk could run on this kernel */
 	bool unlinked_alias; /* an alias is unhashed: the name was removed */
+
+	struct idd_holder *holders;
+	size_t nholders;
+	bool holders_known; /* --holders asked and the walk ran */
 
 	struct idd_notes violations; /* name = check, message = numbers */
 	struct idd_notes skipped;    /* name = check, message = why */

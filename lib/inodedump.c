@@ -213,6 +213,7 @@ void inodedump_close(struct inodedump *id)
 	if (!id)
 		return;
 	idd_modules_free(id->modules);
+	idd_holders_free(id->holders);
 	idd_symbols_close(id->syms);
 	idd_types_close(id->types);
 	idd_target_close(id->target);
@@ -798,6 +799,8 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 	decode_flags(l, ino);
 	if (!ino->forced)
 		idd_decode_paths(id, ino);
+	if (flags & INODEDUMP_DECODE_HOLDERS)
+		idd_decode_holders(id, ino);
 	run_checks(id, ino);
 	free(buf);
 	*out = ino;
@@ -842,6 +845,7 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 	free(ino->link.s);
 	free(ino->not_inode_reason);
 	free_names(ino->paths);
+	free(ino->holders);
 	free_notes(&ino->violations);
 	free_notes(&ino->skipped);
 	free_notes(&ino->errors);

@@ -197,10 +197,15 @@ struct inodedump {
 	struct layout *layout;
 	struct idd_modules *modules; /* loaded on first use */
 	struct path_layout *paths_layout;
+	struct idd_holders *holders; /* one task walk per session */
 };
 
 struct inodedump_inode;
 /* paths.c: fill ino->paths from its dentry aliases and the mount tree. */
 void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino);
+/* holders.c: the tasks holding ino open, or as cwd/root. */
+struct idd_holders;
+void idd_decode_holders(struct inodedump *id, struct inodedump_inode *ino);
+void idd_holders_free(struct idd_holders *hs);
 
 #endif

@@ -171,6 +171,25 @@ void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
 		fputs("null", out);
 	json_names(out, &first, "paths", ino->paths_known
 			  ? (ino->paths ? ino->paths : (char *[]){ NULL }) : NULL);
+	json_key(out, &first, "holders");
+	if (!ino->holders_known) {
+		fputs("null", out);
+	} else {
+		fputc('[', out);
+		for (size_t i = 0; i < ino->nholders; i++) {
+			const struct idd_holder *h = &ino->holders[i];
+
+			fprintf(out, "%s{\"pid\": %" PRIu64 ", \"comm\": ",
+				i ? ", " : "", h->pid);
+			json_string(out, h->comm);
+			fprintf(out, ", \"kind\": \"%s\", \"fd\": ", h->kind);
+			if (h->fd >= 0)
+				fprintf(out, "%" PRId64 "}", h->fd);
+			else
+				fputs("null}", out);
+		}
+		fputc(']', out);
+	}
 	json_key(out, &first, "unlinked");
 	fputs(ino->unlinked_alias || (ino->nlink.state == IDD_OK && !ino->nlink.v)
 		      ? "true" : "false", out);
@@ -364,6 +383,18 @@ void inodedump_inode_print_text(const struct inodedump_inode *ino, FILE *out)
 	if (ino->paths_known && !ino->npaths)
 		fprintf(out, "  %-12s (no name: no dentry alias in memory)\n",
 			"path");
+	for (size_t i = 0; i < ino->nholders; i++) {
+		const struct idd_holder *h = &ino->holders[i];
+
+		fprintf(out, "  %-12s pid %" PRIu64 " (%s) ", i ? "" : "held by",
+			h->pid, h->comm);
+		if (h->fd >= 0)
+			fprintf(out, "fd %" PRId64 "\n", h->fd);
+		else
+			fprintf(out, "as its %s\n", h->kind);
+	}
+	if (ino->holders_known && !ino->nholders)
+		fprintf(out, "  %-12s no task has it open\n", "held by");
 	if (ino->forced)
 		fprintf(out, "  WARNING: decoded with --force; this may not be "
 			     "an inode: %s\n", ino->not_inode_reason);

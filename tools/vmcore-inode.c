@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"  -l, --log             print the kernel log like dmesg(1)\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
 	"  -f, --force           decode addresses that fail the inode checks\n"
+	"      --holders         also list the tasks holding each inode (fd,\n"
+	"                        cwd, root): walks every task\n"
 	"      --ignore-build-id open even if vmlinux is not the dump's kernel\n"
 	"  -h, --help            this help\n"
 	"\n"
@@ -372,6 +374,7 @@ int main(int argc, char **argv)
 		{ "reports", no_argument, NULL, 'r' },
 		{ "log", no_argument, NULL, 'l' },
 		{ "info", no_argument, NULL, 'i' },
+		{ "holders", no_argument, NULL, 'H' },
 		{ "debug-root", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -392,6 +395,7 @@ int main(int argc, char **argv)
 		case 'r': reports = true; break;
 		case 'l': log = true; break;
 		case 'i': info = true; break;
+		case 'H': flags |= INODEDUMP_DECODE_HOLDERS; break;
 		case 'D': opts.debug_root = optarg; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}

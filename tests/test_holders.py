@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""--holders names the same (pid, comm, fd/cwd/root) as drgn's task walk.
+
+The fixture's init keeps fds 3.. open on the fixture files and a sleeper
+uses the fixture dir as its cwd (tests/vmcores/init.sh).
+usage: test_holders.py SET
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture import Checker, read_truth, run_json, set_dir  # noqa: E402
+
+import drgn  # noqa: E402
+from drgn.helpers.linux.fs import for_each_file  # noqa: E402
+from drgn.helpers.linux.pid import for_each_task  # noqa: E402
+
+
+def drgn_holders(prog):
+    held = {}
+    for task in for_each_task(prog):
+        pid, comm = int(task.pid), task.comm.string_().decode()
+        for fd, f in for_each_file(task):
+            held.setdefault(int(f.f_inode.value_()), set()).add(
+                (pid, comm, "fd", fd))
+        if task.fs:
+            for kind, path in (("cwd", task.fs.pwd), ("root", task.fs.root)):
+                held.setdefault(int(path.dentry.d_inode.value_()), set()).add(
+                    (pid, comm, kind, None))
+    return held
+
+
+def main():
+    d = set_dir(sys.argv[1])
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    prog = drgn.Program()
+    prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
+    prog.load_debug_info([os.path.join(d, "vmlinux")])
+    want = drgn_holders(prog)
+    p, doc = run_json(os.path.join(d, "vmlinux"), os.path.join(d, "d17-zlib.vmcore"),
+                      [t["addr"] for t in truth], extra=("--holders",))
+    c = Checker()
+    some = 0
+    for t, got in zip(truth, doc["inodes"]):
+        mine = {(h["pid"], h["comm"], h["kind"], h["fd"]) for h in got["holders"]}
+        theirs = want.get(int(t["addr"], 16), set())
+        some += bool(theirs)
+        c.eq(f"{t['role']} holders", sorted(mine, key=str), sorted(theirs, key=str))
+    c.ok("the fixture has held inodes", some >= 3, f"only {some}")
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
