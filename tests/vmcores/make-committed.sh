@@ -9,7 +9,9 @@
 #   vmlinux          debug-only vmlinux: objcopy --only-keep-debug
 #                    --compress-debug-sections=zlib, minus the DWARF sections
 #                    neither drgn nor a type reader needs (location lists,
-#                    range lists, call frame info, aranges)
+#                    range lists, call frame info, aranges), then packed by
+#                    elf_pack_debug.py (objcopy keeps the stripped sections'
+#                    file offsets: ~10 MB of zeros; sections recompressed -9)
 #   truth.txt        the set's truth lines (printed by the kernel)
 #   reports.txt      the two "VFS_WARN_ON_INODE(...) encountered for inode"
 #                    lines from the serial console (timestamp prefix removed)
@@ -47,7 +49,10 @@ REMOVE="--remove-section=.debug_loclists --remove-section=.debug_rnglists
 --remove-section=.debug_frame --remove-section=.debug_aranges
 --remove-section=.debug_loc --remove-section=.debug_ranges"
 # shellcheck disable=SC2086
-objcopy --only-keep-debug --compress-debug-sections=zlib $REMOVE "$SRC/vmlinux" "$TMP/vmlinux"
+objcopy --only-keep-debug --compress-debug-sections=zlib $REMOVE "$SRC/vmlinux" "$TMP/vmlinux.debug"
+step "pack the debug file (elf_pack_debug.py: drop the zero gap objcopy leaves, zlib -9)"
+python3 "$HERE/elf_pack_debug.py" "$TMP/vmlinux.debug" "$TMP/vmlinux"
+rm -f "$TMP/vmlinux.debug"
 
 step "check the committed fixture with drgn"
 /usr/bin/python3 "$HERE/check_fixture.py" "$TMP" --set patched > "$TMP/check.out" || {
@@ -78,7 +83,7 @@ the smallest dump drgn and libkdumpfile both read, plus a debug-only vmlinux.
 | file | what | bytes |
 |---|---|---|
 | \`d17-zlib.vmcore\` | \`makedumpfile -d 17 -c\` (1.7.2) of QEMU's \`dump-guest-memory\` ELF (paging:false, program headers moved to offset 64 by elf_fixphdr.py) taken while the guest ran, after the reports | $(stat -c %s "$TMP/d17-zlib.vmcore") |
-| \`vmlinux\` | \`objcopy --only-keep-debug --compress-debug-sections=zlib\` of the kernel's vmlinux, without $(echo $REMOVE | sed 's/--remove-section=//g; s/ /, /g'); keeps .debug_info/.debug_abbrev/.debug_str/.debug_line/.debug_line_str/.debug_str_offsets/.debug_addr, .symtab, .strtab | $(stat -c %s "$TMP/vmlinux") |
+| \`vmlinux\` | \`objcopy --only-keep-debug --compress-debug-sections=zlib\` of the kernel's vmlinux, without $(echo $REMOVE | sed 's/--remove-section=//g; s/ /, /g'); keeps .debug_info/.debug_abbrev/.debug_str/.debug_line/.debug_line_str/.debug_str_offsets/.debug_addr (where present), .symtab, .strtab; then \`elf_pack_debug.py\` packs the sections (objcopy leaves the stripped sections' file offsets, ~10 MB of zeros) and recompresses them with zlib -9 | $(stat -c %s "$TMP/vmlinux") |
 | \`truth.txt\` | the kernel's own \`inodedump-truth:\` lines (CONTRACT.md format) | $(stat -c %s "$TMP/truth.txt") |
 | \`reports.txt\` | the two report lines as printed on the console (timestamp removed) | $(stat -c %s "$TMP/reports.txt") |
 
@@ -95,7 +100,7 @@ Check it: \`/usr/bin/python3 tests/vmcores/check_fixture.py tests/vmcores/commit
 printed when it was made:
 
 \`\`\`
-$(cat "$TMP/check.out")
+$(sed "s|$TMP|tests/vmcores/committed|g" "$TMP/check.out")
 \`\`\`
 
 sha256:
