@@ -49,6 +49,42 @@ static bool parse_hex(const char *s, uint64_t *out)
 }
 
 /*
+ * On a live system /proc/kallsyms is a second witness of the KASLR offset
+ * (when kptr_restrict lets root see addresses).
+ */
+static struct inodedump_error *check_kallsyms(struct inodedump *id)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512];
+	struct inodedump_error *err = NULL;
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long live;
+		char type, name[256];
+		uint64_t in_vmlinux;
+
+		if (sscanf(line, "%llx %c %255s", &live, &type, name) != 3 ||
+		    strcmp(name, "_stext"))
+			continue;
+		if (live && idd_symbols_address(id->syms, "_stext", &in_vmlinux) &&
+		    live != in_vmlinux)
+			err = idd_error(INODEDUMP_ERR_MISMATCH,
+					"vmlinux %s is not the running kernel: "
+					"_stext is at 0x%llx in /proc/kallsyms "
+					"but at 0x%llx in vmlinux (KASLR offset "
+					"0x%llx applied)",
+					id->vmlinux, live,
+					(unsigned long long)in_vmlinux,
+					(unsigned long long)id->kaslr);
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+/*
  * A wrong vmlinux must be refused before it produces plausible nonsense:
  * compare the dump's BUILD-ID with vmlinux's note, and one VMCOREINFO
  * symbol's address with vmlinux's symbol table plus the KASLR offset.
@@ -198,6 +234,8 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 			"%llu", (unsigned long long)idd_target_page_size(id->target));
 	if (!ignore) {
 		err = check_match(id, vmcore);
+		if (!err && !strcmp(vmcore, "/proc/kcore"))
+			err = check_kallsyms(id);
 		if (err)
 			goto fail;
 	}

@@ -273,6 +273,11 @@ struct inodedump_error *idd_target_open(const char *path,
 		int e = errno;
 
 		idd_target_close(t);
+		if ((e == EACCES || e == EPERM) && !strcmp(path, "/proc/kcore"))
+			return idd_error(INODEDUMP_ERR_DUMP,
+					 "cannot open /proc/kcore: %s: reading "
+					 "the live kernel needs root "
+					 "(CAP_SYS_RAWIO)", strerror(e));
 		return idd_error(INODEDUMP_ERR_DUMP, "cannot open dump %s: %s",
 				 path, strerror(e));
 	}

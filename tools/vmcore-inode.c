@@ -21,6 +21,7 @@ static const char usage_text[] =
 	"                    VMCORE [ADDRESS...]\n"
 	"       vmcore-inode [-k VMLINUX] --log VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] --info VMCORE\n"
+	"       vmcore-inode [-k VMLINUX] --live [ADDRESS...]   (reads /proc/kcore)\n"
 	"\n"
 	"Decode the struct inode at each ADDRESS (hex, as the kernel's %%px\n"
 	"prints it: \"encountered for inode ffff935e008f6850\") in VMCORE, using\n"
@@ -375,11 +376,13 @@ int main(int argc, char **argv)
 		{ "log", no_argument, NULL, 'l' },
 		{ "info", no_argument, NULL, 'i' },
 		{ "holders", no_argument, NULL, 'H' },
+		{ "live", no_argument, NULL, 'L' },
 		{ "debug-root", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
 	bool json = false, log = false, reports = false, info = false;
+	bool live = false;
 	unsigned flags = 0;
 	struct inodedump *id;
 	struct inodedump_error *err;
@@ -396,8 +399,17 @@ int main(int argc, char **argv)
 		case 'l': log = true; break;
 		case 'i': info = true; break;
 		case 'H': flags |= INODEDUMP_DECODE_HOLDERS; break;
+		case 'L': live = true; break;
 		case 'D': opts.debug_root = optarg; break;
 		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (live) {
+		/* The live kernel is one more dump: /proc/kcore, in argv's place. */
+		static char kcore[] = "/proc/kcore";
+
+		if (optind > 0) {
+			argv[--optind] = kcore;
 		}
 	}
 	if (optind >= argc) {
