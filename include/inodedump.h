@@ -149,6 +149,9 @@ struct inodedump_log;
 INODEDUMP_API struct inodedump_error *
 inodedump_read_log(struct inodedump *id, struct inodedump_log **out);
 INODEDUMP_API size_t inodedump_log_count(const struct inodedump_log *log);
+/* Why the log may be incomplete (corrupt ring indices), or NULL. */
+INODEDUMP_API const char *
+inodedump_log_warning(const struct inodedump_log *log);
 INODEDUMP_API const struct inodedump_record *
 inodedump_log_record(const struct inodedump_log *log, size_t i);
 /* The log as dmesg(1) prints it ("[%5u.%06u] text"). */

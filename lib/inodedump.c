@@ -48,6 +48,38 @@ static bool parse_hex(const char *s, uint64_t *out)
 	return *end == '\0' || *end == '\n';
 }
 
+/* VMCOREINFO symbols that vmlinux also has, to check KASLR against. */
+static const char *const kaslr_probes[] = { "init_uts_ns", "swapper_pg_dir",
+					    "_stext", "mem_section" };
+
+/*
+ * The KASLR offset: VMCOREINFO's KERNELOFFSET, else the difference between
+ * a VMCOREINFO SYMBOL() and the same symbol in vmlinux (kernels before
+ * KERNELOFFSET, or a VMCOREINFO cut short).
+ */
+static void find_kaslr(struct inodedump *id)
+{
+	id->kaslr = 0;
+	if (parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
+		      &id->kaslr)) {
+		id->kaslr_from_vmcoreinfo = true;
+		return;
+	}
+	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);
+	     i++) {
+		char key[64];
+		uint64_t in_dump, in_vmlinux;
+
+		snprintf(key, sizeof(key), "SYMBOL(%s)", kaslr_probes[i]);
+		if (parse_hex(idd_target_vmcoreinfo(id->target, key), &in_dump) &&
+		    idd_symbols_address(id->syms, kaslr_probes[i], &in_vmlinux)) {
+			id->kaslr = in_dump - in_vmlinux;
+			idd_symbols_set_kaslr(id->syms, id->kaslr);
+			return;
+		}
+	}
+}
+
 /*
  * On a live system /proc/kallsyms is a second witness of the KASLR offset
  * (when kptr_restrict lets root see addresses).
@@ -92,8 +124,6 @@ static struct inodedump_error *check_kallsyms(struct inodedump *id)
 static struct inodedump_error *check_match(struct inodedump *id,
 					   const char *vmcore)
 {
-	static const char *const probes[] = { "init_uts_ns", "swapper_pg_dir",
-					      "_stext", "mem_section" };
 	const char *dump_id = idd_target_vmcoreinfo(id->target, "BUILD-ID");
 
 	if (dump_id && id->build_id_vmlinux &&
@@ -103,10 +133,14 @@ static struct inodedump_error *check_match(struct inodedump *id,
 				 "%s (VMCOREINFO BUILD-ID %s)",
 				 id->vmlinux, id->build_id_vmlinux, vmcore,
 				 dump_id);
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);
+	     i++) {
+		const char *const *probes = kaslr_probes;
 		char key[64];
 		uint64_t in_dump, in_vmlinux;
 
+		if (!id->kaslr_from_vmcoreinfo)
+			break; /* the offset was derived from this very check */
 		snprintf(key, sizeof(key), "SYMBOL(%s)", probes[i]);
 		if (!parse_hex(idd_target_vmcoreinfo(id->target, key), &in_dump) ||
 		    !idd_symbols_address(id->syms, probes[i], &in_vmlinux))
@@ -221,6 +255,7 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 	err = idd_symbols_open(idd_types_elf(id->types), id->kaslr, &id->syms);
 	if (err)
 		goto fail;
+	find_kaslr(id);
 	id->build_id_vmlinux = idd_elf_build_id(idd_types_elf(id->types));
 	id->version = idd_parse_release(
 		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
@@ -726,6 +761,14 @@ static void run_checks(struct inodedump *id, struct inodedump_inode *ino)
 			      "unreadable (i_linklen %lld)",
 			      (unsigned long long)ino->i_link.addr,
 			      (long long)ino->linklen.v);
+	} else if (cached && ino->link.state == IDD_OK && ino->link.truncated) {
+		idd_notes_add(&ino->violations, "cached_link_length", true,
+			      ino->i_link.addr,
+			      "i_link 0x%llx has no NUL within PATH_MAX (%d) "
+			      "bytes, i_linklen = %lld: the cached link is "
+			      "not a string",
+			      (unsigned long long)ino->i_link.addr,
+			      LINK_MAX_BYTES, (long long)(int32_t)ino->linklen.v);
 	} else if (cached && ino->link.state == IDD_OK &&
 		   ino->link_strlen.v != (int32_t)ino->linklen.v) {
 		idd_notes_add(&ino->violations, "cached_link_length", false, 0,

@@ -141,6 +141,7 @@ struct idd_symbols;
 struct inodedump_error *idd_symbols_open(struct Elf *elf, uint64_t kaslr_offset,
 					 struct idd_symbols **out);
 void idd_symbols_close(struct idd_symbols *syms);
+void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset);
 /* "name" or "name+0x10" for a runtime address; NULL when none. malloc'd. */
 char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr);
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
@@ -193,6 +194,7 @@ struct inodedump {
 	char *build_id_vmlinux;
 	char *kaslr_text, *dump_level_text, *page_size_text;
 	uint64_t kaslr;
+	bool kaslr_from_vmcoreinfo; /* KERNELOFFSET, not derived */
 	uint32_t version;
 	struct layout *layout;
 	struct idd_modules *modules; /* loaded on first use */

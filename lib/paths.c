@@ -180,8 +180,19 @@ static char *path_through(struct inodedump *id, const struct path_layout *l,
 		err = read_dentry(id, l, dentry, &d);
 		if (err)
 			goto fail_err;
-		if (d.parent == dentry) /* the superblock root, not this mount's */
+		if (d.parent == dentry) {
+			/*
+			 * A root dentry that is not the mount's root: this
+			 * mount shows another subtree (a bind mount), or the
+			 * mount tree is inconsistent.
+			 */
+			if (hops)
+				*why = idd_strdup_printf(
+					"dentry 0x%" PRIx64 " is not below the "
+					"root of mount 0x%" PRIx64 ": mount tree "
+					"inconsistent", dentry, mnt);
 			goto fail;
+		}
 		if (!prepend(buf, &start, d.name)) {
 			*why = strdup("path longer than PATH_MAX");
 			goto fail;

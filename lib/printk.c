@@ -22,6 +22,7 @@
 struct inodedump_log {
 	struct inodedump_record *recs;
 	size_t n;
+	char *warning; /* the ring's indices did not hold together */
 };
 
 struct ring_layout {
@@ -263,11 +264,22 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 		goto out;
 	}
 	/* tail..head inclusive, never more than once around the ring. */
-	for (uint64_t rid = r.tail, n = 0; n < r.count; rid = (rid + 1) & id_mask, n++) {
+	bool reached = false;
+
+	for (uint64_t rid = r.tail & id_mask, n = 0; n < r.count;
+	     rid = (rid + 1) & id_mask, n++) {
 		add_record(&r, log, rid);
-		if (rid == (r.head & id_mask))
+		if (rid == (r.head & id_mask)) {
+			reached = true;
 			break;
+		}
 	}
+	if (!reached || !log->n)
+		log->warning = idd_strdup_printf(
+			"kernel log ring at 0x%" PRIx64 " is corrupt: tail_id "
+			"0x%" PRIx64 " and head_id 0x%" PRIx64 " are not within "
+			"%" PRIu64 " descriptors of each other; %zu records read",
+			rb_addr, r.tail, r.head, r.count, log->n);
 	*out = log;
 	log = NULL;
 out:
@@ -276,6 +288,11 @@ out:
 	free(r.infos);
 	free(r.data);
 	return err;
+}
+
+const char *inodedump_log_warning(const struct inodedump_log *log)
+{
+	return log->warning;
 }
 
 size_t inodedump_log_count(const struct inodedump_log *log)
@@ -308,6 +325,7 @@ void inodedump_log_free(struct inodedump_log *log)
 	for (size_t i = 0; i < log->n; i++)
 		free((char *)log->recs[i].text);
 	free(log->recs);
+	free(log->warning);
 	free(log);
 }
 

@@ -49,6 +49,11 @@ struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
 	return NULL;
 }
 
+void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset)
+{
+	syms->kaslr = kaslr_offset;
+}
+
 void idd_symbols_close(struct idd_symbols *syms)
 {
 	free(syms);

@@ -293,6 +293,12 @@ struct inodedump_error *idd_target_open(const char *path,
 		}
 		t->flattened = true;
 	}
+	/*
+	 * mmap(2) turns a read past the end of a truncated dump into SIGBUS;
+	 * read(2) turns it into an error we can report.
+	 */
+	kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_MMAP_POLICY,
+			      KDUMP_MMAP_NEVER);
 	ks = kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_FD, t->fd);
 	if (ks == KDUMP_OK)
 		ks = kdump_set_string_attr(t->ctx, KDUMP_ATTR_OSTYPE, "linux");

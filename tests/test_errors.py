@@ -57,6 +57,64 @@ def case_truncated_dump(c, tmp):
          or "read" in r.stderr, r.stderr)
 
 
+def truncated_copy(tmp, src, size, name):
+    p = os.path.join(tmp, name)
+    with open(src, "rb") as f, open(p, "wb") as out:
+        out.write(f.read(size))
+    return p
+
+
+def case_truncated_at_offsets(c, tmp):
+    # Inside the header, inside the page bitmap, and mid-data.
+    for size in (100, 6000, os.path.getsize(DUMP) // 2):
+        p = truncated_copy(tmp, DUMP, size, f"trunc-{size}.vmcore")
+        r = run(["-k", VMLINUX, p, victim()["addr"]])
+        c.eq(f"truncated at {size}: exit code", r.returncode, 3)
+        c.ok(f"truncated at {size}: names the file or address",
+             p in r.stderr or "0x" in r.stderr, r.stderr)
+
+
+def case_corrupt_header(c, tmp):
+    p = os.path.join(tmp, "corrupt.vmcore")
+    shutil.copyfile(DUMP, p)
+    with open(p, "r+b") as f:
+        f.seek(428)  # block_size of the diskdump header
+        f.write(b"\xff\xff\xff\x7f")
+    expect(c, "corrupt header", ["-k", VMLINUX, p, victim()["addr"]], 3, p)
+
+
+def case_random_bytes_dump(c, tmp):
+    p = os.path.join(tmp, "random.vmcore")
+    with open(p, "wb") as f:
+        f.write(os.urandom(1 << 20))
+    expect(c, "random dump", ["-k", VMLINUX, p, victim()["addr"]], 3, p)
+
+
+def case_empty_dump(c, tmp):
+    p = os.path.join(tmp, "empty.vmcore")
+    open(p, "wb").close()
+    expect(c, "empty dump", ["-k", VMLINUX, p, victim()["addr"]], 3, p)
+
+
+def case_directory_as_dump(c, tmp):
+    expect(c, "directory as dump", ["-k", VMLINUX, tmp, victim()["addr"]], 3,
+           tmp)
+
+
+def case_random_bytes_vmlinux(c, tmp):
+    p = os.path.join(tmp, "vmlinux-random")
+    with open(p, "wb") as f:
+        f.write(os.urandom(1 << 16))
+    expect(c, "random vmlinux", ["-k", p, DUMP, victim()["addr"]], 3, p)
+
+
+def case_flattened_truncated(c, tmp):
+    flat = os.path.join(set_dir("patched"), "qemu-kdump-zlib.flat")
+    p = truncated_copy(tmp, flat, os.path.getsize(flat) // 2, "half.flat")
+    expect(c, "truncated flattened dump", ["-k", VMLINUX, p], 3,
+           "flattened dump", "truncated")
+
+
 def case_missing_vmlinux(c, tmp):
     expect(c, "missing vmlinux", ["-k", os.path.join(tmp, "vmlinux-nope"),
                                   DUMP, victim()["addr"]], 3, "vmlinux-nope")

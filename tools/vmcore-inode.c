@@ -148,6 +148,8 @@ static int print_log(struct inodedump *id)
 		inodedump_error_free(err);
 		return EXIT_UNREADABLE;
 	}
+	if (inodedump_log_warning(log))
+		fprintf(stderr, "vmcore-inode: %s\n", inodedump_log_warning(log));
 	inodedump_log_print(log, stdout);
 	inodedump_log_free(log);
 	return EXIT_CLEAN;
@@ -304,6 +306,8 @@ static int decode_reports(struct inodedump *id, unsigned flags, bool json)
 		inodedump_error_free(err);
 		return EXIT_UNREADABLE;
 	}
+	if (inodedump_log_warning(log))
+		fprintf(stderr, "vmcore-inode: %s\n", inodedump_log_warning(log));
 	n = inodedump_find_reports(log, &reps);
 	if (json) {
 		print_json_head(id);

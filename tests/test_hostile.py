@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""Memory that lies: a copy of a real ELF fixture dump with chosen bytes
+overwritten, and the tool still answers with a clear message, the
+documented exit code, no crash and no hang.
+
+usage: test_hostile.py CASE
+Addresses of the members to corrupt come from drgn reading the original
+dump; the bytes are written at the physical offset in a copy of the
+paging:false ELF dump (FIXTURES: every p_vaddr is 0 there).
+"""
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture import Checker, read_truth, run, set_dir  # noqa: E402
+
+import drgn  # noqa: E402
+from drgn import Object  # noqa: E402
+from drgn.helpers.linux.mm import virt_to_phys  # noqa: E402
+
+D = set_dir("patched")
+VMLINUX = os.path.join(D, "vmlinux")
+TIMEOUT = 60
+
+
+def program():
+    prog = drgn.Program()
+    prog.set_core_dump(os.path.join(D, "elf-paging.vmcore"))
+    prog.load_debug_info([VMLINUX])
+    return prog
+
+
+def victim(prog, role="victim_symlink"):
+    t = next(t for t in read_truth(os.path.join(D, "truth.txt"))
+             if t["role"] == role)
+    return t, Object(prog, "struct inode *", int(t["addr"], 16))
+
+
+class ElfCopy:
+    """A writable copy of elf-nopaging.vmcore, written by physical address."""
+
+    def __init__(self, tmp):
+        self.path = os.path.join(tmp, "lying.vmcore")
+        shutil.copyfile(os.path.join(D, "elf-nopaging.vmcore"), self.path)
+        out = subprocess.run(["readelf", "-lW", self.path], capture_output=True,
+                             text=True, check=True).stdout
+        self.loads = []
+        for line in out.splitlines():
+            f = line.split()
+            if f and f[0] == "LOAD":
+                self.loads.append((int(f[1], 16), int(f[3], 16), int(f[4], 16)))
+
+    def write(self, prog, vaddr, data):
+        if vaddr >= 0xffffffff80000000:
+            # The kernel image mapping (x86-64 __START_KERNEL_map).
+            phys = (vaddr - 0xffffffff80000000 +
+                    prog.read_u64(prog.symbol("phys_base").address)) % (1 << 64)
+        else:
+            phys = virt_to_phys(prog, vaddr).value_()
+        for off, paddr, size in self.loads:
+            if paddr <= phys and phys + len(data) <= paddr + size:
+                with open(self.path, "r+b") as f:
+                    f.seek(off + phys - paddr)
+                    f.write(data)
+                return
+        raise SystemExit(f"FAIL physical 0x{phys:x} not in any PT_LOAD")
+
+
+def decode(c, name, dump, args, code, *words):
+    p = run(["-k", VMLINUX, "--json", dump, *args], timeout=TIMEOUT)
+    c.eq(f"{name}: exit code", p.returncode, code)
+    c.ok(f"{name}: no crash", "Sanitizer" not in p.stderr and p.returncode >= 0,
+         p.stderr[-400:])
+    for w in words:
+        c.ok(f"{name}: says {w!r}", w in p.stdout or w in p.stderr,
+             (p.stderr + p.stdout)[-600:])
+    return p
+
+
+def case_link_unterminated(c, tmp, prog):
+    t, ino = victim(prog)
+    e = ElfCopy(tmp)
+    e.write(prog, ino.i_link.value_(), b"A" * 5000)
+    decode(c, "i_link without NUL", e.path, [t["addr"]], 1,
+           "no NUL within PATH_MAX (4096)")
+
+
+def case_linklen_negative(c, tmp, prog):
+    t, ino = victim(prog)
+    e = ElfCopy(tmp)
+    e.write(prog, ino.i_linklen.address_, struct.pack("<i", -7))
+    decode(c, "i_linklen negative", e.path, [t["addr"]], 1,
+           "i_linklen = -7")
+
+
+def case_linklen_huge(c, tmp, prog):
+    t, ino = victim(prog)
+    e = ElfCopy(tmp)
+    e.write(prog, ino.i_linklen.address_, struct.pack("<i", 0x7fffffff))
+    decode(c, "i_linklen huge", e.path, [t["addr"]], 1,
+           "i_linklen = 2147483647")
+
+
+def case_sb_points_at_inode(c, tmp, prog):
+    t, ino = victim(prog)
+    e = ElfCopy(tmp)
+    e.write(prog, ino.i_sb.address_, struct.pack("<Q", ino.value_()))
+    decode(c, "i_sb pointing at the inode", e.path, [t["addr"]], 3,
+           "does not look like a struct inode", "s_type")
+
+
+def case_dentry_alias_cycle(c, tmp, prog):
+    t, ino = victim(prog)
+    first = ino.i_dentry.first
+    e = ElfCopy(tmp)
+    e.write(prog, first.next.address_, struct.pack("<Q", first.value_()))
+    decode(c, "cyclic i_dentry", e.path, [t["addr"]], 1,
+           "dentry aliases: list corrupt or cyclic", t["path"])
+
+
+def case_mount_cycle(c, tmp, prog):
+    t, ino = victim(prog)
+    sb = ino.i_sb
+    mnt = drgn.container_of(sb.s_mounts.next, "struct mount", "mnt_instance")
+    parent = mnt.mnt_parent
+    e = ElfCopy(tmp)
+    # The parent mount now claims the child as its parent: a cycle.
+    e.write(prog, parent.mnt_parent.address_, struct.pack("<Q", mnt.value_()))
+    p = decode(c, "cyclic mount tree", e.path, [t["addr"]], 1)
+    import json
+    got = json.loads(p.stdout)["inodes"][0]
+    why = [x["reason"] for x in got["errors"] if x["field"] == "paths"]
+    c.ok("cyclic mount tree: the path walk says why it failed",
+         any("mount" in w for w in why), str(got["errors"]))
+
+
+def case_printk_count_bits(c, tmp, prog):
+    e = ElfCopy(tmp)
+    e.write(prog, prog["prb"].desc_ring.count_bits.address_,
+            struct.pack("<I", 60))
+    p = run(["-k", VMLINUX, e.path], timeout=TIMEOUT)
+    c.eq("corrupt ring size: exit code", p.returncode, 3)
+    c.ok("corrupt ring size: says so", "kernel log ring" in p.stderr and
+         "corrupt" in p.stderr, p.stderr)
+
+
+def case_printk_ids(c, tmp, prog):
+    e = ElfCopy(tmp)
+    ring = prog["prb"].desc_ring
+    e.write(prog, ring.tail_id.address_, struct.pack("<Q", 0x3fffffffffff1234))
+    e.write(prog, ring.head_id.address_, struct.pack("<Q", 0x0123456789abcdef))
+    p = run(["-k", VMLINUX, "--log", e.path], timeout=TIMEOUT)
+    c.ok("garbage ring ids: ends", p.returncode in (0, 3), p.stderr)
+    c.ok("garbage ring ids: says the ring is corrupt",
+         "kernel log ring" in p.stderr and "corrupt" in p.stderr, p.stderr)
+    c.ok("garbage ring ids: no crash", p.returncode >= 0, p.stderr)
+
+
+def case_addresses(c, tmp, prog):
+    t, ino = victim(prog)
+    dump = os.path.join(D, "d17-zlib.vmcore")
+    decode(c, "NULL", dump, ["0"], 3, "not mapped")
+    decode(c, "user space", dump, ["0x7fff00001000"], 3, "not mapped")
+    decode(c, "unaligned", dump, [hex(ino.value_() + 3)], 3,
+           "does not look like a struct inode")
+    dentry = drgn.container_of(ino.i_dentry.first, "struct dentry", "d_u.d_alias")
+    decode(c, "a dentry", dump, [hex(dentry.value_())], 3,
+           "does not look like a struct inode")
+
+
+CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
+
+
+def main():
+    c = Checker()
+    with tempfile.TemporaryDirectory() as tmp:
+        CASES[sys.argv[1]](c, tmp, program())
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
