@@ -19,6 +19,7 @@ fi
 ninja -C "$dir" >/dev/null
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 status=0
 meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=$?
 

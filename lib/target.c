@@ -307,6 +307,11 @@ struct inodedump_error *idd_target_open(const char *path,
 			idd_error(INODEDUMP_ERR_DUMP,
 				  "%s is not a dump libkdumpfile can read: %s",
 				  path, kdump_get_err(t->ctx));
+		/*
+		 * libkdumpfile 0.5.1 can crash in kdump_free() after a failed
+		 * open of a truncated file: leak the context instead.
+		 */
+		t->ctx = NULL;
 		idd_target_close(t);
 		return err;
 	}
