@@ -216,6 +216,33 @@ static struct inodedump_error *find_vmlinux(struct inodedump *id,
 			 release, tried);
 }
 
+struct inodedump_error *idd_open_target(struct idd_target *target,
+					const char *vmlinux,
+					struct inodedump **out)
+{
+	struct inodedump *id = calloc(1, sizeof(*id));
+	struct inodedump_error *err;
+
+	if (!id) {
+		idd_target_close(target);
+		return idd_nomem();
+	}
+	id->target = target;
+	id->vmlinux = strdup(vmlinux);
+	err = idd_types_open(vmlinux, &id->types);
+	if (!err)
+		err = idd_symbols_open(idd_types_elf(id->types), 0, &id->syms);
+	if (err) {
+		inodedump_close(id);
+		return err;
+	}
+	find_kaslr(id);
+	id->version = idd_parse_release(
+		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
+	*out = id;
+	return NULL;
+}
+
 struct inodedump_error *inodedump_open(const char *vmcore,
 				       const struct inodedump_open_opts *opts,
 				       struct inodedump **out)

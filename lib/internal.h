@@ -38,6 +38,20 @@ struct idd_target;
 
 struct inodedump_error *idd_target_open(const char *path,
 					struct idd_target **out);
+/* Kernel memory held in a buffer: [start, start + size). */
+struct idd_memory_region {
+	uint64_t start;
+	const uint8_t *data;
+	size_t size;
+};
+/* A target over buffers (tests, fuzzers); regions must outlive it. */
+struct inodedump_error *idd_target_open_memory(
+	const struct idd_memory_region *regions, size_t n,
+	const char *vmcoreinfo, struct idd_target **out);
+/* A session over a target already open; takes ownership of it. */
+struct inodedump_error *idd_open_target(struct idd_target *target,
+					const char *vmlinux,
+					struct inodedump **out);
 /* Name the architecture when the dump's header does not. */
 void idd_target_default_arch(struct idd_target *t, const char *arch);
 const char *idd_target_arch(struct idd_target *t);

@@ -29,7 +29,61 @@ struct idd_target {
 	bool little_endian;
 	int dump_level; /* makedumpfile's -d, or -1 when not known */
 	bool flattened; /* rearranged from makedumpfile's flattened format */
+	/* A memory image in buffers instead of a dump (tests, fuzzers). */
+	const struct idd_memory_region *regions;
+	size_t nregions;
 };
+
+static void parse_vmcoreinfo(struct idd_target *t, const char *raw);
+
+struct inodedump_error *idd_target_open_memory(
+	const struct idd_memory_region *regions, size_t n,
+	const char *vmcoreinfo, struct idd_target **out)
+{
+	struct idd_target *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return idd_nomem();
+	t->fd = -1;
+	t->dump_level = -1;
+	t->little_endian = true;
+	t->regions = regions;
+	t->nregions = n;
+	t->format = "memory";
+	t->path = strdup("(memory)");
+	if (vmcoreinfo)
+		parse_vmcoreinfo(t, vmcoreinfo);
+	*out = t;
+	return NULL;
+}
+
+static struct inodedump_error *read_memory(struct idd_target *t,
+					   uint64_t addr, uint8_t *buf,
+					   size_t len)
+{
+	while (len) {
+		const struct idd_memory_region *r = NULL;
+		size_t n;
+
+		for (size_t i = 0; i < t->nregions && !r; i++)
+			if (addr >= t->regions[i].start &&
+			    addr - t->regions[i].start < t->regions[i].size)
+				r = &t->regions[i];
+		if (!r)
+			return idd_error_at(INODEDUMP_ERR_FAULT, addr,
+					    "address 0x%llx is not in the "
+					    "memory image",
+					    (unsigned long long)addr);
+		n = r->size - (size_t)(addr - r->start);
+		if (n > len)
+			n = len;
+		memcpy(buf, r->data + (addr - r->start), n);
+		buf += n;
+		addr += n;
+		len -= n;
+	}
+	return NULL;
+}
 
 /*
  * makedumpfile's flattened (streaming) format, which QEMU writes for its
@@ -426,6 +480,8 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 		return idd_error_at(INODEDUMP_ERR_FAULT, addr,
 				    "read of %zu bytes at 0x%llx wraps around",
 				    len, (unsigned long long)addr);
+	if (t->regions)
+		return read_memory(t, addr, buf, len);
 	ks = kdump_read(t->ctx, KDUMP_KVADDR, addr, buf, &got);
 	if (ks == KDUMP_OK)
 		return NULL;
