@@ -38,6 +38,9 @@ struct layout {
 
 /* ---------------------------------------------------------------- open -- */
 
+static void free_sym_memo(struct sym_memo *memo);
+static void free_sb_memo(struct sb_memo *m);
+
 static bool parse_hex(const char *s, uint64_t *out)
 {
 	char *end;
@@ -314,6 +317,8 @@ void inodedump_close(struct inodedump *id)
 		return;
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
+	free_sym_memo(id->sym_memo);
+	free_sb_memo(&id->sb_memo);
 	idd_symbols_close(id->syms);
 	idd_types_close(id->types);
 	idd_target_close(id->target);
@@ -541,6 +546,64 @@ static void take_num(struct idd_num *out, const struct idd_member *m,
 			      : (int64_t)idd_member_uval(m, buf);
 }
 
+/*
+ * Operations tables repeat across inodes: a sweep asks for the same few
+ * dozen addresses thousands of times, so answers are remembered.
+ */
+#define SYM_MEMO_SIZE 1024 /* power of two */
+
+struct sym_memo {
+	uint64_t addr;
+	char *symbol, *module;
+	bool used;
+};
+
+static void lookup_symbol(struct inodedump *id, uint64_t addr, char **symbol,
+			  char **module)
+{
+	struct sym_memo *memo;
+	size_t slot;
+
+	if (!id->sym_memo)
+		id->sym_memo = calloc(SYM_MEMO_SIZE, sizeof(struct sym_memo));
+	memo = id->sym_memo;
+	slot = (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ull >> 54) &
+	       (SYM_MEMO_SIZE - 1);
+	for (size_t probe = 0; memo && probe < 8; probe++) {
+		struct sym_memo *e = &memo[(slot + probe) & (SYM_MEMO_SIZE - 1)];
+
+		if (e->used && e->addr == addr) {
+			*symbol = e->symbol ? strdup(e->symbol) : NULL;
+			*module = e->module ? strdup(e->module) : NULL;
+			return;
+		}
+		if (!e->used) {
+			e->symbol = idd_symbols_name(id->syms, addr);
+			if (!e->symbol)
+				e->symbol = idd_module_symbol(id, addr, &e->module);
+			e->used = true;
+			e->addr = addr;
+			*symbol = e->symbol ? strdup(e->symbol) : NULL;
+			*module = e->module ? strdup(e->module) : NULL;
+			return;
+		}
+	}
+	/* Table full around this slot: answer without remembering. */
+	*symbol = idd_symbols_name(id->syms, addr);
+	*module = NULL;
+	if (!*symbol)
+		*symbol = idd_module_symbol(id, addr, module);
+}
+
+static void free_sym_memo(struct sym_memo *memo)
+{
+	for (size_t i = 0; memo && i < SYM_MEMO_SIZE; i++) {
+		free(memo[i].symbol);
+		free(memo[i].module);
+	}
+	free(memo);
+}
+
 static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 		     const struct idd_member *m, const uint8_t *buf)
 {
@@ -551,9 +614,7 @@ static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 	out->state = IDD_OK;
 	out->addr = idd_member_uval(m, buf);
 	if (out->addr)
-		out->symbol = idd_symbols_name(id->syms, out->addr);
-	if (out->addr && !out->symbol)
-		out->symbol = idd_module_symbol(id, out->addr, &out->module);
+		lookup_symbol(id, out->addr, &out->symbol, &out->module);
 }
 
 static bool printable_name(const char *s)
@@ -567,17 +628,87 @@ static bool printable_name(const char *s)
 }
 
 /* The superblock part; returns why it does not look like one, or NULL. */
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+static void free_sb_memo(struct sb_memo *m)
+{
+	free(m->s_id);
+	free(m->fs_type);
+	free(m->s_op_symbol);
+	free(m->s_op_module);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Inodes of one superblock come in runs: remember the last good one. */
+static bool sb_from_memo(struct inodedump *id, struct inodedump_inode *ino)
+{
+	const struct sb_memo *m = &id->sb_memo;
+
+	if (!m->valid || m->addr != ino->sb.addr)
+		return false;
+	ino->s_id.state = IDD_OK;
+	ino->s_id.s = dup_or_null(m->s_id);
+	ino->fs_type.state = IDD_OK;
+	ino->fs_type.s = dup_or_null(m->fs_type);
+	ino->s_dev = (struct idd_num){ m->has_dev ? IDD_OK : IDD_ABSENT, m->s_dev };
+	ino->s_magic = (struct idd_num){ m->has_magic ? IDD_OK : IDD_ABSENT,
+					 m->s_magic };
+	ino->s_op.state = m->has_op ? IDD_OK : IDD_ABSENT;
+	ino->s_op.addr = m->s_op;
+	ino->s_op.symbol = dup_or_null(m->s_op_symbol);
+	ino->s_op.module = dup_or_null(m->s_op_module);
+	return true;
+}
+
+static void sb_to_memo(struct inodedump *id, const struct inodedump_inode *ino)
+{
+	struct sb_memo *m = &id->sb_memo;
+
+	/* A memory image may change under us (fuzzers): no memo there. */
+	if (ino->s_id.state != IDD_OK || ino->fs_type.state != IDD_OK ||
+	    idd_target_is_memory(id->target))
+		return;
+	free_sb_memo(m);
+	m->addr = ino->sb.addr;
+	m->s_id = dup_or_null(ino->s_id.s);
+	m->fs_type = dup_or_null(ino->fs_type.s);
+	m->has_dev = ino->s_dev.state == IDD_OK;
+	m->s_dev = ino->s_dev.v;
+	m->has_magic = ino->s_magic.state == IDD_OK;
+	m->s_magic = ino->s_magic.v;
+	m->has_op = ino->s_op.state == IDD_OK;
+	m->s_op = ino->s_op.addr;
+	m->s_op_symbol = dup_or_null(ino->s_op.symbol);
+	m->s_op_module = dup_or_null(ino->s_op.module);
+	m->valid = true;
+}
+
+static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino);
+
 static char *decode_sb(struct inodedump *id, struct inodedump_inode *ino)
+{
+	char *why;
+
+	if (!ino->sb.addr)
+		return strdup("i_sb is NULL");
+	if (!id->layout->have_sb || sb_from_memo(id, ino))
+		return NULL;
+	why = decode_sb_memory(id, ino);
+	if (!why)
+		sb_to_memo(id, ino);
+	return why;
+}
+
+static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino)
 {
 	struct layout *l = id->layout;
 	uint8_t *buf;
 	struct inodedump_error *err;
 	char *why = NULL;
 
-	if (!ino->sb.addr)
-		return strdup("i_sb is NULL");
-	if (!l->have_sb)
-		return NULL;
 	buf = malloc(l->sb.size);
 	if (!buf)
 		return NULL;

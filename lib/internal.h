@@ -48,6 +48,7 @@ struct idd_memory_region {
 struct inodedump_error *idd_target_open_memory(
 	const struct idd_memory_region *regions, size_t n,
 	const char *vmcoreinfo, struct idd_target **out);
+bool idd_target_is_memory(const struct idd_target *t);
 /* A session over a target already open; takes ownership of it. */
 struct inodedump_error *idd_open_target(struct idd_target *target,
 					const char *vmlinux,
@@ -194,6 +195,7 @@ void idd_mode_string(unsigned mode, char out[11]); /* "-rwsr-xr-x" */
 struct layout;
 struct idd_modules;
 struct path_layout;
+struct sym_memo;
 
 /* modules.c: a module symbol covering addr ("ext4_sops"), its module. */
 char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module);
@@ -214,6 +216,14 @@ struct inodedump {
 	struct idd_modules *modules; /* loaded on first use */
 	struct path_layout *paths_layout;
 	struct idd_holders *holders; /* one task walk per session */
+	struct sym_memo *sym_memo;   /* address -> symbol answers */
+	struct sb_memo {	     /* the last superblock decoded */
+		uint64_t addr;
+		char *s_id, *fs_type, *s_op_symbol, *s_op_module;
+		int64_t s_dev, s_magic;
+		uint64_t s_op;
+		bool valid, has_dev, has_magic, has_op;
+	} sb_memo;
 };
 
 struct inodedump_inode;

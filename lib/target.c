@@ -57,6 +57,11 @@ struct inodedump_error *idd_target_open_memory(
 	return NULL;
 }
 
+bool idd_target_is_memory(const struct idd_target *t)
+{
+	return t->regions != NULL;
+}
+
 static struct inodedump_error *read_memory(struct idd_target *t,
 					   uint64_t addr, uint8_t *buf,
 					   size_t len)
