@@ -95,6 +95,8 @@ enum inodedump_decode_flags {
 	INODEDUMP_DECODE_FORCE = 1 << 0,
 	/* Also find the tasks that hold it (a walk of every task's files). */
 	INODEDUMP_DECODE_HOLDERS = 1 << 1,
+	/* Skip the path walk ("paths" is then null). */
+	INODEDUMP_DECODE_NO_PATHS = 1 << 2,
 };
 
 /*
@@ -125,6 +127,51 @@ INODEDUMP_API void inodedump_inode_print_text(const struct inodedump_inode *inod
 /* One JSON object (the schema in README.md), without a trailing newline. */
 INODEDUMP_API void inodedump_inode_print_json(const struct inodedump_inode *inode,
 					      FILE *out);
+
+/* ---- every inode of every superblock ---- */
+
+/* Options for inodedump_sweep(); declare with INODEDUMP_OPTS(). */
+struct inodedump_sweep_opts {
+	size_t sz;
+	const char *fs;	       /* only superblocks whose s_type->name is this */
+	uint64_t sb;	       /* only this superblock (0: every one) */
+	const char *types;     /* "symlink,regular,...": only these types */
+	unsigned int flags;    /* INODEDUMP_DECODE_* for each inode */
+};
+
+/* One superblock as the sweep saw it. */
+struct inodedump_sweep_sb {
+	uint64_t address;
+	const char *fs_type;
+	const char *s_id;
+	size_t inodes;	      /* on s_inodes (before filters) */
+	size_t matched;	      /* passed the filters and were decoded */
+	size_t by_type[8];    /* regular, directory, symlink, fifo, chardev,
+				 blockdev, socket, invalid */
+	size_t violations;
+	size_t unreadable;    /* inodes that could not be decoded */
+	const char *error;    /* why the walk of s_inodes stopped early */
+};
+
+typedef void (*inodedump_sweep_inode_fn)(const struct inodedump_sweep_sb *sb,
+					 const struct inodedump_inode *inode,
+					 void *arg);
+typedef void (*inodedump_sweep_sb_fn)(const struct inodedump_sweep_sb *sb,
+				      void *arg);
+
+/*
+ * Walk super_blocks and each superblock's s_inodes, decode and check
+ * every inode, call on_inode for each (the inode is freed after the call)
+ * and on_sb when a superblock is done. A corrupt list ends that
+ * superblock's walk (on_sb gets the reason) and the sweep goes on.
+ */
+INODEDUMP_API struct inodedump_error *
+inodedump_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
+		inodedump_sweep_inode_fn on_inode, inodedump_sweep_sb_fn on_sb,
+		void *arg);
+/* The inode's type name: "regular", ..., "invalid". */
+INODEDUMP_API const char *
+inodedump_inode_type(const struct inodedump_inode *inode);
 
 /* ---- the kernel log inside the dump ---- */
 

@@ -67,6 +67,7 @@ struct inodedump_inode {
 	struct idd_ptr sb, i_op, i_fop, a_ops, s_op, mapping, i_link, i_pipe,
 		i_cdev;
 	bool mapping_is_i_data;
+	bool has_alias; /* i_dentry is not empty */
 	struct idd_str fs_type, s_id, link;
 	struct idd_num link_strlen, s_dev, s_magic;
 

@@ -25,7 +25,7 @@ struct layout {
 		i_mapping, i_ino, i_nlink, i_rdev, i_size, i_generation,
 		i_bytes, i_blkbits, i_blocks, i_state, i_count, i_writecount,
 		i_version, i_fop, i_data, i_link, i_pipe, i_cdev, i_dir_seq,
-		i_linklen;
+		i_linklen, i_sb_list_next, i_dentry_first;
 	struct member_time times[3];
 	bool have_sb, have_fstype;
 	struct idd_member s_id, s_type, s_dev, s_magic, s_op, fs_name;
@@ -447,6 +447,8 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 	M(i_cdev, "i_cdev");
 	M(i_dir_seq, "i_dir_seq");
 	M(i_linklen, "i_linklen");
+	M(i_sb_list_next, "i_sb_list.next");
+	M(i_dentry_first, "i_dentry.first");
 #undef M
 	if (!l->i_mode.present || !l->i_sb.present) {
 		free(l);
@@ -604,6 +606,7 @@ static void free_sym_memo(struct sym_memo *memo)
 	free(memo);
 }
 
+/* A pointer member; operations tables are also named by symbol. */
 static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 		     const struct idd_member *m, const uint8_t *buf)
 {
@@ -613,7 +616,14 @@ static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 	}
 	out->state = IDD_OK;
 	out->addr = idd_member_uval(m, buf);
-	if (out->addr)
+	(void)id;
+}
+
+static void take_ops(struct inodedump *id, struct idd_ptr *out,
+		     const struct idd_member *m, const uint8_t *buf)
+{
+	take_ptr(id, out, m, buf);
+	if (out->state == IDD_OK && out->addr)
 		lookup_symbol(id, out->addr, &out->symbol, &out->module);
 }
 
@@ -728,7 +738,7 @@ static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino)
 	}
 	take_num(&ino->s_dev, &l->s_dev, buf);
 	take_num(&ino->s_magic, &l->s_magic, buf);
-	take_ptr(id, &ino->s_op, &l->s_op, buf);
+	take_ops(id, &ino->s_op, &l->s_op, buf);
 	if (l->have_fstype && l->fs_name.present) {
 		uint64_t fstype = idd_member_uval(&l->s_type, buf);
 		uint8_t name_ptr[8] = { 0 };
@@ -785,7 +795,7 @@ static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
 		/* Already read with the inode. */
 		a_ops.offset += l->i_data.offset;
 		nrpages.offset += l->i_data.offset;
-		take_ptr(id, &ino->a_ops, &a_ops, inode_buf);
+		take_ops(id, &ino->a_ops, &a_ops, inode_buf);
 		take_num(&ino->nrpages, &nrpages, inode_buf);
 		return;
 	}
@@ -808,7 +818,7 @@ static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
 		}
 		rel.offset = 0;
 		if (i == 0)
-			take_ptr(id, &ino->a_ops, &rel, buf);
+			take_ops(id, &ino->a_ops, &rel, buf);
 		else
 			take_num(&ino->nrpages, &rel, buf);
 	}
@@ -891,12 +901,35 @@ static void run_checks(struct inodedump *id, struct inodedump_inode *ino)
 		      ((uint64_t)ino->opflags.v & l->cached_link);
 	uint64_t freeing = state_bit(l, "I_FREEING"), clear = state_bit(l, "I_CLEAR");
 
-	if (!strcmp(idd_mode_type_name(mode), "invalid"))
-		idd_notes_add(&ino->violations, "may_open_mode", false, 0,
-			      "i_mode 0%o has file type bits 0%o, none of the "
-			      "seven file types: may_open() would hit "
-			      "VFS_BUG_ON_INODE(1, inode)",
-			      mode, mode & 0170000);
+	if (!strcmp(idd_mode_type_name(mode), "invalid")) {
+		/*
+		 * may_open() only sees inodes reached by a path: an inode
+		 * the filesystem keeps for itself (S_PRIVATE: anon inodes,
+		 * ...) or one without a dentry (ext4's bad-blocks inode)
+		 * may have no type at all.
+		 */
+		uint64_t s_private = 0;
+
+		for (size_t i = 0; i < l->niflags; i++)
+			if (!strcmp(l->iflags[i].name, "S_PRIVATE"))
+				s_private = l->iflags[i].value;
+		if (ino->flags.state == IDD_OK && ((uint64_t)ino->flags.v & s_private))
+			idd_notes_add(&ino->skipped, "may_open_mode", false, 0,
+				      "i_mode 0%o has no file type, but the "
+				      "inode is S_PRIVATE (fs-internal): "
+				      "may_open() cannot reach it", mode);
+		else if (l->i_dentry_first.present && !ino->has_alias)
+			idd_notes_add(&ino->skipped, "may_open_mode", false, 0,
+				      "i_mode 0%o has no file type, but no "
+				      "dentry names the inode: may_open() "
+				      "cannot reach it", mode);
+		else
+			idd_notes_add(&ino->violations, "may_open_mode", false,
+				      0, "i_mode 0%o has file type bits 0%o, "
+				      "none of the seven file types: may_open() "
+				      "would hit VFS_BUG_ON_INODE(1, inode)",
+				      mode, mode & 0170000);
+	}
 
 	if (!l->i_linklen.present || !l->cached_link) {
 		idd_notes_add(&ino->skipped, "cached_link_length", false, 0,
@@ -954,9 +987,22 @@ static void run_checks(struct inodedump *id, struct inodedump_inode *ino)
 							       : "I_FREEING");
 }
 
+struct inodedump_error *idd_layout_ready(struct inodedump *id)
+{
+	return id->layout ? NULL : build_layout(id);
+}
+
 struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 					 unsigned int flags,
 					 struct inodedump_inode **out)
+{
+	return idd_decode(id, address, flags, out, NULL);
+}
+
+struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
+				   unsigned int flags,
+				   struct inodedump_inode **out,
+				   uint64_t *sb_list_next)
 {
 	struct inodedump_inode *ino;
 	struct inodedump_error *err;
@@ -964,11 +1010,9 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 	uint8_t *buf;
 	char *why;
 
-	if (!id->layout) {
-		err = build_layout(id);
-		if (err)
-			return err;
-	}
+	err = idd_layout_ready(id);
+	if (err)
+		return err;
 	l = id->layout;
 	buf = malloc(l->inode.size);
 	ino = calloc(1, sizeof(*ino));
@@ -986,8 +1030,15 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 				      (unsigned long long)l->inode.size);
 	}
 	ino->address = address;
+	/* A sweep walks s_inodes through the bytes it already has. */
+	if (sb_list_next)
+		*sb_list_next = l->i_sb_list_next.present
+					? idd_member_uval(&l->i_sb_list_next, buf)
+					: 0;
 	take_num(&ino->mode, &l->i_mode, buf);
 	take_ptr(id, &ino->sb, &l->i_sb, buf);
+	ino->has_alias = l->i_dentry_first.present &&
+			 idd_member_uval(&l->i_dentry_first, buf) != 0;
 	why = decode_sb(id, ino);
 	if (why && !strcmp(idd_mode_type_name((unsigned)ino->mode.v), "invalid")) {
 		char *both = idd_strdup_printf(
@@ -1029,14 +1080,14 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 	take_num(&ino->count, &l->i_count, buf);
 	take_num(&ino->writecount, &l->i_writecount, buf);
 	take_num(&ino->version, &l->i_version, buf);
-	take_ptr(id, &ino->i_op, &l->i_op, buf);
-	take_ptr(id, &ino->i_fop, &l->i_fop, buf);
+	take_ops(id, &ino->i_op, &l->i_op, buf);
+	take_ops(id, &ino->i_fop, &l->i_fop, buf);
 	take_ptr(id, &ino->mapping, &l->i_mapping, buf);
 	decode_times(id, ino, buf);
 	decode_mapping(id, ino, buf);
 	decode_union(id, ino, buf);
 	decode_flags(l, ino);
-	if (!ino->forced)
+	if (!ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS))
 		idd_decode_paths(id, ino);
 	if (flags & INODEDUMP_DECODE_HOLDERS)
 		idd_decode_holders(id, ino);

@@ -227,6 +227,12 @@ struct inodedump {
 };
 
 struct inodedump_inode;
+/* inodedump.c: the decode, also handing back i_sb_list.next from its bytes. */
+struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
+				   unsigned int flags,
+				   struct inodedump_inode **out,
+				   uint64_t *sb_list_next);
+struct inodedump_error *idd_layout_ready(struct inodedump *id);
 /* paths.c: fill ino->paths from its dentry aliases and the mount tree. */
 void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino);
 /* holders.c: the tasks holding ino open, or as cwd/root. */

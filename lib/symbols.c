@@ -11,13 +11,28 @@
 
 #include "internal.h"
 
+struct sym_entry {
+	uint64_t value, size;
+	size_t name; /* offset in the string table */
+};
+
 struct idd_symbols {
 	Elf *elf;
 	Elf_Data *data;
 	size_t count;
 	size_t strndx;
 	uint64_t kaslr;
+	/*
+	 * A single decode names a handful of addresses: linear scans are
+	 * cheapest. Past LINEAR_LOOKUPS (a sweep, a report run) a sorted
+	 * index pays for itself.
+	 */
+	size_t lookups;
+	struct sym_entry *index;
+	size_t nindex;
 };
+
+#define LINEAR_LOOKUPS 8
 
 struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
 					 struct idd_symbols **out)
@@ -56,6 +71,8 @@ void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset)
 
 void idd_symbols_close(struct idd_symbols *syms)
 {
+	if (syms)
+		free(syms->index);
 	free(syms);
 }
 
@@ -67,9 +84,93 @@ static bool usable(const GElf_Sym *sym)
 	       (type == STT_FUNC || type == STT_OBJECT || type == STT_NOTYPE);
 }
 
+static bool nameable(struct idd_symbols *syms, const GElf_Sym *sym)
+{
+	const char *name = elf_strptr(syms->elf, syms->strndx, sym->st_name);
+
+	return name && *name && name[0] != '$';
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	/* Sized before unsized at one address: the sized one names it. */
+	return (x->size == 0) - (y->size == 0);
+}
+
+static void build_index(struct idd_symbols *syms)
+{
+	syms->index = malloc(syms->count * sizeof(*syms->index));
+	if (!syms->index)
+		return;
+	for (size_t i = 1; i < syms->count; i++) {
+		GElf_Sym sym;
+
+		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym) ||
+		    !nameable(syms, &sym))
+			continue;
+		syms->index[syms->nindex++] = (struct sym_entry){
+			sym.st_value, sym.st_size, sym.st_name
+		};
+	}
+	qsort(syms->index, syms->nindex, sizeof(*syms->index), cmp_entry);
+}
+
+static char *format_name(struct idd_symbols *syms, size_t name_off,
+			 uint64_t value, uint64_t size, uint64_t link)
+{
+	const char *name = elf_strptr(syms->elf, syms->strndx, name_off);
+
+	/* An unsized symbol far below the address is no owner of it. */
+	if (!name || (!size && link - value >= 0x10000))
+		return NULL;
+	if (link == value)
+		return strdup(name);
+	return idd_strdup_printf("%s+0x%llx", name,
+				 (unsigned long long)(link - value));
+}
+
+/* The greatest symbol at or below link that is unsized or contains it. */
+static char *indexed_name(struct idd_symbols *syms, uint64_t link)
+{
+	size_t lo = 0, hi = syms->nindex;
+
+	while (lo < hi) { /* first entry with value > link */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms->index[mid].value <= link)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, steps = 0; i > 0 && steps < 256; i--, steps++) {
+		const struct sym_entry *e = &syms->index[i - 1];
+		size_t first = i - 1;
+
+		if (e->size && link - e->value >= e->size)
+			continue;
+		/* Among aliases at this address the sized sort first. */
+		while (first > 0 && syms->index[first - 1].value == e->value)
+			first--;
+		e = &syms->index[first];
+		if (e->size && link - e->value >= e->size)
+			e = &syms->index[i - 1];
+		return format_name(syms, e->name, e->value, e->size, link);
+	}
+	return NULL;
+}
+
 char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
 {
 	uint64_t link = addr - syms->kaslr;
+
+	if (++syms->lookups > LINEAR_LOOKUPS && !syms->index)
+		build_index(syms);
+	if (syms->index)
+		return indexed_name(syms, link);
 	GElf_Sym best = { 0 };
 	const char *best_name = NULL;
 

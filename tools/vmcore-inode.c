@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "inodedump.h"
 
@@ -22,6 +24,8 @@ static const char usage_text[] =
 	"       vmcore-inode [-k VMLINUX] --log VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] --info VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] --live [ADDRESS...]   (reads /proc/kcore)\n"
+	"       vmcore-inode [-k VMLINUX] --sweep [--jsonl] [--violations-only]\n"
+	"                    [--fs NAME] [--sb ADDRESS] [--type T,...] VMCORE\n"
 	"\n"
 	"Decode the struct inode at each ADDRESS (hex, as the kernel's %%px\n"
 	"prints it: \"encountered for inode ffff935e008f6850\") in VMCORE, using\n"
@@ -40,6 +44,12 @@ static const char usage_text[] =
 	"  -l, --log             print the kernel log like dmesg(1)\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
 	"  -f, --force           decode addresses that fail the inode checks\n"
+	"  -s, --sweep           check every inode of every superblock\n"
+	"      --jsonl           (sweep) one JSON object per inode, then a summary\n"
+	"      --violations-only (sweep) only inodes with a violation\n"
+	"      --fs NAME, --sb ADDRESS, --type regular,symlink,...\n"
+	"                        (sweep) filters\n"
+	"      --paths           (sweep) also walk each inode's paths\n"
 	"      --holders         also list the tasks holding each inode (fd,\n"
 	"                        cwd, root): walks every task\n"
 	"      --ignore-build-id open even if vmlinux is not the dump's kernel\n"
@@ -368,6 +378,133 @@ static int decode_reports(struct inodedump *id, unsigned flags, bool json)
 	return status;
 }
 
+/* ---------------------------------------------------------------- sweep */
+
+struct sweep_out {
+	bool jsonl, violations_only, progress;
+	/* Text: a superblock's violating inodes wait for its summary line. */
+	char *pending;
+	size_t pending_len;
+	FILE *pending_f;
+	size_t inodes, violations, unreadable_sbs;
+	struct timespec start, last;
+};
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void sweep_inode(const struct inodedump_sweep_sb *sb,
+			const struct inodedump_inode *ino, void *arg)
+{
+	struct sweep_out *so = arg;
+	size_t v = inodedump_inode_violations(ino);
+
+	so->inodes++;
+	so->violations += v != 0;
+	if (so->progress && seconds_since(&so->last) > 0.25) {
+		clock_gettime(CLOCK_MONOTONIC, &so->last);
+		fprintf(stderr, "\r%zu inodes, %.0f/s, superblock %s (%s)   ",
+			so->inodes, so->inodes / seconds_since(&so->start),
+			sb->fs_type, sb->s_id);
+	}
+	if (so->violations_only && !v)
+		return;
+	if (so->jsonl) {
+		inodedump_inode_print_json(ino, stdout);
+		putchar('\n');
+	} else if (v) {
+		if (!so->pending_f)
+			so->pending_f = open_memstream(&so->pending,
+						       &so->pending_len);
+		if (so->pending_f) {
+			fputc('\n', so->pending_f);
+			inodedump_inode_print_text(ino, so->pending_f);
+		}
+	}
+}
+
+static void sweep_sb(const struct inodedump_sweep_sb *sb, void *arg)
+{
+	static const char *const types[8] = { "regular", "directory", "symlink",
+					      "fifo", "chardev", "blockdev",
+					      "socket", "invalid" };
+	struct sweep_out *so = arg;
+
+	if (sb->error)
+		so->unreadable_sbs++;
+	if (so->jsonl) {
+		printf("{\"superblock\": \"0x%" PRIx64 "\", \"fs_type\": ",
+		       sb->address);
+		json_text(sb->fs_type);
+		printf(", \"s_id\": ");
+		json_text(sb->s_id);
+		printf(", \"inodes\": %zu, \"matched\": %zu, \"violations\": %zu, "
+		       "\"by_type\": {", sb->inodes, sb->matched, sb->violations);
+		for (int i = 0; i < 8; i++)
+			printf("%s\"%s\": %zu", i ? ", " : "", types[i],
+			       sb->by_type[i]);
+		printf("}, \"error\": ");
+		if (sb->error)
+			json_text(sb->error);
+		else
+			printf("null");
+		printf("}\n");
+		return;
+	}
+	if (so->violations_only && !sb->violations && !sb->error)
+		return;
+	printf("%-12s %-16s 0x%" PRIx64 "  %zu inodes", sb->fs_type, sb->s_id,
+	       sb->address, sb->matched);
+	for (int i = 0; i < 8; i++)
+		if (sb->by_type[i])
+			printf(", %zu %s", sb->by_type[i], types[i]);
+	printf("; %zu with violations\n", sb->violations);
+	if (sb->error)
+		printf("  WALK STOPPED: %s\n", sb->error);
+	if (so->pending_f) {
+		fclose(so->pending_f);
+		fwrite(so->pending, 1, so->pending_len, stdout);
+		putchar('\n');
+		free(so->pending);
+		so->pending_f = NULL;
+		so->pending = NULL;
+	}
+}
+
+static int run_sweep(struct inodedump *id,
+		     const struct inodedump_sweep_opts *opts,
+		     struct sweep_out *so)
+{
+	struct inodedump_error *err;
+
+	so->progress = isatty(STDERR_FILENO);
+	clock_gettime(CLOCK_MONOTONIC, &so->start);
+	so->last = so->start;
+	err = inodedump_sweep(id, opts, sweep_inode, sweep_sb, so);
+	if (so->progress)
+		fprintf(stderr, "\r%60s\r", "");
+	if (so->jsonl)
+		printf("{\"summary\": {\"inodes\": %zu, \"violations\": %zu, "
+		       "\"superblocks_cut_short\": %zu}}\n",
+		       so->inodes, so->violations, so->unreadable_sbs);
+	else
+		printf("\n%zu inodes checked, %zu with violations, %zu "
+		       "superblock walks cut short\n",
+		       so->inodes, so->violations, so->unreadable_sbs);
+	if (err) {
+		fprintf(stderr, "vmcore-inode: %s\n", inodedump_error_message(err));
+		inodedump_error_free(err);
+		return EXIT_UNREADABLE;
+	}
+	return so->violations ? EXIT_VIOLATION : EXIT_CLEAN;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -381,18 +518,27 @@ int main(int argc, char **argv)
 		{ "info", no_argument, NULL, 'i' },
 		{ "holders", no_argument, NULL, 'H' },
 		{ "live", no_argument, NULL, 'L' },
+		{ "sweep", no_argument, NULL, 's' },
+		{ "jsonl", no_argument, NULL, 'J' },
+		{ "violations-only", no_argument, NULL, 'V' },
+		{ "fs", required_argument, NULL, 'F' },
+		{ "sb", required_argument, NULL, 'S' },
+		{ "type", required_argument, NULL, 'T' },
+		{ "paths", no_argument, NULL, 'P' },
 		{ "debug-root", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
 	bool json = false, log = false, reports = false, info = false;
-	bool live = false;
+	bool live = false, sweep = false, sweep_paths = false;
+	INODEDUMP_OPTS(inodedump_sweep_opts, sweep_opts);
+	struct sweep_out so = { 0 };
 	unsigned flags = 0;
 	struct inodedump *id;
 	struct inodedump_error *err;
 	int c, status = EXIT_CLEAN;
 
-	while ((c = getopt_long(argc, argv, "k:jfhrli", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "k:jfhrlis", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': opts.vmlinux = optarg; break;
 		case 'j': json = true; break;
@@ -404,6 +550,19 @@ int main(int argc, char **argv)
 		case 'i': info = true; break;
 		case 'H': flags |= INODEDUMP_DECODE_HOLDERS; break;
 		case 'L': live = true; break;
+		case 's': sweep = true; break;
+		case 'J': so.jsonl = true; break;
+		case 'V': so.violations_only = true; break;
+		case 'F': sweep_opts.fs = optarg; break;
+		case 'S':
+			if (!parse_address(optarg, &sweep_opts.sb)) {
+				fprintf(stderr, "vmcore-inode: --sb '%s' is not a "
+						"hex address\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'T': sweep_opts.types = optarg; break;
+		case 'P': sweep_paths = true; break;
 		case 'D': opts.debug_root = optarg; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
@@ -421,9 +580,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if ((reports || log || info) && optind + 1 < argc) {
-		fprintf(stderr, "vmcore-inode: --reports, --log and --info take "
-				"no ADDRESS\n");
+	if ((reports || log || info || sweep) && optind + 1 < argc) {
+		fprintf(stderr, "vmcore-inode: --reports, --log, --info and "
+				"--sweep take no ADDRESS\n");
 		return EXIT_USAGE;
 	}
 	for (int i = optind + 1; i < argc; i++) {
@@ -450,6 +609,12 @@ int main(int argc, char **argv)
 		print_info(id);
 		inodedump_close(id);
 		return EXIT_CLEAN;
+	}
+	if (sweep) {
+		sweep_opts.flags = flags | (sweep_paths ? 0 : INODEDUMP_DECODE_NO_PATHS);
+		status = run_sweep(id, &sweep_opts, &so);
+		inodedump_close(id);
+		return status;
 	}
 	if (log || optind + 1 >= argc) {
 		status = log ? print_log(id) : decode_reports(id, flags, json);

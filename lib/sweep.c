@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Sweep: every inode of every superblock, decoded and checked. The walk of
+ * s_inodes takes each next pointer from the inode bytes the decode already
+ * read, so each inode is read once. Lists are bounded and cycles detected
+ * with a visited set; a broken list ends that superblock, not the sweep.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inode.h"
+
+#define MAX_SUPERBLOCKS 65536
+#define MAX_INODES_PER_SB (1u << 26)
+#define NAME_MAX_SB 64
+
+static const char *const type_names[8] = { "regular", "directory", "symlink",
+					   "fifo",    "chardev",   "blockdev",
+					   "socket",  "invalid" };
+
+static unsigned type_index(const char *name)
+{
+	for (unsigned i = 0; i < 8; i++)
+		if (!strcmp(type_names[i], name))
+			return i;
+	return 7;
+}
+
+const char *inodedump_inode_type(const struct inodedump_inode *ino)
+{
+	return idd_mode_type_name((unsigned)ino->mode.v);
+}
+
+/* "symlink,regular" -> bit mask of type indexes; 0 for NULL. */
+static struct inodedump_error *parse_types(const char *types, unsigned *mask)
+{
+	*mask = 0;
+	for (const char *p = types; p && *p;) {
+		size_t len = strcspn(p, ",");
+		unsigned i;
+
+		for (i = 0; i < 8; i++)
+			if (strlen(type_names[i]) == len &&
+			    !strncmp(type_names[i], p, len))
+				break;
+		if (i == 8)
+			return idd_error(INODEDUMP_ERR_USAGE,
+					 "unknown inode type '%.*s' (one of "
+					 "regular, directory, symlink, fifo, "
+					 "chardev, blockdev, socket, invalid)",
+					 (int)len, p);
+		*mask |= 1u << i;
+		p += len + (p[len] == ',');
+	}
+	return NULL;
+}
+
+/* Open-addressing set of addresses: cycle detection for one list. */
+struct visited {
+	uint64_t *slots;
+	size_t cap, n;
+};
+
+static bool visit(struct visited *v, uint64_t addr)
+{
+	if (2 * (v->n + 1) > v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		uint64_t *slots = calloc(cap, sizeof(*slots));
+
+		if (!slots)
+			return true; /* out of memory: say "seen" and stop */
+		for (size_t i = 0; i < v->cap; i++) {
+			uint64_t a = v->slots[i];
+			size_t h;
+
+			if (!a)
+				continue;
+			for (h = (a * 0x9e3779b97f4a7c15ull) & (cap - 1); slots[h];
+			     h = (h + 1) & (cap - 1))
+				;
+			slots[h] = a;
+		}
+		free(v->slots);
+		v->slots = slots;
+		v->cap = cap;
+	}
+	for (size_t h = (addr * 0x9e3779b97f4a7c15ull) & (v->cap - 1);;
+	     h = (h + 1) & (v->cap - 1)) {
+		if (v->slots[h] == addr)
+			return true;
+		if (!v->slots[h]) {
+			v->slots[h] = addr;
+			v->n++;
+			return false;
+		}
+	}
+}
+
+struct sb_layout {
+	struct idd_struct sb, inode;
+	struct idd_member s_list_next, s_list, s_inodes_next, s_inodes, s_type,
+		s_id, fs_name, i_sb_list;
+	struct idd_struct fstype;
+};
+
+static struct inodedump_error *sb_layout(struct inodedump *id,
+					 struct sb_layout *l)
+{
+	struct idd_types *t = id->types;
+	struct idd_member i_sb;
+	struct inodedump_error *err;
+
+	memset(l, 0, sizeof(*l));
+	if ((err = idd_types_struct(t, "inode", &l->inode)))
+		return err;
+	idd_types_member(t, &l->inode, "i_sb", &i_sb);
+	idd_types_member(t, &l->inode, "i_sb_list", &l->i_sb_list);
+	if ((err = idd_types_pointee_struct(t, &i_sb, &l->sb)))
+		return err;
+	idd_types_member(t, &l->sb, "s_list", &l->s_list);
+	idd_types_member(t, &l->sb, "s_list.next", &l->s_list_next);
+	idd_types_member(t, &l->sb, "s_inodes", &l->s_inodes);
+	idd_types_member(t, &l->sb, "s_inodes.next", &l->s_inodes_next);
+	idd_types_member(t, &l->sb, "s_type", &l->s_type);
+	idd_types_member(t, &l->sb, "s_id", &l->s_id);
+	if (!l->s_list_next.present || !l->s_inodes_next.present ||
+	    !l->i_sb_list.present || !l->s_type.present || !l->s_id.present)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "struct super_block/inode lack s_list, "
+				 "s_inodes or i_sb_list: cannot sweep");
+	if ((err = idd_types_pointee_struct(t, &l->s_type, &l->fstype)))
+		return err;
+	idd_types_member(t, &l->fstype, "name", &l->fs_name);
+	return NULL;
+}
+
+static uint64_t u64_at(const uint8_t *buf, const struct idd_member *m)
+{
+	return idd_member_uval(m, buf);
+}
+
+struct sweep_state {
+	struct inodedump *id;
+	const struct inodedump_sweep_opts *opts;
+	unsigned types;
+	inodedump_sweep_inode_fn on_inode;
+	void *arg;
+};
+
+static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
+			uint64_t sb_addr, const uint8_t *sb_buf,
+			struct inodedump_sweep_sb *out, char **error)
+{
+	uint64_t head = sb_addr + l->s_inodes.offset;
+	uint64_t node = u64_at(sb_buf, &l->s_inodes_next);
+	struct visited seen = { 0 };
+	unsigned flags = st->opts->flags;
+
+	while (node != head) {
+		struct inodedump_inode *ino = NULL;
+		struct inodedump_error *err;
+		uint64_t inode = node - l->i_sb_list.offset, next = 0;
+
+		if (visit(&seen, node) || out->inodes >= MAX_INODES_PER_SB) {
+			*error = idd_strdup_printf(
+				"s_inodes list loops back to 0x%" PRIx64
+				" after %zu inodes without returning to the "
+				"superblock: corrupt", node, out->inodes);
+			break;
+		}
+		out->inodes++;
+		err = idd_decode(st->id, inode, flags | INODEDUMP_DECODE_FORCE,
+				 &ino, &next);
+		if (err) {
+			/* Without this inode's bytes the list cannot go on. */
+			*error = idd_strdup_printf(
+				"s_inodes walk stopped after %zu inodes: %s",
+				out->inodes - 1, inodedump_error_message(err));
+			out->unreadable++;
+			inodedump_error_free(err);
+			break;
+		}
+		if (!st->types ||
+		    (st->types & (1u << type_index(inodedump_inode_type(ino))))) {
+			out->matched++;
+			out->by_type[type_index(inodedump_inode_type(ino))]++;
+			if (ino->violations.n)
+				out->violations++;
+			if (st->on_inode)
+				st->on_inode(out, ino, st->arg);
+		}
+		inodedump_inode_free(ino);
+		node = next;
+	}
+	free(seen.slots);
+}
+
+struct inodedump_error *inodedump_sweep(struct inodedump *id,
+					const struct inodedump_sweep_opts *opts,
+					inodedump_sweep_inode_fn on_inode,
+					inodedump_sweep_sb_fn on_sb, void *arg)
+{
+	struct sb_layout l;
+	struct sweep_state st = { id, opts, 0, on_inode, arg };
+	struct inodedump_error *err;
+	struct visited seen = { 0 };
+	uint64_t head, node;
+	uint8_t *buf = NULL;
+	size_t count = 0;
+
+	if ((err = parse_types(opts->types, &st.types)) ||
+	    (err = idd_layout_ready(id)) || (err = sb_layout(id, &l)))
+		return err;
+	if (!idd_symbols_address(id->syms, "super_blocks", &head))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "no symbol super_blocks in vmlinux");
+	buf = malloc(l.sb.size);
+	if (!buf)
+		return idd_nomem();
+	err = idd_target_read(id->target, head, buf, 8);
+	node = err ? head : idd_member_uval(&(struct idd_member){ .present = true,
+								 .size = 8 },
+					    buf);
+	while (!err && node != head) {
+		uint64_t sb_addr = node - l.s_list.offset;
+		struct inodedump_sweep_sb out = { .address = sb_addr };
+		char s_id[NAME_MAX_SB] = "", *fs = NULL, *error = NULL;
+		uint64_t name;
+		bool truncated;
+
+		if (visit(&seen, node) || ++count > MAX_SUPERBLOCKS) {
+			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
+					   "super_blocks list loops at 0x%" PRIx64
+					   ": corrupt", node);
+			break;
+		}
+		err = idd_target_read(id->target, sb_addr, buf, l.sb.size);
+		if (err)
+			break;
+		memcpy(s_id, buf + l.s_id.offset,
+		       l.s_id.size < sizeof(s_id) ? l.s_id.size : sizeof(s_id) - 1);
+		if (l.fs_name.present) {
+			struct inodedump_error *e2;
+			uint8_t p[8];
+
+			e2 = idd_target_read(id->target,
+					     u64_at(buf, &l.s_type) + l.fs_name.offset,
+					     p, 8);
+			if (!e2) {
+				name = idd_member_uval(&(struct idd_member){
+							       .present = true,
+							       .size = 8 },
+						       p);
+				e2 = idd_target_read_string(id->target, name, 64,
+							    &fs, &truncated);
+			}
+			inodedump_error_free(e2);
+		}
+		out.fs_type = fs ? fs : "?";
+		out.s_id = s_id;
+		if ((!opts->fs || (fs && !strcmp(fs, opts->fs))) &&
+		    (!opts->sb || opts->sb == sb_addr)) {
+			walk_inodes(&st, &l, sb_addr, buf, &out, &error);
+			out.error = error;
+			if (on_sb)
+				on_sb(&out, arg);
+		}
+		free(error);
+		free(fs);
+		node = u64_at(buf, &l.s_list_next);
+	}
+	free(seen.slots);
+	free(buf);
+	return err ? idd_error_wrap(err, "walking super_blocks") : NULL;
+}
