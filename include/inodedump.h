@@ -127,6 +127,9 @@ INODEDUMP_API void inodedump_inode_print_text(const struct inodedump_inode *inod
 /* One JSON object (the schema in README.md), without a trailing newline. */
 INODEDUMP_API void inodedump_inode_print_json(const struct inodedump_inode *inode,
 					      FILE *out);
+/* The same object on one line (JSON Lines). */
+INODEDUMP_API void
+inodedump_inode_print_jsonl(const struct inodedump_inode *inode, FILE *out);
 
 /* ---- every inode of every superblock ---- */
 
@@ -144,12 +147,12 @@ struct inodedump_sweep_sb {
 	uint64_t address;
 	const char *fs_type;
 	const char *s_id;
-	size_t inodes;	      /* on s_inodes (before filters) */
+	size_t inodes;	      /* read from s_inodes (before filters) */
 	size_t matched;	      /* passed the filters and were decoded */
 	size_t by_type[8];    /* regular, directory, symlink, fifo, chardev,
 				 blockdev, socket, invalid */
 	size_t violations;
-	size_t unreadable;    /* inodes that could not be decoded */
+	size_t unreadable;    /* list entries that could not be read */
 	const char *error;    /* why the walk of s_inodes stopped early */
 };
 

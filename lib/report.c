@@ -28,15 +28,24 @@ static void json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_key(FILE *out, bool *first, const char *key)
+/* Where the writer is in an object, and whether it writes one line. */
+struct json_ctx {
+	bool first;
+	bool compact;
+};
+
+static void json_key(FILE *out, struct json_ctx *first, const char *key)
 {
-	fprintf(out, "%s\n    ", *first ? "" : ",");
-	*first = false;
+	if (first->compact)
+		fputs(first->first ? "" : ", ", out);
+	else
+		fprintf(out, "%s\n    ", first->first ? "" : ",");
+	first->first = false;
 	json_string(out, key);
 	fputs(": ", out);
 }
 
-static void json_num(FILE *out, bool *first, const char *key,
+static void json_num(FILE *out, struct json_ctx *first, const char *key,
 		     const struct idd_num *n, bool is_signed)
 {
 	json_key(out, first, key);
@@ -53,7 +62,7 @@ static void json_hex(FILE *out, uint64_t v)
 	fprintf(out, "\"0x%" PRIx64 "\"", v);
 }
 
-static void json_ptr_symbol(FILE *out, bool *first, const char *key,
+static void json_ptr_symbol(FILE *out, struct json_ctx *first, const char *key,
 			    const struct idd_ptr *p)
 {
 	json_key(out, first, key);
@@ -65,7 +74,7 @@ static void json_ptr_symbol(FILE *out, bool *first, const char *key,
 		json_hex(out, p->addr);
 }
 
-static void json_addr(FILE *out, bool *first, const char *key,
+static void json_addr(FILE *out, struct json_ctx *first, const char *key,
 		      const struct idd_ptr *p)
 {
 	json_key(out, first, key);
@@ -75,7 +84,7 @@ static void json_addr(FILE *out, bool *first, const char *key,
 		json_hex(out, p->addr);
 }
 
-static void json_str(FILE *out, bool *first, const char *key,
+static void json_str(FILE *out, struct json_ctx *first, const char *key,
 		     const struct idd_str *s)
 {
 	json_key(out, first, key);
@@ -85,7 +94,7 @@ static void json_str(FILE *out, bool *first, const char *key,
 		json_string(out, s->s);
 }
 
-static void json_names(FILE *out, bool *first, const char *key, char **names)
+static void json_names(FILE *out, struct json_ctx *first, const char *key, char **names)
 {
 	json_key(out, first, key);
 	if (!names) {
@@ -101,7 +110,7 @@ static void json_names(FILE *out, bool *first, const char *key, char **names)
 	fputc(']', out);
 }
 
-static void json_notes(FILE *out, bool *first, const char *key,
+static void json_notes(FILE *out, struct json_ctx *first, const char *key,
 		       const struct idd_notes *notes, const char *name_key,
 		       const char *msg_key)
 {
@@ -127,7 +136,7 @@ static void json_notes(FILE *out, bool *first, const char *key,
 	fputc(']', out);
 }
 
-static void json_time(FILE *out, bool *first, const char *key,
+static void json_time(FILE *out, struct json_ctx *first, const char *key,
 		      const struct idd_time *t)
 {
 	json_key(out, first, key);
@@ -142,7 +151,7 @@ static void json_time(FILE *out, bool *first, const char *key,
 		fputs("null}", out);
 }
 
-static void json_dev(FILE *out, bool *first, const char *key,
+static void json_dev(FILE *out, struct json_ctx *first, const char *key,
 		     const struct idd_num *n)
 {
 	json_key(out, first, key);
@@ -154,9 +163,10 @@ static void json_dev(FILE *out, bool *first, const char *key,
 			(uint64_t)n->v & ((1u << MINORBITS) - 1));
 }
 
-void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
+static void print_json(const struct inodedump_inode *ino, FILE *out,
+		       bool compact)
 {
-	bool first = true;
+	struct json_ctx first = { true, compact };
 	unsigned mode = (unsigned)ino->mode.v;
 
 	fputc('{', out);
@@ -250,7 +260,17 @@ void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
 	json_notes(out, &first, "skipped_checks", &ino->skipped, "check",
 		   "reason");
 	json_notes(out, &first, "errors", &ino->errors, "field", "reason");
-	fputs("\n  }", out);
+	fputs(compact ? "}" : "\n  }", out);
+}
+
+void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
+{
+	print_json(ino, out, false);
+}
+
+void inodedump_inode_print_jsonl(const struct inodedump_inode *ino, FILE *out)
+{
+	print_json(ino, out, true);
 }
 
 /* ---------------------------------------------------------------- text -- */

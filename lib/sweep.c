@@ -169,18 +169,18 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 				"superblock: corrupt", node, out->inodes);
 			break;
 		}
-		out->inodes++;
 		err = idd_decode(st->id, inode, flags | INODEDUMP_DECODE_FORCE,
 				 &ino, &next);
 		if (err) {
 			/* Without this inode's bytes the list cannot go on. */
 			*error = idd_strdup_printf(
 				"s_inodes walk stopped after %zu inodes: %s",
-				out->inodes - 1, inodedump_error_message(err));
+				out->inodes, inodedump_error_message(err));
 			out->unreadable++;
 			inodedump_error_free(err);
 			break;
 		}
+		out->inodes++;
 		if (!st->types ||
 		    (st->types & (1u << type_index(inodedump_inode_type(ino))))) {
 			out->matched++;

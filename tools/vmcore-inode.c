@@ -416,7 +416,7 @@ static void sweep_inode(const struct inodedump_sweep_sb *sb,
 	if (so->violations_only && !v)
 		return;
 	if (so->jsonl) {
-		inodedump_inode_print_json(ino, stdout);
+		inodedump_inode_print_jsonl(ino, stdout);
 		putchar('\n');
 	} else if (v) {
 		if (!so->pending_f)
