@@ -63,6 +63,9 @@ void idd_target_close(struct idd_target *t);
 /* Read len bytes of kernel virtual memory; all or an error naming why. */
 struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 					void *buf, size_t len);
+/* A 64-bit value (a pointer, a list link) at addr. */
+struct inodedump_error *idd_target_read_u64(struct idd_target *t,
+					    uint64_t addr, uint64_t *out);
 /*
  * Read a NUL-terminated string of at most max bytes. *truncated says the
  * bound was hit before a NUL. The result is malloc'd.

@@ -142,9 +142,7 @@ static void load_modules(struct inodedump *id)
 	struct idd_modules *mods = calloc(1, sizeof(*mods));
 	struct module_layout l;
 	struct inodedump_error *err;
-	uint64_t head, next;
-	uint8_t buf[8];
-	struct idd_member ptr = { .present = true, .size = 8 };
+	uint64_t head, next = 0;
 
 	id->modules = mods;
 	if (!mods)
@@ -153,9 +151,8 @@ static void load_modules(struct inodedump *id)
 		return;
 	err = module_layout(id, &l);
 	if (!err)
-		err = idd_target_read(id->target, head, buf, 8);
-	for (next = err ? head : idd_member_uval(&ptr, buf);
-	     !err && next != head; next = idd_member_uval(&ptr, buf)) {
+		err = idd_target_read_u64(id->target, head, &next);
+	while (!err && next != head) {
 		struct module_syms *grown;
 
 		if (mods->n == MAX_MODULES) {
@@ -173,7 +170,7 @@ static void load_modules(struct inodedump *id)
 				  &mods->mods[mods->n]);
 		mods->n++;
 		if (!err)
-			err = idd_target_read(id->target, next, buf, 8);
+			err = idd_target_read_u64(id->target, next, &next);
 	}
 	if (err) {
 		mods->warning = strdup(inodedump_error_message(err));

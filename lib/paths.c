@@ -84,13 +84,7 @@ static struct path_layout *path_layout(struct inodedump *id)
 static struct inodedump_error *read_u64(struct inodedump *id, uint64_t addr,
 					uint64_t *out)
 {
-	uint8_t buf[8];
-	struct idd_member m = { .present = true, .size = 8 };
-	struct inodedump_error *err = idd_target_read(id->target, addr, buf, 8);
-
-	if (!err)
-		*out = idd_member_uval(&m, buf);
-	return err;
+	return idd_target_read_u64(id->target, addr, out);
 }
 
 struct dentry_info {

@@ -92,18 +92,6 @@ static struct inodedump_error *ring_layout(struct inodedump *id,
 	return NULL;
 }
 
-static struct inodedump_error *read_ptr(struct inodedump *id, uint64_t addr,
-					uint64_t *out)
-{
-	uint8_t buf[8];
-	struct idd_member m = { .present = true, .size = 8 };
-	struct inodedump_error *err = idd_target_read(id->target, addr, buf, 8);
-
-	if (!err)
-		*out = idd_member_uval(&m, buf);
-	return err;
-}
-
 static struct inodedump_error *read_array(struct inodedump *id, uint64_t addr,
 					  size_t size, uint8_t **out,
 					  const char *what)
@@ -251,7 +239,7 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 				 "later is read");
 	err = ring_layout(id, &r.l);
 	if (!err)
-		err = read_ptr(id, prb_sym, &rb_addr);
+		err = idd_target_read_u64(id->target, prb_sym, &rb_addr);
 	if (!err)
 		err = read_ring(id, &r, rb_addr);
 	if (err)

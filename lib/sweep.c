@@ -218,10 +218,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	buf = malloc(l.sb.size);
 	if (!buf)
 		return idd_nomem();
-	err = idd_target_read(id->target, head, buf, 8);
-	node = err ? head : idd_member_uval(&(struct idd_member){ .present = true,
-								 .size = 8 },
-					    buf);
+	err = idd_target_read_u64(id->target, head, &node);
 	while (!err && node != head) {
 		uint64_t sb_addr = node - l.s_list.offset;
 		struct inodedump_sweep_sb out = { .address = sb_addr };
@@ -241,20 +238,13 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		memcpy(s_id, buf + l.s_id.offset,
 		       l.s_id.size < sizeof(s_id) ? l.s_id.size : sizeof(s_id) - 1);
 		if (l.fs_name.present) {
-			struct inodedump_error *e2;
-			uint8_t p[8];
+			struct inodedump_error *e2 = idd_target_read_u64(
+				id->target, u64_at(buf, &l.s_type) + l.fs_name.offset,
+				&name);
 
-			e2 = idd_target_read(id->target,
-					     u64_at(buf, &l.s_type) + l.fs_name.offset,
-					     p, 8);
-			if (!e2) {
-				name = idd_member_uval(&(struct idd_member){
-							       .present = true,
-							       .size = 8 },
-						       p);
+			if (!e2)
 				e2 = idd_target_read_string(id->target, name, 64,
 							    &fs, &truncated);
-			}
 			inodedump_error_free(e2);
 		}
 		out.fs_type = fs ? fs : "?";

@@ -494,6 +494,18 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 	return read_failure(t, addr + (got < len ? got : 0), ks);
 }
 
+struct inodedump_error *idd_target_read_u64(struct idd_target *t,
+					    uint64_t addr, uint64_t *out)
+{
+	uint8_t buf[8];
+	struct idd_member m = { .present = true, .size = 8 };
+	struct inodedump_error *err = idd_target_read(t, addr, buf, 8);
+
+	if (!err)
+		*out = idd_member_uval(&m, buf);
+	return err;
+}
+
 struct inodedump_error *idd_target_read_string(struct idd_target *t,
 					       uint64_t addr, size_t max,
 					       char **out, bool *truncated)

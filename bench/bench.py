@@ -1,0 +1,761 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""inodedump benchmark: vmcore-inode against drgn and crash on real vmcores.
+
+Run through bench/run.sh (which builds vmcore-inode first), with
+/usr/bin/python3. Prints a Markdown report on stdout; progress on stderr.
+See bench/README.md for what is measured and how.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GNU_TIME = "/usr/bin/time"
+PY = "/usr/bin/python3"          # Debian's python3, the one with drgn
+DRGN_SCRIPT = os.path.join(HERE, "drgn_bench.py")
+REPORT_RE = re.compile(r"encountered for inode ([0-9a-f]+)")
+
+
+def log(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+# ------------------------------------------------------------------ running
+
+class Run:
+    def __init__(self, wall, rss_kb, user, sys_, rc, out, err, timed_out):
+        self.wall, self.rss_kb, self.user, self.sys = wall, rss_kb, user, sys_
+        self.rc, self.out, self.err, self.timed_out = rc, out, err, timed_out
+
+
+def run_once(cmd, stdin_text=None, timeout=600):
+    """One process under GNU time. Wall clock is measured here around it;
+    peak RSS is time(1)'s %M, the ru_maxrss of that one process (time(1) is
+    a small C program, so the measured child's RSS high-water mark does not
+    inherit a big parent's, as it would after a fork from Python); CPU (user
+    + system, microseconds) comes from wait4() on time(1), which covers
+    time(1) and the process it waited for."""
+    with tempfile.NamedTemporaryFile("r", prefix="bench-time-") as tf, \
+            tempfile.TemporaryFile(prefix="bench-out-") as fo, \
+            tempfile.TemporaryFile(prefix="bench-err-") as fe, \
+            tempfile.TemporaryFile(prefix="bench-in-") as fi:
+        if stdin_text is not None:
+            fi.write(stdin_text.encode())
+            fi.seek(0)
+        full = [GNU_TIME, "-f", "%e %M %U %S", "-o", tf.name] + cmd
+        timed_out = []
+
+        t0 = time.perf_counter()
+        p = subprocess.Popen(full, stdin=fi if stdin_text is not None else subprocess.DEVNULL,
+                             stdout=fo, stderr=fe, start_new_session=True)
+
+        def kill():
+            timed_out.append(True)
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        timer.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        fields = None
+        for line in tf.read().splitlines():
+            parts = line.split()
+            if len(parts) == 4:
+                try:
+                    fields = [float(x) for x in parts]
+                except ValueError:
+                    pass
+        rss = int(fields[1]) if fields else 0
+        fo.seek(0)
+        fe.seek(0)
+        return Run(wall, rss, ru.ru_utime, ru.ru_stime, p.returncode,
+                   fo.read().decode(errors="replace"), fe.read().decode(errors="replace"),
+                   bool(timed_out))
+
+
+class Stats:
+    def __init__(self, runs):
+        self.runs = runs
+        walls = [r.wall for r in runs]
+        self.median = statistics.median(walls)
+        self.min, self.max = min(walls), max(walls)
+        self.rss_kb = max(r.rss_kb for r in runs)  # each value is one process
+        self.rss_med = statistics.median(r.rss_kb for r in runs)
+        self.cpu = statistics.median(r.user + r.sys for r in runs)
+        self.rcs = sorted({r.rc for r in runs})
+
+
+def measure(cmds, runs, ok_rcs, stdin=None):
+    """Warm up each command once, then run them in alternation `runs`
+    times (so background load hits both sides alike). Returns {name: Stats}
+    and the warm-up Run of each (for output checks)."""
+    warm = {}
+    for name, cmd in cmds:
+        r = run_once(cmd, stdin)
+        if r.rc not in ok_rcs:
+            raise RuntimeError("%s failed (exit %s): %s\n%s" % (
+                name, r.rc, " ".join(cmd), (r.err or r.out)[-2000:]))
+        warm[name] = r
+    res = {name: [] for name, _ in cmds}
+    for _ in range(runs):
+        for name, cmd in cmds:
+            r = run_once(cmd, stdin)
+            if r.rc not in ok_rcs:
+                raise RuntimeError("%s failed (exit %s) during timing" % (name, r.rc))
+            res[name].append(r)
+    return {k: Stats(v) for k, v in res.items()}, warm
+
+
+# ------------------------------------------------------------------ fixtures
+
+def fixture_set(name):
+    """The set's directory: where tests/vmcores/out/<name> points if that is
+    complete, else the newest complete fixtures-<name>-* in the cache (the
+    link is repointed while a set is being rebuilt). Resolved once, so a
+    rebuild during the run does not mix two sets."""
+    link = os.path.join(ROOT, "tests", "vmcores", "out", name)
+    why = None
+    if os.path.islink(link) or os.path.isdir(link):
+        target = os.path.realpath(link)
+        if os.path.exists(os.path.join(target, ".complete")):
+            return target, None
+        why = "tests/vmcores/out/%s -> %s is not complete (no .complete)" % (name, target)
+    else:
+        why = "tests/vmcores/out/%s does not exist" % name
+    cache = os.environ.get("INODEDUMP_CACHE", os.path.expanduser("~/.cache/inodedump"))
+    cands = []
+    try:
+        for d in os.listdir(cache):
+            full = os.path.join(cache, d)
+            if d.startswith("fixtures-%s-" % name) and os.path.exists(os.path.join(full, ".complete")):
+                cands.append((os.path.getmtime(os.path.join(full, ".complete")), full))
+    except OSError:
+        pass
+    if cands:
+        chosen = max(cands)[1]
+        log("%s; using %s" % (why, chosen))
+        return chosen, None
+    return None, why + ", and no complete fixtures-%s-* in %s (tests/vmcores/make-fixtures.sh %s)" % (
+        name, cache, name)
+
+
+def truth_addr(setdir, role):
+    first = None
+    with open(os.path.join(setdir, "truth.txt")) as f:
+        for line in f:
+            kv = dict(p.split("=", 1) for p in line.split() if "=" in p)
+            if "addr" not in kv:
+                continue
+            first = first or kv
+            if kv.get("role") == role:
+                return kv
+    return first
+
+
+# ------------------------------------------------------------------ checks
+
+def parse_kv(line):
+    return dict(p.split("=", 1) for p in line.split() if "=" in p)
+
+
+def compare_inode(ours_json, drgn_line):
+    """Same values from both tools? Returns a short verdict."""
+    d = parse_kv(drgn_line)
+    o = ours_json
+    pairs = {
+        "ino": o.get("ino"), "mode": "0%o" % o["mode"] if o.get("mode") is not None else None,
+        "opflags": hex(o["opflags"]) if o.get("opflags") is not None else None,
+        "flags": hex(o["flags"]) if o.get("flags") is not None else None,
+        "state": hex(o["state"]) if o.get("state") is not None else None,
+        "count": o.get("count"), "nlink": o.get("nlink"), "size": o.get("size"),
+        "uid": o.get("uid"), "gid": o.get("gid"), "s_id": o.get("s_id"),
+        "fstype": o.get("fs_type"), "i_op": o.get("i_op"),
+        "link": o.get("link") if o.get("link") is not None else "-",
+    }
+    bad = ["%s: ours %s, drgn %s" % (k, v, d.get(k)) for k, v in pairs.items()
+           if str(v) != str(d.get(k))]
+    return "same %d fields" % len(pairs) if not bad else "DIFFER: " + "; ".join(bad)
+
+
+def ours_json(vmci, vmlinux, dump, addrs):
+    p = subprocess.run([vmci, "-k", vmlinux, "--json", dump] + addrs,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return json.loads(p.stdout)
+
+
+# ------------------------------------------------------------------ formatting
+
+def ms(s):
+    return "%.0f ms" % (s * 1000) if s >= 0.1 else "%.1f ms" % (s * 1000)
+
+
+def mb(kb):
+    return "%.1f MB" % (kb / 1024.0)
+
+
+class Report:
+    def __init__(self):
+        self.rows = []       # main table
+        self.notes = []
+        self.crash = []
+        self.scaling = []
+        self.goal = None
+        self.sections = []
+
+    def row(self, case, dump, ours, other_name, other, other_dump, check):
+        self.rows.append((case, dump, ours, other_name, other, other_dump, check))
+
+
+def table(rep):
+    out = ["| case | dump | vmcore-inode wall, median (min–max) | CPU | peak RSS | other | its dump | wall, median (min–max) | CPU | peak RSS | speed ratio | RSS ratio | same output? |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for case, dump, o, name, t, tdump, check in rep.rows:
+        out.append("| %s | %s | %s (%s–%s) | %s | %s | %s | %s | %s (%s–%s) | %s | %s | **%.1f×** | **1/%.1f** | %s |" % (
+            case, dump, ms(o.median), ms(o.min), ms(o.max), ms(o.cpu), mb(o.rss_kb), name, tdump,
+            ms(t.median), ms(t.min), ms(t.max), ms(t.cpu), mb(t.rss_kb), t.median / o.median,
+            t.rss_kb / o.rss_kb, check))
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ crash
+
+def run_crash(vmlinux, dump, addr, runs):
+    stdin = "struct inode %s\nexit\n" % addr
+    r = run_once(["crash", "-s", vmlinux, dump], stdin, timeout=120)
+    works = r.rc == 0 and not r.timed_out and "struct inode {" in r.out
+    if works:
+        rs = [r] + [run_once(["crash", "-s", vmlinux, dump], stdin, timeout=120)
+                    for _ in range(runs)]
+        st = Stats(rs[1:])
+        return "works", st, ""
+    err = ""
+    lines = [l for l in (r.out + r.err).splitlines() if l.startswith("crash:")]
+    if not lines and not r.timed_out:
+        # crash -s says nothing on this failure; -d 1 prints the reason.
+        r2 = run_once(["crash", "-s", "-d", "1", vmlinux, dump], stdin, timeout=120)
+        lines = [l for l in (r2.out + r2.err).splitlines()
+                 if l.startswith("crash:") and re.search(r"error|invalid|cannot|fail", l, re.I)]
+    if r.timed_out:
+        err = "timed out after 120 s"
+    elif lines:
+        err = lines[-1].strip()
+    else:
+        err = "exit %s, no error line" % r.rc
+    return "fails (exit %s)" % r.rc, Stats([r]), err
+
+
+# ------------------------------------------------------------------ profile
+
+GROUPS = [
+    ("open dump: libkdumpfile open, VMCOREINFO, addrxlat (idd_target_open)",
+     ["idd_target_open"]),
+    ("open vmlinux: elf_begin/dwarf_begin, build-id, symtab section (idd_types_open, idd_elf_build_id, idd_symbols_open)",
+     ["idd_types_open", "idd_elf_build_id", "idd_symbols_open"]),
+    ("vmlinux .symtab linear scans (idd_symbols_name, idd_symbols_address)",
+     ["idd_symbols_name", "idd_symbols_address"]),
+    ("load types: DWARF lookups in libdw (idd_types_struct*, idd_types_member*, idd_types_enumerator)",
+     ["idd_types_struct", "idd_types_struct_in", "idd_types_member",
+      "idd_types_pointee_struct", "idd_types_enumerator", "idd_types_member_enum"]),
+    ("read memory: kdump_read, page decompression, address translation (idd_target_read*)",
+     ["idd_target_read", "idd_target_read_string"]),
+    ("module symbols from the dump (idd_module_symbol, load_modules, own code only)",
+     ["idd_module_symbol", "load_modules"]),
+    ("paths: dentry/mount walk (idd_decode_paths, own code only)",
+     ["idd_decode_paths", "path_layout"]),
+    ("kernel log (inodedump_read_log, report parsing)",
+     ["inodedump_read_log", "inodedump_find_reports"]),
+    ("format output (inodedump_*_print_*)",
+     ["inodedump_inode_print_text", "inodedump_inode_print_json",
+      "inodedump_log_print"]),
+    ("close: dwarf_end, kdump_free, frees (inodedump_close, inodedump_inode_free)",
+     ["inodedump_close", "inodedump_inode_free"]),
+    ("rest of decode and CLI (inodedump_decode, main: own code)",
+     ["main", "inodedump_decode", "inodedump_open"]),
+]
+
+
+def parse_callgrind(path):
+    """Self cost per function and inclusive cost per call edge, from a
+    callgrind.out file (name compression handled)."""
+    names = {}
+    selfc, edges, calls = {}, {}, {}
+
+    def name(spec):
+        m = re.match(r"\((\d+)\)(?: (.*))?", spec)
+        if not m:
+            return spec.strip()
+        if m.group(2):
+            names[m.group(1)] = m.group(2).strip()
+        return names.get(m.group(1), spec)
+
+    fn = cfn = None
+    pending_call = None
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("fn="):
+                fn = name(line[3:])
+                selfc.setdefault(fn, 0)
+            elif line.startswith(("cfn=", "cfi=", "cfl=")):
+                if line.startswith("cfn="):
+                    cfn = name(line[4:])
+            elif line.startswith("calls="):
+                pending_call = int(line[6:].split()[0])
+            elif line and (line[0].isdigit() or line[0] in "+-*"):
+                parts = line.split()
+                cost = int(parts[1]) if len(parts) > 1 else 0
+                if pending_call is not None:
+                    edges[(fn, cfn)] = edges.get((fn, cfn), 0) + cost
+                    calls[(fn, cfn)] = calls.get((fn, cfn), 0) + pending_call
+                    pending_call = None
+                elif fn is not None:
+                    selfc[fn] = selfc.get(fn, 0) + cost
+    return selfc, edges, calls
+
+
+def group_profile(selfc, edges):
+    """Attribute every function's self cost to the innermost group on its
+    call path; a function reached from several groups is split in
+    proportion to the inclusive cost each caller spends in it."""
+    group_of = {}
+    for gi, (_, fns) in enumerate(GROUPS):
+        for f in fns:
+            group_of[f] = gi
+    nstartup = len(GROUPS)   # before main / after main: ld.so, libc
+    incoming = {}
+    for (c, f), w in edges.items():
+        if c != f:
+            incoming.setdefault(f, []).append((c, w))
+    funcs = set(selfc) | {f for _, f in edges} | {c for c, _ in edges}
+    dist = {f: {nstartup: 1.0} for f in funcs}
+    for f in funcs:
+        if f in group_of:
+            dist[f] = {group_of[f]: 1.0}
+    for _ in range(60):
+        changed = False
+        for f in funcs:
+            if f in group_of or f not in incoming:
+                continue
+            tot = sum(w for _, w in incoming[f])
+            if not tot:
+                continue
+            nd = {}
+            for c, w in incoming[f]:
+                for g, frac in dist[c].items():
+                    nd[g] = nd.get(g, 0.0) + frac * w / tot
+            if any(abs(nd.get(g, 0) - dist[f].get(g, 0)) > 1e-9 for g in set(nd) | set(dist[f])):
+                dist[f] = nd
+                changed = True
+        if not changed:
+            break
+    totals = [0.0] * (len(GROUPS) + 1)
+    for f, c in selfc.items():
+        for g, frac in dist.get(f, {nstartup: 1.0}).items():
+            totals[g] += c * frac
+    return totals
+
+
+def inclusive_costs(selfc, edges):
+    inc = dict(selfc)
+    for (c, f), w in edges.items():
+        if c != f:
+            inc[c] = inc.get(c, 0) + w
+    return inc
+
+
+def profile(vmci, vmlinux, dump, addr):
+    out = []
+    cmd = [vmci, "-k", vmlinux, dump, addr]
+    if shutil.which("perf"):
+        p = subprocess.run(["perf", "stat", "-x", ",", "-e",
+                            "task-clock,page-faults,major-faults,context-switches"] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        vals = {}
+        for line in p.stderr.decode().splitlines():
+            parts = line.split(",")
+            if len(parts) > 3:
+                vals[parts[2]] = parts[0]
+        if vals:
+            out.append("`perf stat` (software counters; this VM exposes no hardware "
+                       "counters): task-clock %s ms, %s page faults (%s major), "
+                       "%s context switches." % (
+                           vals.get("task-clock", "?"), vals.get("page-faults", "?"),
+                           vals.get("major-faults", "?"), vals.get("context-switches", "?")))
+    rs = [run_once(cmd) for _ in range(5)]
+    out.append("")
+    out.append("CPU split (median of 5 runs, from wait4): user %s, system %s. System time "
+               "here is mostly page faults on the mmap of vmlinux (each first touch of a "
+               "page maps 64 KiB of it); callgrind below counts user-space instructions "
+               "only." % (ms(statistics.median(r.user for r in rs)),
+                          ms(statistics.median(r.sys for r in rs))))
+    if not shutil.which("valgrind"):
+        out.append("valgrind not installed: no callgrind profile.")
+        return "\n".join(out)
+    with tempfile.TemporaryDirectory(prefix="bench-cg-") as d:
+        cg = os.path.join(d, "callgrind.out")
+        t0 = time.perf_counter()
+        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + cg] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        log("callgrind took %.1f s" % (time.perf_counter() - t0))
+        selfc, edges, calls = parse_callgrind(cg)
+    total = sum(selfc.values())
+    totals = group_profile(selfc, edges)
+    out.append("")
+    out.append("callgrind, `%s` (instructions executed, Ir; total %.1f M). Each "
+               "function's own instructions are charged to the innermost group on its "
+               "call path, so the groups add up to the total:" % (
+                   " ".join(["vmcore-inode", "-k", "VMLINUX", os.path.basename(dump), addr]),
+                   total / 1e6))
+    out.append("")
+    out.append("| group | Ir (M) | share |")
+    out.append("|---|---|---|")
+    order = sorted(range(len(totals)), key=lambda g: -totals[g])
+    for g in order:
+        label = GROUPS[g][0] if g < len(GROUPS) else "process start/exit: ld.so relocation, libc init"
+        out.append("| %s | %.1f | %.1f%% |" % (label, totals[g] / 1e6, 100.0 * totals[g] / total))
+    inc = inclusive_costs(selfc, edges)
+    ours = [(f, c) for f, c in inc.items()
+            if re.match(r"(idd_|inodedump_|take_ptr|load_modules|path_layout|find_cu|search_all|check_match|build_layout)", f)]
+    ours.sort(key=lambda x: -x[1])
+    out.append("")
+    out.append("Top inclusive functions of libinodedump (with their callees):")
+    out.append("")
+    out.append("| function | inclusive Ir (M) | share |")
+    out.append("|---|---|---|")
+    for f, c in ours[:16]:
+        out.append("| `%s` | %.1f | %.1f%% |" % (f, c / 1e6, 100.0 * c / total))
+    # Who calls the expensive lookups, and how often.
+    out.append("")
+    out.append("Calls into the expensive lookups (caller → callee: calls, inclusive Ir):")
+    out.append("")
+    for callee in ("idd_symbols_name", "idd_symbols_address", "idd_module_symbol",
+                   "find_cu", "search_all", "idd_types_struct_in"):
+        for (c, f), w in sorted(edges.items(), key=lambda e: -e[1]):
+            if f == callee and c != f:
+                out.append("- `%s` → `%s`: %d call(s), %.1f M Ir" % (
+                    c, f, calls.get((c, f), 0), w / 1e6))
+    return "\n".join(out)
+
+
+def vmlinux_pages(vmci, vmlinux, dump, addr):
+    """Which sections of vmlinux are mapped (resident in the process) just
+    before inodedump_close(): that is where the peak RSS comes from."""
+    if not shutil.which("gdb"):
+        return "gdb not installed: no RSS breakdown."
+    secs = []
+    p = subprocess.run(["readelf", "-SW", vmlinux], stdout=subprocess.PIPE)
+    for line in p.stdout.decode().splitlines():
+        m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)", line)
+        if m:
+            secs.append((int(m.group(2), 16), int(m.group(3), 16), m.group(1)))
+    script = r'''
+import gdb, re, struct, json
+pid = gdb.selected_inferior().pid
+secs = %s
+path = %r
+agg = {}
+total = 0
+pm = open('/proc/%%d/pagemap' %% pid, 'rb')
+for line in open('/proc/%%d/maps' %% pid):
+    p = line.split()
+    if len(p) < 6 or p[5] != path:
+        continue
+    lo, hi = [int(x, 16) for x in p[0].split('-')]
+    off = int(p[2], 16)
+    n = (hi - lo) // 4096
+    pm.seek(lo // 4096 * 8)
+    data = pm.read(n * 8)
+    for i in range(n):
+        if struct.unpack_from('<Q', data, i * 8)[0] >> 63:
+            fo = off + i * 4096
+            name = 'other'
+            for so, sz, sn in secs:
+                if so <= fo < so + sz:
+                    name = sn
+                    break
+            agg[name] = agg.get(name, 0) + 4
+rss = {}
+for line in open('/proc/%%d/smaps_rollup' %% pid):
+    k = line.split(':')[0]
+    if k in ('Rss', 'Anonymous'):
+        rss[k] = int(line.split()[1])
+print('BENCHJSON' + json.dumps({'sections': agg, 'rss': rss}))
+''' % (repr(secs), os.path.realpath(vmlinux))
+    with tempfile.TemporaryDirectory(prefix="bench-gdb-") as d:
+        sp = os.path.join(d, "pm.py")
+        with open(sp, "w") as f:
+            f.write(script)
+        cmds = ["set pagination off", "set breakpoint pending on",
+                "break inodedump_close", "run", "source " + sp, "kill", "quit"]
+        args = ["gdb", "-q", "-batch"]
+        for c in cmds:
+            args += ["-ex", c]
+        p = subprocess.run(args + ["--args", vmci, "-k", vmlinux, dump, addr],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    m = re.search(r"BENCHJSON(.*)", p.stdout.decode(errors="replace"))
+    if not m:
+        return "gdb could not stop at inodedump_close: no RSS breakdown."
+    data = json.loads(m.group(1))
+    agg = data["sections"]
+    tot = sum(agg.values())
+    out = ["Resident memory just before `inodedump_close()` (gdb breakpoint, "
+           "/proc/PID/smaps_rollup and pagemap): RSS %s, of which anonymous %s and "
+           "**vmlinux pages mapped %s** (file pages are mapped 64 KiB at a time by "
+           "the kernel's fault-around, so touching one byte of a page maps its "
+           "neighbours):" % (mb(data["rss"].get("Rss", 0)), mb(data["rss"].get("Anonymous", 0)), mb(tot)),
+           "", "| vmlinux section | mapped |", "|---|---|"]
+    for n, k in sorted(agg.items(), key=lambda x: -x[1]):
+        if k >= 64:
+            out.append("| `%s` | %s |" % (n, mb(k)))
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------ main
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--vmcore-inode", default=os.path.join(ROOT, "build-bench", "vmcore-inode"))
+    ap.add_argument("--no-profile", action="store_true")
+    ap.add_argument("--no-crash", action="store_true")
+    args = ap.parse_args()
+    vmci = os.path.abspath(args.vmcore_inode)
+    runs = max(args.runs, 1)
+    started = time.time()
+    rep = Report()
+    load_before = os.getloadavg()
+
+    spawn = statistics.median(run_once(["/bin/true"]).wall for _ in range(11))
+    stock, why_stock = fixture_set("stock")
+    patched, why_patched = fixture_set("patched")
+    if not stock and not patched:
+        sys.exit("bench: no fixture set: %s; %s (tests/vmcores/make-fixtures.sh)" % (
+            why_stock, why_patched))
+
+    goal = None
+    ours_figs = {}    # (set, what) -> Stats, for the scaling table
+    drgn_fail = None
+
+    def inode_case(setname, setdir, dump, drgn_dump, addr, label):
+        vml = os.path.join(setdir, "vmlinux")
+        ours_cmd = [vmci, "-k", vml, os.path.join(setdir, dump), addr]
+        drgn_cmd = [PY, DRGN_SCRIPT, "inode", vml, os.path.join(setdir, drgn_dump), addr]
+        log("%s: %s (drgn on %s)" % (setname, label, drgn_dump))
+        st, warm = measure([("ours", ours_cmd), ("drgn", drgn_cmd)], runs, (0, 1))
+        try:
+            oj = ours_json(vmci, vml, os.path.join(setdir, dump), [addr])["inodes"][0]
+            check = compare_inode(oj, warm["drgn"].out.strip().splitlines()[-1])
+        except Exception as e:  # noqa: BLE001 - the check is informative only
+            check = "check failed: %s" % e
+        rep.row(label, dump, st["ours"], "drgn", st["drgn"], drgn_dump, check)
+        return st
+
+    for setname, setdir, why in (("stock", stock, why_stock), ("patched", patched, why_patched)):
+        if not setdir:
+            rep.notes.append("**%s set not measured**: %s." % (setname, why))
+            continue
+        t = truth_addr(setdir, "symlink_short")
+        addr = t["addr"]
+        vml = os.path.join(setdir, "vmlinux")
+        rep.notes.append("%s set: `%s`, vmlinux %s, inode `%s` (%s, %s)." % (
+            setname, setdir, mb(os.path.getsize(vml) / 1024), addr, t.get("role"), t.get("path")))
+        dumps = ["d17-zlib.vmcore"]
+        if setname == "stock":
+            dumps += ["d17-lzo.vmcore", "elf-nopaging.vmcore"]
+        for dump in dumps:
+            drgn_dump = "elf-paging.vmcore" if dump == "elf-nopaging.vmcore" else dump
+            st = inode_case(setname, setdir, dump, drgn_dump, addr,
+                            "%s: open + decode 1 inode" % setname)
+            if dump == "d17-zlib.vmcore":
+                ours_figs[(setname, "inode")] = st["ours"]
+                ours_figs[(setname, "inode-drgn")] = st["drgn"]
+                if setname == "stock":
+                    goal = (st["ours"], st["drgn"])
+        if setname == "stock":
+            # Our ELF open cost on the dump drgn can read, for a like-for-like ratio.
+            inode_case(setname, setdir, "elf-paging.vmcore", "elf-paging.vmcore", addr,
+                       "%s: open + decode 1 inode" % setname)
+            # drgn on the paging:false ELF dump: does it open at all?
+            r = run_once([PY, DRGN_SCRIPT, "inode", vml,
+                          os.path.join(setdir, "elf-nopaging.vmcore"), addr], timeout=120)
+            if r.rc != 0:
+                lines = [l for l in r.err.splitlines() if l.strip()]
+                drgn_fail = "drgn on `elf-nopaging.vmcore`: exit %d after %s, `%s`" % (
+                    r.rc, ms(r.wall), lines[-1] if lines else "?")
+            else:
+                drgn_fail = "drgn on `elf-nopaging.vmcore` worked (exit 0, %s)" % ms(r.wall)
+        # The kernel log: reports where there are some, else the log alone.
+        d = os.path.join(setdir, "d17-zlib.vmcore")
+        nrep = 0
+        try:
+            with open(os.path.join(setdir, "serial.log"), errors="replace") as f:
+                nrep = len(REPORT_RE.findall(f.read()))
+        except OSError:
+            pass
+        if nrep:
+            log("%s: reports" % setname)
+            st, warm = measure([("ours", [vmci, "-k", vml, d]),
+                                ("drgn", [PY, DRGN_SCRIPT, "reports", vml, d])], runs, (0, 1))
+            try:
+                oj = ours_json(vmci, vml, d, [])
+                a = sorted(r["address"].replace("0x", "") for r in oj.get("reports", []))
+                b = sorted(REPORT_RE.findall(warm["drgn"].out))
+                check = ("same %d reported inodes" % len(a) if a == b else
+                         "DIFFER: ours %s, drgn %s" % (a, b))
+            except Exception as e:  # noqa: BLE001
+                check = "check failed: %s" % e
+            rep.row("%s: open + find and decode all reports" % setname, "d17-zlib.vmcore",
+                    st["ours"], "drgn", st["drgn"], "d17-zlib.vmcore", check)
+            ours_figs[(setname, "reports")] = st["ours"]
+        log("%s: kernel log" % setname)
+        st, warm = measure([("ours", [vmci, "-k", vml, "--log", d]),
+                            ("drgn", [PY, DRGN_SCRIPT, "log", vml, d])], runs, (0, 1))
+        a, b = warm["ours"].out.splitlines(), warm["drgn"].out.splitlines()
+        check = ("identical (%d lines)" % len(a) if a == b else
+                 "%d vs %d lines, %d differ" % (len(a), len(b),
+                                                sum(1 for x, y in zip(a, b) if x != y) + abs(len(a) - len(b))))
+        rep.row("%s: open + read the log (`--log` / `get_dmesg`)" % setname, "d17-zlib.vmcore",
+                st["ours"], "drgn", st["drgn"], "d17-zlib.vmcore", check)
+        ours_figs[(setname, "log")] = st["ours"]
+        ours_figs[(setname, "log-drgn")] = st["drgn"]
+        if not args.no_crash and shutil.which("crash"):
+            log("%s: crash" % setname)
+            status, cst, err = run_crash(vml, d, addr, runs)
+            rep.crash.append((setname, "d17-zlib.vmcore", status, cst, err))
+
+    # Startup against vmlinux size.
+    if stock and patched:
+        for what, label in (("inode", "open + decode 1 inode"), ("log", "open + read the log")):
+            a, b = ours_figs.get(("patched", what)), ours_figs.get(("stock", what))
+            if a and b:
+                rep.scaling.append((label, a, b, ours_figs.get(("patched", what + "-drgn")),
+                                    ours_figs.get(("stock", what + "-drgn"))))
+
+    prof = ""
+    pages = ""
+    if stock and not args.no_profile:
+        log("profile (perf stat, callgrind, RSS breakdown)")
+        addr = truth_addr(stock, "symlink_short")["addr"]
+        vml = os.path.join(stock, "vmlinux")
+        d = os.path.join(stock, "d17-zlib.vmcore")
+        prof = profile(vmci, vml, d, addr)
+        try:
+            pages = vmlinux_pages(vmci, vml, d, addr)
+        except Exception as e:  # noqa: BLE001
+            pages = "RSS breakdown failed: %s" % e
+
+    # ---------------------------------------------------------- report
+    mem_kb = 0
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                mem_kb = int(line.split()[1])
+    def ver(cmd):
+        try:
+            return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+                                  ).stdout.decode().splitlines()[0].strip()
+        except Exception:  # noqa: BLE001
+            return "?"
+    print("## Run of %s" % datetime.datetime.now().strftime("%Y-%m-%d %H:%M %Z").strip())
+    print()
+    print("Machine: %s, %d CPUs (nproc), %.1f GiB memory, kernel %s; load average "
+          "%.2f before, %.2f after the run." % (
+              platform.node(), os.cpu_count(), mem_kb / 1048576.0, platform.release(),
+              load_before[0], os.getloadavg()[0]))
+    drgn_ver = subprocess.run([PY, "-c", "import drgn; print(drgn.__version__)"],
+                              stdout=subprocess.PIPE).stdout.decode().strip()
+    def pkg(p):
+        try:
+            return subprocess.run(["dpkg-query", "-W", "-f=${Version}", p], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL).stdout.decode().strip() or "?"
+        except OSError:
+            return "?"
+    print("Tools: vmcore-inode `%s` (git %s, libkdumpfile %s, libdw %s), drgn %s (python3-drgn %s) "
+          "on %s, crash %s, GNU time %s, valgrind %s." % (
+              vmci, ver(["git", "-C", ROOT, "describe", "--always", "--dirty"]),
+              pkg("libkdumpfile10") if pkg("libkdumpfile10") != "?" else pkg("libkdumpfile-dev"),
+              pkg("libdw1"), drgn_ver, pkg("python3-drgn"), ver([PY, "--version"]),
+              pkg("crash"), pkg("time"), pkg("valgrind")))
+    print("Each figure: median of %d runs after one warm-up run, the two tools "
+          "alternating; wall clock around `/usr/bin/time`, peak RSS = `ru_maxrss` "
+          "of that one process (`%%M`), the largest over the runs; CPU = user + system "
+          "time of the process (drgn indexes DWARF on several threads, so its CPU can "
+          "exceed its wall time). Page cache warm. Starting a process under "
+          "`/usr/bin/time` from the harness costs %s (median wall of `/bin/true`); it "
+          "is included in every wall figure, not subtracted." % (runs, ms(spawn)))
+    print()
+    for n in rep.notes:
+        print("- " + n)
+    if drgn_fail:
+        print("- " + drgn_fail + " — so drgn's ELF figures use `elf-paging.vmcore`.")
+    print()
+    print(table(rep))
+    print()
+    if goal:
+        o, d = goal
+        sp, rr = d.median / o.median, d.rss_kb / o.rss_kb
+        ok_t, ok_m = sp >= 50, rr >= 20
+        print("### Goal (stock kernel, full -dbg vmlinux, -d 17 zlib dump, open + decode one inode)")
+        print()
+        print("- speed: %s vs drgn %s = **%.1f×** (goal ≥ 50×): **%s**" % (
+            ms(o.median), ms(d.median), sp, "met" if ok_t else "MISSED"))
+        print("- peak RSS: %s vs drgn %s = **1/%.1f** (goal ≤ 1/20, i.e. ≤ %s): **%s**" % (
+            mb(o.rss_kb), mb(d.rss_kb), rr, mb(d.rss_kb / 20.0), "met" if ok_m else "MISSED"))
+        print()
+    if rep.scaling:
+        print("### Startup against vmlinux size (d17-zlib dumps)")
+        print()
+        print("vmlinux: patched %s, stock %s." % (
+            mb(os.path.getsize(os.path.join(patched, "vmlinux")) / 1024),
+            mb(os.path.getsize(os.path.join(stock, "vmlinux")) / 1024)))
+        print()
+        print("| what | tool | patched (small vmlinux) | stock (full -dbg vmlinux) | time stock/patched | RSS stock/patched |")
+        print("|---|---|---|---|---|---|")
+        for label, a, b, da, db in rep.scaling:
+            for tool, x, y in (("vmcore-inode", a, b), ("drgn", da, db)):
+                if x and y:
+                    print("| %s | %s | %s, %s | %s, %s | %.2f× | %.2f× |" % (
+                        label, tool, ms(x.median), mb(x.rss_kb), ms(y.median), mb(y.rss_kb),
+                        y.median / x.median, y.rss_kb / x.rss_kb))
+        print()
+    if rep.crash:
+        print("### crash 8.0.2 (`crash -s VMLINUX VMCORE`, stdin `struct inode ADDR` + `exit`, timeout 120 s)")
+        print()
+        print("| set | dump | result | time | peak RSS | error line |")
+        print("|---|---|---|---|---|---|")
+        for s, dump, status, st, err in rep.crash:
+            print("| %s | %s | %s | %s%s | %s | %s |" % (
+                s, dump, status, ms(st.median), " (median of %d)" % len(st.runs)
+                if len(st.runs) > 1 else " to failure", mb(st.rss_kb),
+                "`%s`" % err if err else ""))
+        print()
+    if prof or pages:
+        print("### Where vmcore-inode's time and memory go (stock, d17-zlib, one inode)")
+        print()
+        if prof:
+            print(prof)
+            print()
+        if pages:
+            print(pages)
+            print()
+    print("Bench wall time: %.0f s." % (time.time() - started))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,51 @@
+#!/bin/bash
+# inodedump benchmark: vmcore-inode against drgn (and crash) on the fixture
+# vmcores. One command; prints a Markdown report on stdout, progress on stderr.
+#
+#   bench/run.sh [--runs N] [--no-profile] [--no-crash] [--vmcore-inode PATH]
+#
+# Needs the fixture sets (tests/vmcores/make-fixtures.sh): tests/vmcores/out/stock
+# and, when it has been built, tests/vmcores/out/patched. See bench/README.md.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+PY=/usr/bin/python3      # Debian's python3: the one with python3-drgn
+
+# Tools: package:binary. Installed when missing and we are root.
+need=""
+for entry in time:/usr/bin/time python3-drgn: valgrind:valgrind linux-perf:perf \
+	     crash:crash gdb:gdb binutils:readelf; do
+	pkg=${entry%%:*} bin=${entry#*:}
+	if [ -n "$bin" ]; then
+		command -v "$bin" >/dev/null 2>&1 || need="$need $pkg"
+	else
+		"$PY" -c 'import drgn' 2>/dev/null || need="$need $pkg"
+	fi
+done
+if [ -n "$need" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		echo "bench: installing:$need" >&2
+		apt-get install -y --no-install-recommends $need >&2
+	else
+		echo "bench: missing packages:$need (apt-get install$need)" >&2
+		exit 1
+	fi
+fi
+
+# Build vmcore-inode in a build directory of its own (meson's default
+# buildtype here is debugoptimized, -O2 -g, as in build/), so that a rebuild of
+# build/ by someone else cannot pull the binary away in the middle of a run.
+# --vmcore-inode PATH measures that binary instead.
+case " $* " in
+*" --vmcore-inode "*) ;;
+*)
+	if [ ! -f "$ROOT/build-bench/build.ninja" ]; then
+		meson setup "$ROOT/build-bench" "$ROOT" >&2
+	fi
+	ninja -C "$ROOT/build-bench" vmcore-inode >&2
+	set -- --vmcore-inode "$ROOT/build-bench/vmcore-inode" "$@"
+	;;
+esac
+
+exec "$PY" "$HERE/bench.py" "$@"
