@@ -14,6 +14,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -25,7 +26,14 @@ struct cached_struct {
 	struct idd_struct s;
 };
 
+struct cu_hint {
+	char *suffix;
+	Dwarf_Off cu; /* the unit's header offset */
+};
+
 struct idd_types {
+	struct cu_hint hints[8];
+	size_t nhints;
 	int fd;
 	Elf *elf;
 	Dwarf *dwarf;
@@ -39,6 +47,28 @@ struct idd_types {
 Elf *idd_types_elf(struct idd_types *types)
 {
 	return types->elf;
+}
+
+/*
+ * Give back the pages of vmlinux a search touched: they stay in the page
+ * cache, and what libdw needs again faults back in. Keeps a 350 MB debug
+ * vmlinux from showing up as resident memory.
+ */
+void idd_types_release_pages(struct idd_types *types)
+{
+	size_t size = 0;
+	char *base = elf_rawfile(types->elf, &size);
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!base || !size || page <= 0)
+		return;
+	/* Only whole pages inside the mapping. */
+	uintptr_t start = ((uintptr_t)base + (uintptr_t)page - 1) &
+			  ~((uintptr_t)page - 1);
+	uintptr_t end = ((uintptr_t)base + size) & ~((uintptr_t)page - 1);
+
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
 }
 
 struct inodedump_error *idd_types_open(const char *vmlinux,
@@ -86,6 +116,8 @@ void idd_types_close(struct idd_types *types)
 		return;
 	for (size_t i = 0; i < types->ncache; i++)
 		free(types->cache[i].name);
+	for (size_t i = 0; i < types->nhints; i++)
+		free(types->hints[i].suffix);
 	if (types->dwarf)
 		dwarf_end(types->dwarf);
 	if (types->elf)
@@ -180,6 +212,117 @@ static bool search_all(struct idd_types *types, const char *name,
 	return false;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+static bool unit_die(struct idd_types *types, Dwarf_Off off, Dwarf_Die *out)
+{
+	Dwarf_Off next;
+	size_t hsize;
+
+	return dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
+			    NULL) == 0 &&
+	       dwarf_offdie(types->dwarf, off + hsize, out) != NULL;
+}
+
+/*
+ * The unit covering a code address, from .debug_aranges read directly:
+ * one pass over a small section instead of touching every unit header of
+ * .debug_info (libdw's own arange table maps far more).
+ */
+static bool aranges_unit(struct idd_types *types, uint64_t addr, Dwarf_Off *cu)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+
+	if (elf_getshdrstrndx(types->elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(types->elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !(name = elf_strptr(types->elf, shstrndx, shdr.sh_name)) ||
+		    strcmp(name, ".debug_aranges"))
+			continue;
+		if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return false;
+		data = elf_getdata(scn, NULL);
+		break;
+	}
+	if (!data || !data->d_buf)
+		return false;
+	const uint8_t *p = data->d_buf, *end = p + data->d_size;
+
+	while (p + 12 <= end) {
+		const uint8_t *set = p, *set_end;
+		uint64_t len, info;
+		bool dwarf64 = false;
+		unsigned asize, tuple;
+
+		memcpy(&len, p, 4);
+		len &= 0xffffffffu;
+		p += 4;
+		if (len == 0xffffffffu) {
+			if (p + 8 > end)
+				return false;
+			memcpy(&len, p, 8);
+			p += 8;
+			dwarf64 = true;
+		}
+		set_end = p + len;
+		if (len > (uint64_t)(end - p) || len < 8)
+			return false;
+		p += 2; /* version */
+		info = 0;
+		memcpy(&info, p, dwarf64 ? 8 : 4);
+		p += dwarf64 ? 8 : 4;
+		asize = *p++;
+		p++; /* segment selector size */
+		if (asize != 8)
+			return false;
+		tuple = 2 * asize;
+		/* Tuples start aligned to their size from the set's start. */
+		p = set + (((size_t)(p - set) + tuple - 1) / tuple) * tuple;
+		for (; p + tuple <= set_end; p += tuple) {
+			uint64_t start, length;
+
+			memcpy(&start, p, 8);
+			memcpy(&length, p + 8, 8);
+			if (!start && !length)
+				break;
+			if (addr >= start && addr - start < length) {
+				*cu = info;
+				return true;
+			}
+		}
+		p = set_end;
+	}
+	return false;
+}
+
+void idd_types_anchor(struct idd_types *types, const char *suffix,
+		      uint64_t code_addr)
+{
+	Dwarf_Off cu;
+	Dwarf_Die cudie;
+	const char *name;
+
+	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
+	    !code_addr || !aranges_unit(types, code_addr, &cu) ||
+	    !unit_die(types, cu, &cudie) || !(name = dwarf_diename(&cudie)) ||
+	    !ends_with(name, suffix))
+		return;
+	types->hints[types->nhints].suffix = strdup(suffix);
+	if (types->hints[types->nhints].suffix)
+		types->hints[types->nhints++].cu = cu;
+}
+
 /* The CU whose name ends with suffix ("kernel/printk/printk_ringbuffer.c"). */
 static bool find_cu(struct idd_types *types, const char *suffix,
 		    Dwarf_Die *out)
@@ -187,6 +330,10 @@ static bool find_cu(struct idd_types *types, const char *suffix,
 	size_t slen = strlen(suffix);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
+
+	for (size_t i = 0; i < types->nhints; i++)
+		if (!strcmp(types->hints[i].suffix, suffix))
+			return unit_die(types, types->hints[i].cu, out);
 
 	while (dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
 			    NULL) == 0) {

@@ -38,6 +38,19 @@ struct layout {
 
 /* ---------------------------------------------------------------- open -- */
 
+void idd_anchor(struct inodedump *id, const char *cu_hint,
+		const char *const *functions)
+{
+	for (; *functions; functions++) {
+		uint64_t addr;
+
+		if (idd_symbols_address(id->syms, *functions, &addr)) {
+			idd_types_anchor(id->types, cu_hint, addr - id->kaslr);
+			return;
+		}
+	}
+}
+
 static void free_sym_memo(struct sym_memo *memo);
 static void free_sb_memo(struct sb_memo *m);
 
@@ -129,13 +142,16 @@ static struct inodedump_error *check_match(struct inodedump *id,
 {
 	const char *dump_id = idd_target_vmcoreinfo(id->target, "BUILD-ID");
 
-	if (dump_id && id->build_id_vmlinux &&
-	    strncmp(dump_id, id->build_id_vmlinux, strlen(dump_id)) != 0)
-		return idd_error(INODEDUMP_ERR_MISMATCH,
-				 "vmlinux %s (build-id %s) is not the kernel of "
-				 "%s (VMCOREINFO BUILD-ID %s)",
-				 id->vmlinux, id->build_id_vmlinux, vmcore,
-				 dump_id);
+	if (dump_id && id->build_id_vmlinux) {
+		if (strncmp(dump_id, id->build_id_vmlinux, strlen(dump_id)) != 0)
+			return idd_error(INODEDUMP_ERR_MISMATCH,
+					 "vmlinux %s (build-id %s) is not the "
+					 "kernel of %s (VMCOREINFO BUILD-ID %s)",
+					 id->vmlinux, id->build_id_vmlinux,
+					 vmcore, dump_id);
+		if (id->kaslr_from_vmcoreinfo)
+			return NULL; /* same build: nothing more to prove */
+	}
 	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);
 	     i++) {
 		const char *const *probes = kaslr_probes;
@@ -304,6 +320,7 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 		if (err)
 			goto fail;
 	}
+	idd_types_release_pages(id->types);
 	*out = id;
 	return NULL;
 fail:
@@ -499,6 +516,7 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 		if (!strcmp(l->iop[i].name, "IOP_CACHED_LINK"))
 			l->cached_link = l->iop[i].value;
 	id->layout = l;
+	idd_types_release_pages(t);
 	return NULL;
 }
 
@@ -560,8 +578,8 @@ struct sym_memo {
 	bool used;
 };
 
-static void lookup_symbol(struct inodedump *id, uint64_t addr, char **symbol,
-			  char **module)
+static struct sym_memo *memo_slot(struct inodedump *id, uint64_t addr,
+				   bool *found)
 {
 	struct sym_memo *memo;
 	size_t slot;
@@ -574,27 +592,40 @@ static void lookup_symbol(struct inodedump *id, uint64_t addr, char **symbol,
 	for (size_t probe = 0; memo && probe < 8; probe++) {
 		struct sym_memo *e = &memo[(slot + probe) & (SYM_MEMO_SIZE - 1)];
 
-		if (e->used && e->addr == addr) {
-			*symbol = e->symbol ? strdup(e->symbol) : NULL;
-			*module = e->module ? strdup(e->module) : NULL;
-			return;
-		}
-		if (!e->used) {
-			e->symbol = idd_symbols_name(id->syms, addr);
-			if (!e->symbol)
-				e->symbol = idd_module_symbol(id, addr, &e->module);
-			e->used = true;
-			e->addr = addr;
-			*symbol = e->symbol ? strdup(e->symbol) : NULL;
-			*module = e->module ? strdup(e->module) : NULL;
-			return;
+		if (!e->used || e->addr == addr) {
+			*found = e->used;
+			return e;
 		}
 	}
-	/* Table full around this slot: answer without remembering. */
-	*symbol = idd_symbols_name(id->syms, addr);
-	*module = NULL;
-	if (!*symbol)
-		*symbol = idd_module_symbol(id, addr, module);
+	*found = false;
+	return NULL;
+}
+
+static bool memo_get(struct inodedump *id, uint64_t addr, char **symbol,
+		     char **module)
+{
+	bool found;
+	struct sym_memo *e = memo_slot(id, addr, &found);
+
+	if (!found)
+		return false;
+	*symbol = e->symbol ? strdup(e->symbol) : NULL;
+	*module = e->module ? strdup(e->module) : NULL;
+	return true;
+}
+
+static void memo_put(struct inodedump *id, uint64_t addr, const char *symbol,
+		     const char *module)
+{
+	bool found;
+	struct sym_memo *e = memo_slot(id, addr, &found);
+
+	if (!e || found)
+		return;
+	e->used = true;
+	e->addr = addr;
+	e->symbol = symbol ? strdup(symbol) : NULL;
+	e->module = module ? strdup(module) : NULL;
 }
 
 static void free_sym_memo(struct sym_memo *memo)
@@ -619,12 +650,48 @@ static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 	(void)id;
 }
 
+/* Operations tables are named together by name_ops() once decoded. */
 static void take_ops(struct inodedump *id, struct idd_ptr *out,
 		     const struct idd_member *m, const uint8_t *buf)
 {
 	take_ptr(id, out, m, buf);
-	if (out->state == IDD_OK && out->addr)
-		lookup_symbol(id, out->addr, &out->symbol, &out->module);
+}
+
+/*
+ * Name an inode's operations pointers: remembered answers first, then one
+ * pass over vmlinux's symbols for all the rest, then the modules.
+ */
+static void name_ops(struct inodedump *id, struct inodedump_inode *ino)
+{
+	struct idd_ptr *ops[] = { &ino->i_op, &ino->i_fop, &ino->a_ops,
+				  &ino->s_op };
+	uint64_t want[4];
+	char *names[4] = { NULL };
+	struct idd_ptr *pending[4];
+	size_t n = 0;
+
+	for (size_t i = 0; i < 4; i++) {
+		struct idd_ptr *p = ops[i];
+
+		if (p->state != IDD_OK || !p->addr || p->symbol)
+			continue;
+		if (memo_get(id, p->addr, &p->symbol, &p->module))
+			continue;
+		pending[n] = p;
+		want[n++] = p->addr;
+	}
+	if (!n)
+		return;
+	idd_symbols_names(id->syms, want, n, names);
+	idd_types_release_pages(id->types);
+	for (size_t i = 0; i < n; i++) {
+		struct idd_ptr *p = pending[i];
+
+		p->symbol = names[i];
+		if (!p->symbol)
+			p->symbol = idd_module_symbol(id, p->addr, &p->module);
+		memo_put(id, p->addr, p->symbol, p->module);
+	}
 }
 
 static bool printable_name(const char *s)
@@ -1087,6 +1154,7 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	decode_mapping(id, ino, buf);
 	decode_union(id, ino, buf);
 	decode_flags(l, ino);
+	name_ops(id, ino);
 	if (!ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS))
 		idd_decode_paths(id, ino);
 	if (flags & INODEDUMP_DECODE_HOLDERS)

@@ -88,6 +88,8 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 void idd_types_close(struct idd_types *types);
 /* The ELF handle of vmlinux (for its symbol table and notes). */
 struct Elf *idd_types_elf(struct idd_types *types);
+/* Drop vmlinux pages from the process (they stay in the page cache). */
+void idd_types_release_pages(struct idd_types *types);
 /* libkdumpfile's name for vmlinux's architecture ("x86_64"), or NULL. */
 const char *idd_elf_arch(struct Elf *elf);
 
@@ -107,6 +109,13 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 					    const char *name,
 					    const char *cu_hint,
 					    struct idd_struct *out);
+/*
+ * Tell the type search which unit is cu_hint's: the one whose code covers
+ * code_addr (a link-time address of a function defined in that file), as
+ * .debug_aranges says. Saves a walk over every unit's name.
+ */
+void idd_types_anchor(struct idd_types *types, const char *cu_hint,
+		      uint64_t code_addr);
 /* The value of enumerator name, from the enums of the CU cu_hint. */
 bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 			  const char *name, int64_t *value);
@@ -162,6 +171,9 @@ void idd_symbols_close(struct idd_symbols *syms);
 void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset);
 /* "name" or "name+0x10" for a runtime address; NULL when none. malloc'd. */
 char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr);
+/* The same for n <= 8 addresses at once; out[i] malloc'd or NULL. */
+void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
+		       size_t n, char **out);
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			 uint64_t *addr);
 /* The GNU build-id note of vmlinux as lowercase hex, or NULL. malloc'd. */
@@ -236,6 +248,9 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				   struct inodedump_inode **out,
 				   uint64_t *sb_list_next);
 struct inodedump_error *idd_layout_ready(struct inodedump *id);
+/* Point the type search at cu_hint's unit via one of its functions. */
+void idd_anchor(struct inodedump *id, const char *cu_hint,
+		const char *const *functions);
 /* paths.c: fill ino->paths from its dentry aliases and the mount tree. */
 void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino);
 /* holders.c: the tasks holding ino open, or as cwd/root. */

@@ -46,6 +46,8 @@ static struct inodedump_error *module_layout(struct inodedump *id,
 	struct idd_types *t = id->types;
 	struct inodedump_error *err;
 
+	idd_anchor(id, "kernel/module/main.c",
+		   (const char *const[]){ "module_put", "__module_get", NULL });
 	err = idd_types_struct_in(t, "module", "kernel/module/main.c", &l->module);
 	if (err)
 		return err;

@@ -40,6 +40,8 @@ static struct path_layout *path_layout(struct inodedump *id)
 	if (!l)
 		return NULL;
 	id->paths_layout = l;
+	idd_anchor(id, "fs/namespace.c",
+		   (const char *const[]){ "mntput", "kern_mount", NULL });
 	if (idd_types_struct(t, "inode", &inode) ||
 	    idd_types_struct(t, "dentry", &l->dentry) ||
 	    idd_types_struct_in(t, "mount", "fs/namespace.c", &l->mount))
@@ -78,6 +80,7 @@ static struct path_layout *path_layout(struct inodedump *id)
 		l->mnt_parent.present && l->mnt_mountpoint.present &&
 		l->mnt_root.present && l->mnt_instance.present &&
 		l->hlist_next.present && l->list_next.present;
+	idd_types_release_pages(t);
 	return l;
 }
 

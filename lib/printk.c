@@ -52,6 +52,10 @@ static struct inodedump_error *ring_layout(struct inodedump *id,
 	struct idd_types *t = id->types;
 	struct inodedump_error *err;
 
+	idd_anchor(id, RING_CU,
+		   (const char *const[]){ "prb_reserve", "prb_commit", NULL });
+	idd_anchor(id, PRINTK_CU,
+		   (const char *const[]){ "vprintk_emit", "_printk", NULL });
 	err = idd_types_struct_in(t, "printk_ringbuffer", RING_CU, &l->rb);
 	if (err)
 		return idd_error_wrap(err, "kernel log");

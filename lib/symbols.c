@@ -283,3 +283,49 @@ const char *idd_elf_arch(Elf *elf)
 	default: return NULL;
 	}
 }
+
+/*
+ * Name several addresses in one pass over the symbol table (or through
+ * the index once built): a decode names its four operations tables
+ * together.
+ */
+void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
+		       size_t n, char **out)
+{
+	struct {
+		GElf_Sym sym;
+		bool found;
+	} best[8] = { 0 };
+
+	if (n > 8 || ++syms->lookups > LINEAR_LOOKUPS || syms->index) {
+		for (size_t i = 0; i < n; i++)
+			out[i] = idd_symbols_name(syms, addrs[i]);
+		return;
+	}
+	for (size_t i = 1; i < syms->count; i++) {
+		GElf_Sym sym;
+
+		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym))
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t link = addrs[k] - syms->kaslr;
+
+			if (sym.st_value > link ||
+			    (best[k].found && sym.st_value < best[k].sym.st_value) ||
+			    (sym.st_size && link - sym.st_value >= sym.st_size) ||
+			    (best[k].found && sym.st_value == best[k].sym.st_value &&
+			     best[k].sym.st_size && !sym.st_size) ||
+			    !nameable(syms, &sym))
+				continue;
+			best[k].sym = sym;
+			best[k].found = true;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		out[k] = best[k].found
+				 ? format_name(syms, best[k].sym.st_name,
+					       best[k].sym.st_value,
+					       best[k].sym.st_size,
+					       addrs[k] - syms->kaslr)
+				 : NULL;
+}
