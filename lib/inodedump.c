@@ -334,6 +334,7 @@ void inodedump_close(struct inodedump *id)
 		return;
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
+	idd_btf_free(id->btf);
 	free_sym_memo(id->sym_memo);
 	free_sb_memo(&id->sb_memo);
 	idd_symbols_close(id->syms);

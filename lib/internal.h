@@ -211,6 +211,14 @@ struct layout;
 struct idd_modules;
 struct path_layout;
 struct sym_memo;
+struct idd_btf;
+
+/* btf.c: BTF from vmlinux's .BTF, else from the dump's memory; NULL if none. */
+struct idd_btf *idd_btf_load(struct inodedump *id);
+void idd_btf_free(struct idd_btf *btf);
+/* A member's offset by dotted path, like idd_types_member(). */
+bool idd_btf_member(const struct idd_btf *btf, const char *structname,
+		    const char *path, struct idd_member *out);
 
 /* modules.c: a module symbol covering addr ("ext4_sops"), its module. */
 char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module);
@@ -232,6 +240,8 @@ struct inodedump {
 	struct path_layout *paths_layout;
 	struct idd_holders *holders; /* one task walk per session */
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
+	struct idd_btf *btf;	     /* loaded on first use */
+	bool btf_tried;
 	struct sb_memo {	     /* the last superblock decoded */
 		uint64_t addr;
 		char *s_id, *fs_type, *s_op_symbol, *s_op_module;

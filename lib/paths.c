@@ -27,6 +27,24 @@ struct path_layout {
 	struct idd_member hlist_next, list_next; /* within their node types */
 };
 
+/*
+ * struct mount is private to fs/: in DWARF only the units of fs/ files have
+ * it, deep in .debug_info. BTF, where the kernel has it, is far cheaper.
+ */
+static bool mount_from_btf(struct inodedump *id, struct path_layout *l)
+{
+	if (!id->btf_tried) {
+		id->btf_tried = true;
+		id->btf = idd_btf_load(id);
+	}
+	return id->btf &&
+	       idd_btf_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
+	       idd_btf_member(id->btf, "mount", "mnt_mountpoint",
+			      &l->mnt_mountpoint) &&
+	       idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root) &&
+	       idd_btf_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
+}
+
 static struct path_layout *path_layout(struct inodedump *id)
 {
 	struct path_layout *l;
@@ -40,12 +58,21 @@ static struct path_layout *path_layout(struct inodedump *id)
 	if (!l)
 		return NULL;
 	id->paths_layout = l;
-	idd_anchor(id, "fs/namespace.c",
-		   (const char *const[]){ "mntput", "kern_mount", NULL });
 	if (idd_types_struct(t, "inode", &inode) ||
-	    idd_types_struct(t, "dentry", &l->dentry) ||
-	    idd_types_struct_in(t, "mount", "fs/namespace.c", &l->mount))
+	    idd_types_struct(t, "dentry", &l->dentry))
 		return l;
+	if (!mount_from_btf(id, l)) {
+		/* No BTF: struct mount from the DWARF of fs/namespace.c. */
+		idd_anchor(id, "fs/namespace.c",
+			   (const char *const[]){ "mntput", "kern_mount", NULL });
+		if (idd_types_struct_in(t, "mount", "fs/namespace.c", &l->mount))
+			return l;
+		idd_types_member(t, &l->mount, "mnt_parent", &l->mnt_parent);
+		idd_types_member(t, &l->mount, "mnt_mountpoint",
+				 &l->mnt_mountpoint);
+		idd_types_member(t, &l->mount, "mnt.mnt_root", &l->mnt_root);
+		idd_types_member(t, &l->mount, "mnt_instance", &l->mnt_instance);
+	}
 	idd_types_member(t, &inode, "i_dentry.first", &l->i_dentry_first);
 	idd_types_member(t, &inode, "i_sb", &i_sb);
 	{
@@ -70,10 +97,6 @@ static struct path_layout *path_layout(struct inodedump *id)
 	idd_types_member(t, &l->dentry, "d_name.name", &l->d_name_name);
 	idd_types_member(t, &l->dentry, "d_u.d_alias", &l->d_alias);
 	idd_types_member(t, &l->dentry, "d_hash.pprev", &l->d_hash_pprev);
-	idd_types_member(t, &l->mount, "mnt_parent", &l->mnt_parent);
-	idd_types_member(t, &l->mount, "mnt_mountpoint", &l->mnt_mountpoint);
-	idd_types_member(t, &l->mount, "mnt.mnt_root", &l->mnt_root);
-	idd_types_member(t, &l->mount, "mnt_instance", &l->mnt_instance);
 	l->ok = l->i_dentry_first.present && l->s_mounts.present &&
 		l->d_parent.present && l->d_name_len.present &&
 		l->d_name_name.present && l->d_alias.present &&

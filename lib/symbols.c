@@ -30,7 +30,19 @@ struct idd_symbols {
 	size_t lookups;
 	struct sym_entry *index;
 	size_t nindex;
+	/* The table itself when it is 64-bit and in host order (the usual). */
+	const Elf64_Sym *raw;
 };
+
+/* Symbol i, without gelf_getsym's copy where the table can be read as is. */
+static bool get_sym(const struct idd_symbols *syms, size_t i, GElf_Sym *out)
+{
+	if (syms->raw) {
+		*out = syms->raw[i];
+		return true;
+	}
+	return gelf_getsym(syms->data, (int)i, out) != NULL;
+}
 
 #define LINEAR_LOOKUPS 8
 
@@ -51,6 +63,10 @@ struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
 			continue;
 		syms->data = elf_getdata(scn, NULL);
 		syms->strndx = shdr.sh_link;
+		if (syms->data && gelf_getclass(elf) == ELFCLASS64 &&
+		    syms->data->d_type == ELF_T_SYM &&
+		    shdr.sh_entsize == sizeof(Elf64_Sym))
+			syms->raw = syms->data->d_buf;
 		if (syms->data && shdr.sh_entsize)
 			syms->count = shdr.sh_size / shdr.sh_entsize;
 		break;
@@ -109,7 +125,7 @@ static void build_index(struct idd_symbols *syms)
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 
-		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym) ||
+		if (!get_sym(syms, i, &sym) || !usable(&sym) ||
 		    !nameable(syms, &sym))
 			continue;
 		syms->index[syms->nindex++] = (struct sym_entry){
@@ -178,7 +194,7 @@ char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
 		GElf_Sym sym;
 		const char *name;
 
-		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym) ||
+		if (!get_sym(syms, i, &sym) || !usable(&sym) ||
 		    sym.st_value > link)
 			continue;
 		if (best_name && sym.st_value < best.st_value)
@@ -214,7 +230,7 @@ bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 		GElf_Sym sym;
 		const char *n;
 
-		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym))
+		if (!get_sym(syms, i, &sym) || !usable(&sym))
 			continue;
 		n = elf_strptr(syms->elf, syms->strndx, sym.st_name);
 		if (n && !strcmp(n, name)) {
@@ -305,7 +321,7 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 
-		if (!gelf_getsym(syms->data, (int)i, &sym) || !usable(&sym))
+		if (!get_sym(syms, i, &sym) || !usable(&sym))
 			continue;
 		for (size_t k = 0; k < n; k++) {
 			uint64_t link = addrs[k] - syms->kaslr;

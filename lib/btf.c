@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Types from BTF: the kernel's compact type format (CONFIG_DEBUG_INFO_BTF),
+ * in vmlinux's .BTF section or, when vmlinux is a debug-only file, in the
+ * dump's own memory (__start_BTF..__stop_BTF). Used where DWARF is costly:
+ * a struct private to fs/ (struct mount) is only defined deep in
+ * .debug_info, and libdw reads every unit header before it; BTF has it in
+ * a few megabytes, in one table.
+ */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define BTF_MAGIC 0xeB9F
+#define BTF_MAX_SIZE (64u << 20)
+
+enum {
+	BTF_KIND_INT = 1, BTF_KIND_PTR, BTF_KIND_ARRAY, BTF_KIND_STRUCT,
+	BTF_KIND_UNION, BTF_KIND_ENUM, BTF_KIND_FWD, BTF_KIND_TYPEDEF,
+	BTF_KIND_VOLATILE, BTF_KIND_CONST, BTF_KIND_RESTRICT, BTF_KIND_FUNC,
+	BTF_KIND_FUNC_PROTO, BTF_KIND_VAR, BTF_KIND_DATASEC, BTF_KIND_FLOAT,
+	BTF_KIND_DECL_TAG, BTF_KIND_TYPE_TAG, BTF_KIND_ENUM64,
+};
+
+struct idd_btf {
+	uint8_t *data; /* owned copy of the whole section */
+	size_t size;
+	const uint8_t *types, *strings;
+	uint32_t types_len, strings_len;
+	uint32_t *offsets; /* type id -> offset in types; [0] unused */
+	uint32_t ntypes;
+};
+
+static uint32_t u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static const char *str(const struct idd_btf *b, uint32_t off)
+{
+	return off < b->strings_len ? (const char *)b->strings + off : "";
+}
+
+/* Bytes of kind-specific data after a btf_type, or -1 if unknown. */
+static long extra(uint32_t info)
+{
+	uint32_t vlen = info & 0xffff, kind = (info >> 24) & 0x1f;
+
+	switch (kind) {
+	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
+		return 4;
+	case BTF_KIND_ARRAY:
+		return 12;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
+	case BTF_KIND_ENUM64:
+		return 12L * vlen;
+	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
+		return 8L * vlen;
+	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Takes ownership of data (malloc'd). */
+static struct idd_btf *btf_parse(uint8_t *data, size_t size)
+{
+	struct idd_btf *b = calloc(1, sizeof(*b));
+	uint32_t hdr_len, type_off, type_len, str_off, str_len, cap = 1024;
+	uint16_t magic;
+
+	if (!b || size < 24)
+		goto fail;
+	memcpy(&magic, data, 2);
+	hdr_len = u32(data + 4);
+	type_off = u32(data + 8);
+	type_len = u32(data + 12);
+	str_off = u32(data + 16);
+	str_len = u32(data + 20);
+	if (magic != BTF_MAGIC || hdr_len < 24 || hdr_len > size ||
+	    type_off > size - hdr_len || type_len > size - hdr_len - type_off ||
+	    str_off > size - hdr_len || str_len > size - hdr_len - str_off)
+		goto fail;
+	b->data = data;
+	b->size = size;
+	b->types = data + hdr_len + type_off;
+	b->types_len = type_len;
+	b->strings = data + hdr_len + str_off;
+	b->strings_len = str_len;
+	b->offsets = malloc(cap * sizeof(*b->offsets));
+	if (!b->offsets)
+		goto fail;
+	b->ntypes = 1;
+	for (uint32_t off = 0; off + 12 <= type_len;) {
+		long more = extra(u32(b->types + off + 4));
+
+		if (more < 0 || off + 12 + (uint64_t)more > type_len)
+			goto fail;
+		if (b->ntypes == cap) {
+			uint32_t *grown = realloc(b->offsets,
+						  2 * cap * sizeof(*grown));
+
+			if (!grown)
+				goto fail;
+			b->offsets = grown;
+			cap *= 2;
+		}
+		b->offsets[b->ntypes++] = off;
+		off += 12 + (uint32_t)more;
+	}
+	return b;
+fail:
+	if (b)
+		free(b->offsets);
+	free(b);
+	free(data);
+	return NULL;
+}
+
+void idd_btf_free(struct idd_btf *b)
+{
+	if (!b)
+		return;
+	free(b->offsets);
+	free(b->data);
+	free(b);
+}
+
+static struct idd_btf *from_vmlinux(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+		Elf_Data *d;
+		uint8_t *copy;
+
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
+		    strcmp(name, ".BTF"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || !d->d_size || d->d_size > BTF_MAX_SIZE)
+			return NULL;
+		copy = malloc(d->d_size);
+		if (!copy)
+			return NULL;
+		memcpy(copy, d->d_buf, d->d_size);
+		return btf_parse(copy, d->d_size);
+	}
+	return NULL;
+}
+
+static struct idd_btf *from_memory(struct inodedump *id)
+{
+	uint64_t start, stop;
+	uint8_t *copy;
+	struct inodedump_error *err;
+
+	if (!idd_symbols_address(id->syms, "__start_BTF", &start) ||
+	    !idd_symbols_address(id->syms, "__stop_BTF", &stop) ||
+	    stop <= start || stop - start > BTF_MAX_SIZE)
+		return NULL;
+	copy = malloc(stop - start);
+	if (!copy)
+		return NULL;
+	err = idd_target_read(id->target, start, copy, stop - start);
+	if (err) {
+		inodedump_error_free(err);
+		free(copy);
+		return NULL;
+	}
+	return btf_parse(copy, stop - start);
+}
+
+struct idd_btf *idd_btf_load(struct inodedump *id)
+{
+	struct idd_btf *b = from_vmlinux(idd_types_elf(id->types));
+
+	idd_types_release_pages(id->types);
+	return b ? b : from_memory(id);
+}
+
+/* Strip typedefs and qualifiers. */
+static uint32_t resolve(const struct idd_btf *b, uint32_t type)
+{
+	for (int depth = 0; depth < 32 && type && type < b->ntypes; depth++) {
+		uint32_t kind = (u32(b->types + b->offsets[type] + 4) >> 24) & 0x1f;
+
+		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_VOLATILE &&
+		    kind != BTF_KIND_CONST && kind != BTF_KIND_RESTRICT &&
+		    kind != BTF_KIND_TYPE_TAG)
+			return type;
+		type = u32(b->types + b->offsets[type] + 8);
+	}
+	return 0;
+}
+
+static uint32_t find_struct(const struct idd_btf *b, const char *name)
+{
+	for (uint32_t id = 1; id < b->ntypes; id++) {
+		const uint8_t *t = b->types + b->offsets[id];
+		uint32_t info = u32(t + 4), kind = (info >> 24) & 0x1f;
+
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) &&
+		    !strcmp(str(b, u32(t)), name))
+			return id;
+	}
+	return 0;
+}
+
+/* Member by name in an aggregate, looking into anonymous members. */
+static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
+			size_t len, uint64_t *bits, uint32_t *type, int depth)
+{
+	const uint8_t *t = b->types + b->offsets[agg];
+	uint32_t info = u32(t + 4), vlen = info & 0xffff;
+	bool kflag = info >> 31;
+
+	if (depth > 8)
+		return false;
+	for (uint32_t i = 0; i < vlen; i++) {
+		const uint8_t *m = t + 12 + 12 * i;
+		const char *n = str(b, u32(m));
+		uint32_t off = u32(m + 8);
+		uint64_t bit = kflag ? (off & 0xffffff) : off;
+		uint32_t mt = resolve(b, u32(m + 4));
+
+		if (*n) {
+			if (strlen(n) == len && !memcmp(n, name, len)) {
+				*bits += bit;
+				*type = mt;
+				return true;
+			}
+			continue;
+		}
+		if (mt && find_member(b, mt, name, len, &(uint64_t){ 0 }, type,
+				      depth + 1)) {
+			uint64_t inner = 0;
+
+			find_member(b, mt, name, len, &inner, type, depth + 1);
+			*bits += bit + inner;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool idd_btf_member(const struct idd_btf *b, const char *structname,
+		    const char *path, struct idd_member *out)
+{
+	uint32_t type = find_struct(b, structname);
+	uint64_t bits = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!type)
+		return false;
+	for (const char *p = path;;) {
+		const char *dot = strchr(p, '.');
+		size_t len = dot ? (size_t)(dot - p) : strlen(p);
+
+		if (!find_member(b, type, p, len, &bits, &type, 0) || !type)
+			return false;
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+	if (bits % 8)
+		return false; /* bitfields: not needed here */
+	out->present = true;
+	out->offset = bits / 8;
+	switch ((u32(b->types + b->offsets[type] + 4) >> 24) & 0x1f) {
+	case BTF_KIND_PTR:
+		out->kind = IDD_KIND_PTR;
+		out->size = 8; /* BTF is only generated for the 64-bit kernels we read */
+		break;
+	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
+		out->kind = IDD_KIND_STRUCT;
+		out->size = u32(b->types + b->offsets[type] + 8);
+		break;
+	default:
+		out->kind = IDD_KIND_INT;
+		out->size = u32(b->types + b->offsets[type] + 8);
+	}
+	return true;
+}
