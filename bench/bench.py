@@ -634,6 +634,22 @@ def main():
                 st["ours"], "drgn", st["drgn"], "d17-zlib.vmcore", check)
         ours_figs[(setname, "log")] = st["ours"]
         ours_figs[(setname, "log-drgn")] = st["drgn"]
+        # The sweep: every inode of every superblock (issue 9).
+        log("%s: sweep" % setname)
+        st, warm = measure([("ours", [vmci, "-k", vml, "--sweep", "--jsonl", d]),
+                            ("drgn", [PY, DRGN_SCRIPT, "sweep", vml, d])], runs, (0, 1))
+        try:
+            ours_n = sum(1 for l in warm["ours"].out.splitlines()
+                         if l.startswith('{"address"'))
+            drgn_n = int(warm["drgn"].out.strip().splitlines()[-1].split("=")[1])
+            check = ("same %d inodes (ours fully decoded and checked, drgn "
+                     "i_mode + i_ino)" % ours_n if ours_n == drgn_n else
+                     "DIFFER: ours %d, drgn %d inodes" % (ours_n, drgn_n))
+        except Exception as e:  # noqa: BLE001
+            check = "check failed: %s" % e
+        rep.row("%s: sweep every inode (`--sweep --jsonl`)" % setname,
+                "d17-zlib.vmcore", st["ours"], "drgn", st["drgn"],
+                "d17-zlib.vmcore", check)
         if not args.no_crash and shutil.which("crash"):
             log("%s: crash" % setname)
             status, cst, err = run_crash(vml, d, addr, runs)

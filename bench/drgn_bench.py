@@ -8,6 +8,9 @@ Run with /usr/bin/python3 (Debian's python3-drgn):
                                                       every "encountered for
                                                       inode <hex>" report
     drgn_bench.py log     VMLINUX VMCORE              open, print the log (dmesg)
+    drgn_bench.py sweep   VMLINUX VMCORE              open, walk super_blocks and
+                                                      every s_inodes list reading
+                                                      i_mode and i_ino
 
 Each decoded inode is printed as one line of key=value pairs so that
 bench.py can check that drgn and vmcore-inode read the same values.
@@ -70,8 +73,26 @@ def emit(fields):
     print(" ".join("%s=%s" % kv for kv in fields.items()))
 
 
+
+def sweep(prog):
+    """What vmcore-inode --sweep walks, reading only i_mode and i_ino."""
+    from drgn.helpers.linux.list import list_for_each_entry
+    total = 0
+    for sb in list_for_each_entry("struct super_block",
+                                  prog["super_blocks"].address_of_(), "s_list"):
+        n = 0
+        for ino in list_for_each_entry("struct inode", sb.s_inodes.address_of_(),
+                                       "i_sb_list"):
+            int(ino.i_mode)
+            int(ino.i_ino)
+            n += 1
+        print("sb=%x inodes=%d" % (sb.value_(), n))
+        total += n
+    print("total=%d" % total)
+
+
 def main(argv):
-    if len(argv) < 4 or argv[1] not in ("inode", "reports", "log"):
+    if len(argv) < 4 or argv[1] not in ("inode", "reports", "log", "sweep"):
         sys.exit(__doc__)
     mode, vmlinux, vmcore = argv[1:4]
     prog = open_program(vmlinux, vmcore)
@@ -86,6 +107,8 @@ def main(argv):
             if m:
                 print(rec.text.decode(errors="replace"))
                 emit(decode(prog, int(m.group(1), 16)))
+    elif mode == "sweep":
+        sweep(prog)
     else:
         from drgn.helpers.linux.printk import get_dmesg
 
