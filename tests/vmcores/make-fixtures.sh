@@ -1,7 +1,14 @@
 #!/bin/bash
 # Build (or reuse) the inodedump vmcore fixture sets. See README.md and CONTRACT.md.
 #
-#   tests/vmcores/make-fixtures.sh [patched|stock|all]     (default: all)
+#   tests/vmcores/make-fixtures.sh [patched|stock|wrapped|all]   (default: all)
+#   tests/vmcores/make-fixtures.sh live [BINARY]
+#
+# all = stock, patched, wrapped. live boots the patched kernel (a MULTIUSER
+# variant) with BINARY (default: $VMCORE_INODE, else build/vmcore-inode), its
+# shared libraries and a debug-only vmlinux in the initramfs and runs
+# `vmcore-inode --live` in the guest; its hash includes the binary's and every
+# library's contents, so an unchanged build reuses the set.
 #
 # Every set lives in ${INODEDUMP_CACHE:-$HOME/.cache/inodedump}/fixtures-<set>-<hash>
 # (hash of every input), with `.complete` written last; a complete set is
@@ -9,7 +16,8 @@
 # last stdout line of a successful run is the last set's directory.
 #
 # Environment: INODEDUMP_CACHE (cache root), FX_BOOT_TIMEOUT (seconds to wait
-# for the guest's ready marker, default 600), FX_KEEP_WORK=1 (keep .work/).
+# for the guest's ready marker, default 600; the live set waits 3x as long),
+# FX_KEEP_WORK=1 (keep .work/).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -166,6 +174,54 @@ prepare_patched_kernel() {
 	log "kernel $(cat "$KDIR/release") in $KDIR"
 }
 
+# The live set's kernel: the same patched kernel plus kernel-multiuser.config
+# (CONFIG_MULTIUSER=y, so a guest process can be someone other than root).
+# build-kernel.sh is not changed: a verbatim copy of it runs in a staging tree
+# whose kernel.config is kernel.config + kernel-multiuser.config, so the
+# variant gets its own kbuild-/kernel- cache directories and the patched
+# kernel's hash stays what it is.
+prepare_multiuser_kernel() {
+	step "build patched kernel, MULTIUSER variant (staged build-kernel.sh)"
+	local stage out f
+	stage=$(mktemp -d "${TMPDIR:-/tmp}/inodedump-kvariant.XXXXXX")
+	mkdir -p "$stage/tests/vmcores/trigger"
+	cp "$HERE/build-kernel.sh" "$stage/tests/vmcores/"
+	cat "$HERE/kernel.config" "$HERE/kernel-multiuser.config" > "$stage/tests/vmcores/kernel.config"
+	find "$HERE/trigger" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) \
+		-exec cp {} "$stage/tests/vmcores/trigger/" \;
+	cp -r "$HERE/../../kernel-patches" "$stage/kernel-patches"
+	out=$(bash "$stage/tests/vmcores/build-kernel.sh" | tail -1) || { rm -rf "$stage"; die "build-kernel.sh (MULTIUSER variant) failed"; }
+	rm -rf "$stage"
+	[ -n "$out" ] && [ -d "$out" ] || die "build-kernel.sh printed no cache dir (got '$out')"
+	for f in bzImage vmlinux vfsdbg_trigger.ko config release; do
+		[ -f "$out/$f" ] || die "build-kernel.sh dir $out lacks $f"
+	done
+	grep -qx 'CONFIG_MULTIUSER=y' "$out/config" || die "$out/config has no CONFIG_MULTIUSER=y"
+	KDIR=$out
+	KERNEL_ID="patched-multiuser-kernel=$(basename "$out")"
+	log "kernel $(cat "$KDIR/release") in $KDIR"
+}
+
+# guest/fxtool.c, static (kmsg-fill, kmsg-dump, runas): $1 = output
+build_fxtool() {
+	step "build guest/fxtool (static)"
+	gcc -static -O2 -Wall -Wextra -Werror -o "$1" "$HERE/guest/fxtool.c" >&2 || die "gcc guest/fxtool.c"
+}
+
+# The shared objects BINARY loads, as ldd resolves them: "NAME PATH" lines
+# (NAME = the soname asked for; the dynamic loader as "LOADER PATH").
+lib_closure() {
+	local out
+	out=$(ldd "$1") || die "ldd $1"
+	if printf '%s\n' "$out" | grep -q 'not found'; then
+		printf '%s\n' "$out" >&2
+		die "ldd $1: a library is not found"
+	fi
+	printf '%s\n' "$out" | awk '
+		$2 == "=>" && $3 ~ /^\// { print $1, $3; next }
+		$1 ~ /^\// { print "LOADER", $1 }'
+}
+
 # ---------------------------------------------------------------- guest
 build_initramfs() {   # $1 = set, $2 = staging dir, $3 = output cpio.gz
 	local set=$1 root=$2 out=$3
@@ -187,6 +243,55 @@ build_initramfs() {   # $1 = set, $2 = staging dir, $3 = output cpio.gz
 	patched)
 		cp "$KDIR/vfsdbg_trigger.ko" "$root/modules/"
 		printf 'FX_SET=patched\nFX_MODULES=""\nFX_EXT4=0\nFX_TRIGGER=1\n' > "$root/etc/fixture.conf"
+		;;
+	wrapped)
+		cp "$KDIR/vfsdbg_trigger.ko" "$root/modules/"
+		build_fxtool "$root/bin/fxtool"
+		printf 'FX_SET=wrapped\nFX_MODULES=""\nFX_EXT4=0\nFX_TRIGGER=1\nFX_FILL=%s\nFX_POSITION="%s"\nFX_KMSG_DUMP=1\n' \
+			"$WRAPPED_FILL" "$WRAPPED_POSITION" > "$root/etc/fixture.conf"
+		;;
+	live)
+		cp "$KDIR/vfsdbg_trigger.ko" "$root/modules/"
+		build_fxtool "$root/bin/fxtool"
+		# the live kernel's log wrapped too, positioned as in the wrapped set
+		printf 'FX_SET=live\nFX_MODULES=""\nFX_EXT4=0\nFX_TRIGGER=1\nFX_FILL=%s\nFX_POSITION="%s"\nFX_LIVE=1\n' \
+			"$WRAPPED_FILL" "$WRAPPED_POSITION" > "$root/etc/fixture.conf"
+		step "copy vmcore-inode and its ldd closure into the initramfs"
+		mkdir -p "$root/live/lib"
+		cp "$LIVE_BIN" "$root/live/vmcore-inode"
+		chmod 0755 "$root/live/vmcore-inode"
+		local name path
+		while read -r name path; do
+			if [ "$name" = LOADER ]; then   # the PT_INTERP path, exactly
+				mkdir -p "$root$(dirname "$path")"
+				cp -L "$path" "$root$path"
+				chmod 0755 "$root$path"
+			else
+				cp -L "$path" "$root/live/lib/$name"
+				chmod 0644 "$root/live/lib/$name"
+			fi
+		done < "$OUT/live-libs.txt"
+		{
+			echo "export LD_LIBRARY_PATH=/live/lib"
+			if grep -q '^libasan' "$OUT/live-libs.txt"; then
+				# the sanitizer build, as run-tests.sh runs it
+				cp "$HERE/../lsan.supp" "$root/live/lsan.supp"
+				echo "export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1"
+				echo "export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
+				echo "export LSAN_OPTIONS=suppressions=/live/lsan.supp:print_suppressions=0"
+			fi
+		} > "$root/live/env"
+		step "debug-only compressed vmlinux for the guest (as make-committed.sh)"
+		# shellcheck disable=SC2086
+		objcopy --only-keep-debug --compress-debug-sections=zlib \
+			--remove-section=.debug_loclists --remove-section=.debug_rnglists \
+			--remove-section=.debug_frame --remove-section=.debug_aranges \
+			--remove-section=.debug_loc --remove-section=.debug_ranges \
+			"$KDIR/vmlinux" "$W/vmlinux.debug" || die "objcopy --only-keep-debug"
+		$PY "$HERE/elf_pack_debug.py" "$W/vmlinux.debug" "$OUT/vmlinux.guest" >&2 || die "elf_pack_debug.py"
+		rm -f "$W/vmlinux.debug"
+		cp "$OUT/vmlinux.guest" "$root/live/vmlinux"
+		chmod 0644 "$root/live/vmlinux"
 		;;
 	esac
 	step "pack initramfs"
@@ -211,11 +316,23 @@ wait_serial() {   # $1 = log, $2 = regex, $3 = timeout s, $4 = what
 qmp() { python3 "$HERE/qmp.py" "$W/qmp.sock" "$@"; }
 
 run_guest() {   # $1 = set; writes the dumps into $OUT
-	local set=$1 mem kernel t0 t
+	local set=$1 mem kernel t0 t append extra=() port="" timeout=$BOOT_TIMEOUT
+	append="console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4"
 	case $set in
 	stock) mem=512; kernel=$KDIR/vmlinuz ;;
 	patched) mem=256; kernel=$KDIR/bzImage ;;
+	wrapped)
+		mem=256; kernel=$KDIR/bzImage
+		# /dev/kmsg writes are rate limited (10 per 5 s) unless devkmsg=on
+		append="$append printk.devkmsg=on"
+		port=$OUT/guest-kmsg.txt ;;
+	live)
+		mem=1024; kernel=$KDIR/bzImage; port=$OUT/live.txt
+		append="$append printk.devkmsg=on"
+		timeout=$((BOOT_TIMEOUT * 3)) ;;
 	esac
+	# ttyS2: the guest's raw output port, a file here (wrapped, live)
+	[ -z "$port" ] || extra=(-chardev "file,id=port,path=$port" -serial chardev:port)
 	step "boot QEMU (TCG, ${mem} MiB)"
 	rm -f "$W/qmp.sock" "$W/ctl.sock" "$OUT/serial.log"
 	t0=$(now)
@@ -223,20 +340,28 @@ run_guest() {   # $1 = set; writes the dumps into $OUT
 		-smp 2,sockets=2,cores=1,threads=1 -m "$mem" \
 		-nographic -no-reboot -device vmcoreinfo \
 		-kernel "$kernel" -initrd "$W/initramfs.cpio.gz" \
-		-append "console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4" \
+		-append "$append" \
 		-monitor none \
 		-chardev "file,id=con,path=$OUT/serial.log" -serial chardev:con \
 		-chardev "socket,id=ctl,path=$W/ctl.sock,server=on,wait=off" -serial chardev:ctl \
+		"${extra[@]}" \
 		-qmp "unix:$W/qmp.sock,server=on,wait=off" \
 		</dev/null >"$W/qemu.out" 2>&1 &
 	QEMU_PID=$!
-	wait_serial "$OUT/serial.log" 'inodedump-init: ready' "$BOOT_TIMEOUT" "the guest's ready marker"
+	wait_serial "$OUT/serial.log" 'inodedump-init: ready' "$timeout" "the guest's ready marker"
 	TIMINGS="${TIMINGS}boot_to_ready_s=$(elapsed "$t0")\n"
 	log "guest ready after $(elapsed "$t0") s"
 	if grep -q 'inodedump-init: FAILED' "$OUT/serial.log"; then
 		grep 'inodedump-init: FAILED' "$OUT/serial.log" >&2
 		die "guest init reported a failure"
 	fi
+	case $set in
+	wrapped) wait_serial "$port" '^inodedump-kmsg-end ' 60 "the end of the guest's kmsg dump on ttyS2" ;;
+	live)
+		wait_serial "$port" '^inodedump-live: done' 60 "the end of the live runs on ttyS2"
+		quit_guest "$t0"
+		return 0 ;;
+	esac
 
 	step "QMP dump elf-nopaging.vmcore"
 	t=$(qmp dump "$OUT/elf-nopaging.vmcore") || die "qmp dump elf-nopaging"
@@ -247,6 +372,11 @@ run_guest() {   # $1 = set; writes the dumps into $OUT
 	step "QMP dump qemu-kdump-zlib.flat"
 	t=$(qmp dump "$OUT/qemu-kdump-zlib.flat" --format kdump-zlib) || die "qmp dump kdump-zlib"
 	TIMINGS="${TIMINGS}dump_qemu_kdump_zlib_s=$t\n"
+	if [ "$set" = wrapped ]; then   # no panic: its records would push more out
+		quit_guest "$t0"
+		chmod 0644 "$OUT"/*.vmcore "$OUT"/*.flat
+		return 0
+	fi
 
 	step "panic the guest (sysrq-c) and dump panic.vmcore"
 	python3 - "$W/ctl.sock" <<-'EOF' || die "send panic command on ttyS1"
@@ -258,21 +388,27 @@ run_guest() {   # $1 = set; writes the dumps into $OUT
 	sleep 1
 	t=$(qmp dump "$OUT/panic.vmcore") || die "qmp dump panic"
 	TIMINGS="${TIMINGS}dump_panic_s=$t\n"
+	quit_guest "$t0"
+	chmod 0644 "$OUT"/*.vmcore "$OUT"/*.flat
+}
+
+quit_guest() {   # $1 = boot start time
 	step "quit QEMU"
 	qmp quit || true
 	for _ in $(seq 1 100); do kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 0.1; done
 	kill "$QEMU_PID" 2>/dev/null || true
 	wait "$QEMU_PID" 2>/dev/null || true
 	QEMU_PID=
-	TIMINGS="${TIMINGS}qemu_total_s=$(elapsed "$t0")\n"
-	chmod 0644 "$OUT"/*.vmcore "$OUT"/*.flat
+	TIMINGS="${TIMINGS}qemu_total_s=$(elapsed "$1")\n"
 }
 
-derive_dumps() {
-	local t0
+derive_dumps() {   # $1 = set
+	local t0 specs=("d17-zlib:-d 17 -c" "d17-lzo:-d 17 -l" "d31-zlib:-d 31 -c")
+	[ "$1" != live ] || return 0
+	[ "$1" != wrapped ] || specs=("d17-zlib:-d 17 -c" "d17-lzo:-d 17 -l")
 	step "rewrite ELF program headers for makedumpfile (pitfall 4)"
 	$PY "$HERE/elf_fixphdr.py" "$OUT/elf-nopaging.vmcore" "$W/fixed.elf" || die "elf_fixphdr.py"
-	for spec in "d17-zlib:-d 17 -c" "d17-lzo:-d 17 -l" "d31-zlib:-d 31 -c"; do
+	for spec in "${specs[@]}"; do
 		local name=${spec%%:*} args=${spec#*:}
 		step "makedumpfile $args -> $name.vmcore"
 		t0=$(now)
@@ -288,7 +424,7 @@ derive_dumps() {
 write_truth() {   # $1 = set
 	local set=$1 n
 	case $set in
-	patched)
+	patched | wrapped | live)
 		step "truth.txt from the kernel's inodedump-truth lines"
 		grep 'inodedump-truth: ' "$OUT/serial.log" | sed 's/.*inodedump-truth: //' | tr -d '\r' > "$OUT/truth.txt"
 		n=$(wc -l < "$OUT/truth.txt")
@@ -303,30 +439,72 @@ write_truth() {   # $1 = set
 		[ "$n" -eq 18 ] || die "expected 18 truth lines, got $n"
 		;;
 	esac
+	case $set in
+	wrapped)
+		step "check the wrap: early boot records gone from the guest's own log view"
+		grep -q '^inodedump-kmsg-end records=[0-9]* lost=0$' "$OUT/guest-kmsg.txt" ||
+			die "guest-kmsg.txt: no clean end marker: $(tail -1 "$OUT/guest-kmsg.txt")"
+		grep -q 'Linux version' "$OUT/serial.log" || die "serial.log has no 'Linux version' line"
+		! grep -q 'Linux version' "$OUT/guest-kmsg.txt" || die "the ring did not wrap: 'Linux version' still in the guest's log"
+		[ "$(grep -c 'encountered for inode' "$OUT/guest-kmsg.txt")" -eq 2 ] ||
+			die "the guest's log view does not hold both reports"
+		;;
+	live)
+		grep -q '^inodedump-live: done' "$OUT/live.txt" || die "live.txt has no done marker"
+		;;
+	esac
 }
 
 build_set() {   # $1 = set
 	local set=$1 t_all h inputs
 	SET=$set
 	t_all=$(now)
+	WRAPPED_FILL="" WRAPPED_POSITION=""
 	case $set in
 	stock) prepare_stock_kernel ;;
 	patched) prepare_patched_kernel ;;
-	*) die "unknown set '$set' (patched|stock|all)" ;;
+	wrapped) prepare_patched_kernel; wrapped_fill ;;
+	live) prepare_multiuser_kernel; wrapped_fill ;;
+	*) die "unknown set '$set' (patched|stock|wrapped|all|live)" ;;
 	esac
 	step "hash inputs"
+	local libs=""
+	if [ "$set" = live ]; then
+		[ -f "$LIVE_BIN" ] && [ -x "$LIVE_BIN" ] || die "no vmcore-inode binary at '$LIVE_BIN'"
+		LIVE_BIN=$(readlink -f "$LIVE_BIN")
+		libs=$(lib_closure "$LIVE_BIN")
+	fi
 	inputs=$(
 		echo "set=$set"
 		echo "$KERNEL_ID"
 		pkg_versions
 		(cd "$HERE" && sha256sum make-fixtures.sh qmp.py elf_fixphdr.py init.sh drgn_truth.py)
+		[ -z "$WRAPPED_FILL" ] || echo "fill=$WRAPPED_FILL position=$WRAPPED_POSITION"
+		case $set in
+		wrapped | live)
+			dpkg-query -W -f='${Package}=${Version}\n' gcc libc6-dev
+			(cd "$HERE" && sha256sum guest/fxtool.c printk_ring.py)
+			;;
+		esac
+		if [ "$set" = live ]; then
+			(cd "$HERE" && sha256sum kernel-multiuser.config elf_pack_debug.py ../lsan.supp)
+			# contents only: the same build in another folder hashes the same
+			echo "binary $(sha256sum < "$LIVE_BIN" | cut -d' ' -f1)"
+			printf '%s\n' "$libs" | while read -r name path; do
+				echo "lib $name $(sha256sum < "$path" | cut -d' ' -f1)"
+			done
+		fi
 	)
 	h=$(printf '%s\n' "$inputs" | hash16)
 	OUT=$CACHE/fixtures-$set-$h
-	mkdir -p "$HERE/out"
+	mkdir -p "$HERE/out" "$CACHE"
+	# One builder per set at a time (parallel test runs share the cache).
+	exec 8>"$CACHE/.fixtures-$set.lock"
+	flock 8
 	if [ -f "$OUT/.complete" ]; then
 		log "reusing complete set $OUT"
 		ln -sfn "$OUT" "$HERE/out/$set"
+		exec 8>&-
 		echo "$OUT"
 		return 0
 	fi
@@ -334,14 +512,35 @@ build_set() {   # $1 = set
 	rm -rf "$OUT"; mkdir -p "$OUT"
 	W=$OUT/.work; mkdir -p "$W"
 	printf '%s\n' "$inputs" > "$OUT/inputs.txt"
+	[ "$set" != live ] || printf '%s\n' "$libs" > "$OUT/live-libs.txt"
 	TIMINGS=""
 
 	step "link vmlinux"
 	ln -f "$KDIR/vmlinux" "$OUT/vmlinux" 2>/dev/null || cp "$KDIR/vmlinux" "$OUT/vmlinux"
 
 	build_initramfs "$set" "$W/root" "$W/initramfs.cpio.gz"
-	run_guest "$set"
-	derive_dumps
+	local attempt=1
+	while :; do
+		run_guest "$set"
+		[ "$set" = wrapped ] || break
+		# The test needs the first report's record to wrap the data ring
+		# (kmsg-position aims at that; a message from elsewhere in between
+		# would spoil it): boot again if it does not.
+		step "ring geometry and the records that wrap the data ring (printk_ring.py)"
+		if $PY "$HERE/printk_ring.py" "$OUT/vmlinux" "$OUT/elf-paging.vmcore" --need-report-wrap > "$OUT/ring.txt"; then
+			cat "$OUT/ring.txt" >&2
+			break
+		fi
+		cat "$OUT/ring.txt" >&2
+		cp "$OUT/ring.txt" "$OUT/ring-attempt$attempt.txt"
+		cp "$OUT/serial.log" "$OUT/serial-attempt$attempt.log"
+		[ "$attempt" -lt 3 ] || die "the first report's record did not wrap the data ring in $attempt boots"
+		attempt=$((attempt + 1))
+		log "the first report's record does not wrap the data ring: booting again (attempt $attempt)"
+		rm -f "$OUT"/*.vmcore "$OUT"/*.flat "$OUT/guest-kmsg.txt"
+		TIMINGS=""
+	done
+	derive_dumps "$set"
 	write_truth "$set"
 
 	step "write info.txt"
@@ -352,24 +551,67 @@ build_set() {   # $1 = set
 		echo "hash=$h"
 		printf '%b' "$TIMINGS"
 		echo "total_build_s=$(elapsed "$t_all")"
-		for f in "$OUT"/*.vmcore "$OUT"/*.flat "$OUT/vmlinux"; do
+		for f in "$OUT"/*.vmcore "$OUT"/*.flat "$OUT/vmlinux" "$OUT/vmlinux.guest"; do
+			[ -f "$f" ] || continue
 			echo "size_$(basename "$f")=$(stat -c %s "$f")"
 		done
 	} > "$OUT/info.txt"
 	[ "${FX_KEEP_WORK:-0}" = 1 ] || rm -rf "$W"
 	touch "$OUT/.complete"
 	ln -sfn "$OUT" "$HERE/out/$set"
+	exec 8>&-
 	log "done in $(elapsed "$t_all") s: $OUT"
 	echo "$OUT"
+}
+
+WRAPPED_FILL=   # set by wrapped_fill
+WRAPPED_POSITION=
+WRAPPED_BACK=88
+LIVE_BIN=
+
+# Records the wrapped set's guest writes to /dev/kmsg before the trigger,
+# from the kernel's own CONFIG_LOG_BUF_SHIFT: 2^shift / 16 records of ~190
+# bytes (fxtool's mix) fill the 2^shift-byte data ring about 11 times and its
+# 2^(shift-5) descriptors twice (shift 17: 8192 records, ~1.5 MB, 128 KiB
+# ring, 4096 descriptors). With 2 CPUs CONFIG_LOG_CPU_MAX_BUF_SHIFT=12 adds
+# nothing (4 KiB extra is below half the ring), so the ring is 2^shift bytes.
+wrapped_fill() {
+	local shift
+	shift=$(sed -n 's/^CONFIG_LOG_BUF_SHIFT=//p' "$KDIR/config")
+	[ -n "$shift" ] || die "no CONFIG_LOG_BUF_SHIFT in $KDIR/config"
+	WRAPPED_FILL=$(( (1 << shift) / 16 ))
+	log "CONFIG_LOG_BUF_SHIFT=$shift: ${WRAPPED_FILL} filler records"
+	# Then put the data ring's head WRAPPED_BACK bytes before the end of the
+	# array (fxtool kmsg-position, reading head_lpos through /proc/kcore at
+	# these offsets). The trigger's first records are "loading out-of-tree
+	# module taints kernel." (a 72-byte block) and the first report (96):
+	# the taint message ends 16 bytes before the end, so the report's block
+	# wraps (without the taint message it would start 88 bytes before the end
+	# and wrap too). The recipe checks it and boots again if not.
+	local offs
+	offs=$($PY - "$KDIR/vmlinux" <<-'EOF'
+		import sys, drgn
+		prog = drgn.Program()
+		prog.load_debug_info([sys.argv[1]])
+		t = prog.type("struct printk_ringbuffer")
+		print(drgn.offsetof(t, "text_data_ring.head_lpos"),
+		      drgn.offsetof(t, "text_data_ring.size_bits"))
+	EOF
+	) || die "offsets of struct printk_ringbuffer from $KDIR/vmlinux"
+	WRAPPED_POSITION="$offs $WRAPPED_BACK"
+	log "kmsg-position: head_lpos/size_bits offsets and back = $WRAPPED_POSITION"
 }
 
 main() {
 	local what=${1:-all}
 	check_packages
 	case $what in
-	stock | patched) build_set "$what" ;;
-	all) build_set stock; build_set patched ;;
-	*) die "usage: make-fixtures.sh [patched|stock|all]" ;;
+	stock | patched | wrapped) build_set "$what" ;;
+	live)
+		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
+		build_set live ;;
+	all) build_set stock; build_set patched; build_set wrapped ;;
+	*) die "usage: make-fixtures.sh [patched|stock|wrapped|all] | live [BINARY]" ;;
 	esac
 }
 
