@@ -96,6 +96,9 @@ static struct idd_btf *btf_parse(uint8_t *data, size_t size)
 	b->types_len = type_len;
 	b->strings = data + hdr_len + str_off;
 	b->strings_len = str_len;
+	/* Every string must end inside the section. */
+	if (!str_len || b->strings[str_len - 1] != '\0')
+		goto fail;
 	b->offsets = malloc(cap * sizeof(*b->offsets));
 	if (!b->offsets)
 		goto fail;
@@ -222,23 +225,45 @@ static uint32_t find_struct(const struct idd_btf *b, const char *name)
 	return 0;
 }
 
-/* Member by name in an aggregate, looking into anonymous members. */
-static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
-			size_t len, uint64_t *bits, uint32_t *type, int depth)
+static bool is_aggregate(const struct idd_btf *b, uint32_t type)
 {
-	const uint8_t *t = b->types + b->offsets[agg];
-	uint32_t info = u32(t + 4), vlen = info & 0xffff;
-	bool kflag = info >> 31;
+	uint32_t kind;
 
-	if (depth > 8)
+	if (!type || type >= b->ntypes)
 		return false;
+	kind = (u32(b->types + b->offsets[type] + 4) >> 24) & 0x1f;
+	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION;
+}
+
+/*
+ * Member by name in an aggregate, looking into anonymous members. *budget
+ * bounds the members looked at in all: a type that contains itself
+ * anonymously must not make the search exponential.
+ */
+static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
+			size_t len, uint64_t *bits, uint32_t *type, int depth,
+			unsigned *budget)
+{
+	const uint8_t *t;
+	uint32_t info, vlen;
+	bool kflag;
+
+	if (depth > 8 || !is_aggregate(b, agg))
+		return false;
+	t = b->types + b->offsets[agg];
+	info = u32(t + 4);
+	vlen = info & 0xffff;
+	kflag = info >> 31;
 	for (uint32_t i = 0; i < vlen; i++) {
 		const uint8_t *m = t + 12 + 12 * i;
 		const char *n = str(b, u32(m));
 		uint32_t off = u32(m + 8);
-		uint64_t bit = kflag ? (off & 0xffffff) : off;
+		uint64_t bit = kflag ? (off & 0xffffff) : off, inner = 0;
 		uint32_t mt = resolve(b, u32(m + 4));
 
+		if (!*budget)
+			return false;
+		--*budget;
 		if (*n) {
 			if (strlen(n) == len && !memcmp(n, name, len)) {
 				*bits += bit;
@@ -247,11 +272,8 @@ static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
 			}
 			continue;
 		}
-		if (mt && find_member(b, mt, name, len, &(uint64_t){ 0 }, type,
-				      depth + 1)) {
-			uint64_t inner = 0;
-
-			find_member(b, mt, name, len, &inner, type, depth + 1);
+		if (find_member(b, mt, name, len, &inner, type, depth + 1,
+				budget)) {
 			*bits += bit + inner;
 			return true;
 		}
@@ -264,6 +286,7 @@ bool idd_btf_member(const struct idd_btf *b, const char *structname,
 {
 	uint32_t type = find_struct(b, structname);
 	uint64_t bits = 0;
+	unsigned budget = 1u << 16;
 
 	memset(out, 0, sizeof(*out));
 	if (!type)
@@ -272,7 +295,8 @@ bool idd_btf_member(const struct idd_btf *b, const char *structname,
 		const char *dot = strchr(p, '.');
 		size_t len = dot ? (size_t)(dot - p) : strlen(p);
 
-		if (!find_member(b, type, p, len, &bits, &type, 0) || !type)
+		if (!find_member(b, type, p, len, &bits, &type, 0, &budget) ||
+		    !type)
 			return false;
 		if (!dot)
 			break;

@@ -27,7 +27,7 @@ struct held {
 
 struct idd_holders {
 	struct held *v;
-	size_t n;
+	size_t n, cap;
 	char *error; /* why the walk stopped early */
 };
 
@@ -84,20 +84,40 @@ static struct inodedump_error *rd(struct inodedump *id, uint64_t addr,
 	return err;
 }
 
+#define MAX_HELD (1u << 20)
+
 static void add(struct idd_holders *hs, uint64_t inode, const char *kind,
 		uint64_t pid, const char *comm, int64_t fd)
 {
-	struct held *grown = realloc(hs->v, (hs->n + 1) * sizeof(*grown));
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? 2 * hs->cap : 64;
+		struct held *grown;
 
-	if (!grown)
-		return;
-	hs->v = grown;
-	grown[hs->n].inode = inode;
-	grown[hs->n].h.kind = kind;
-	grown[hs->n].h.pid = pid;
-	grown[hs->n].h.fd = fd;
-	snprintf(grown[hs->n].h.comm, sizeof(grown[hs->n].h.comm), "%s", comm);
-	hs->n++;
+		if (hs->n >= MAX_HELD)
+			return;
+		grown = realloc(hs->v, cap * sizeof(*grown));
+		if (!grown)
+			return;
+		hs->v = grown;
+		hs->cap = cap;
+	}
+	struct held *e = &hs->v[hs->n++];
+
+	e->inode = inode;
+	e->h.kind = kind;
+	e->h.pid = pid;
+	e->h.fd = fd;
+	snprintf(e->h.comm, sizeof(e->h.comm), "%s", comm);
+}
+
+/* A read whose failure only means "not this one". */
+static bool rd_ok(struct inodedump *id, uint64_t addr,
+		  const struct idd_member *m, uint64_t *out)
+{
+	struct inodedump_error *err = rd(id, addr, m, out);
+
+	inodedump_error_free(err);
+	return err == NULL;
 }
 
 static struct inodedump_error *task_holds(struct inodedump *id,
@@ -116,11 +136,11 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 				   sizeof(comm) - 1)))
 		return err;
 	if (fs) {
-		if (!rd(id, fs, &l->pwd_dentry, &dentry) && dentry &&
-		    !rd(id, dentry, &l->d_inode, &inode))
+		if (rd_ok(id, fs, &l->pwd_dentry, &dentry) && dentry &&
+		    rd_ok(id, dentry, &l->d_inode, &inode))
 			add(hs, inode, "cwd", pid, comm, -1);
-		if (!rd(id, fs, &l->root_dentry, &dentry) && dentry &&
-		    !rd(id, dentry, &l->d_inode, &inode))
+		if (rd_ok(id, fs, &l->root_dentry, &dentry) && dentry &&
+		    rd_ok(id, dentry, &l->d_inode, &inode))
 			add(hs, inode, "root", pid, comm, -1);
 	}
 	if (!files)
@@ -138,7 +158,7 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 	for (uint64_t i = 0; !err && i < max_fds; i++) {
 		if (!fds[i])
 			continue;
-		if (!rd(id, fds[i], &l->f_inode, &inode))
+		if (rd_ok(id, fds[i], &l->f_inode, &inode))
 			add(hs, inode, "fd", pid, comm, (int64_t)i);
 	}
 	free(fds);
@@ -166,14 +186,17 @@ static void walk(struct inodedump *id, struct idd_holders *hs)
 
 	head = init_task + l.tasks.offset;
 	err = rd(id, head, &next, &node);
+	struct idd_visited seen = { 0 };
+
 	while (!err && node != head) {
 		uint64_t task = node - l.tasks.offset;
 		struct inodedump_error *terr;
 
-		if (++count > MAX_TASKS) {
-			err = idd_error(INODEDUMP_ERR_DUMP,
-					"task list longer than %d: corrupt or "
-					"cyclic", MAX_TASKS);
+		if (idd_visit(&seen, node) || ++count > MAX_TASKS) {
+			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
+					   "task list loops at 0x%" PRIx64
+					   " without returning to init_task: "
+					   "corrupt", node);
 			break;
 		}
 		terr = task_holds(id, &l, task, hs);
@@ -181,6 +204,7 @@ static void walk(struct inodedump *id, struct idd_holders *hs)
 			inodedump_error_free(terr);
 		err = rd(id, node, &next, &node);
 	}
+	idd_visited_free(&seen);
 	if (err) {
 		hs->error = idd_strdup_printf("task walk stopped after %zu tasks: "
 					      "%s", count,

@@ -79,6 +79,7 @@ static void find_kaslr(struct inodedump *id)
 	if (parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
 		      &id->kaslr)) {
 		id->kaslr_from_vmcoreinfo = true;
+		idd_symbols_set_kaslr(id->syms, id->kaslr);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);

@@ -179,6 +179,16 @@ bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 /* The GNU build-id note of vmlinux as lowercase hex, or NULL. malloc'd. */
 char *idd_elf_build_id(struct Elf *elf);
 
+/* ---- bounded walks (visited.c) ---- */
+struct idd_visited {
+	uint64_t *slots; /* open addressing; 0 is empty (never a node) */
+	size_t cap, n;
+};
+
+/* Remember addr; true if it was seen before (the list loops). */
+bool idd_visit(struct idd_visited *v, uint64_t addr);
+void idd_visited_free(struct idd_visited *v);
+
 /* ---- VFS knowledge (vfs_types.c) ---- */
 struct idd_flag {
 	const char *name;

@@ -158,10 +158,18 @@ static bool prepend(char *buf, size_t *start, const char *name)
 	return true;
 }
 
+/* Keep the newest reason a walk failed; the older one is freed. */
+static void set_why(char **why, char *reason)
+{
+	free(*why);
+	*why = reason;
+}
+
 /*
  * The path of dentry as seen through mount mnt: up to the mount's root,
  * then from its mountpoint in the parent mount, up to a mount that is its
- * own parent. NULL when this mount does not contain the dentry.
+ * own parent. NULL when this mount does not contain the dentry. Every
+ * dentry and mount met is remembered: a loop ends the walk at once.
  */
 static char *path_through(struct inodedump *id, const struct path_layout *l,
 			  uint64_t dentry, uint64_t mnt, char **why)
@@ -169,37 +177,42 @@ static char *path_through(struct inodedump *id, const struct path_layout *l,
 	char *buf = malloc(4096 + 1);
 	size_t start = 4096;
 	int depth = 0, hops = 0;
+	struct idd_visited seen = { 0 };
+	struct inodedump_error *err = NULL;
 
 	if (!buf)
 		return NULL;
 	buf[start] = '\0';
-	while (depth++ < MAX_DEPTH) {
+	for (;;) {
 		uint64_t mnt_root, parent_mnt;
 		struct dentry_info d;
-		struct inodedump_error *err;
 
-		err = read_u64(id, mnt + l->mnt_root.offset, &mnt_root);
-		if (err)
-			goto fail_err;
+		if (++depth > MAX_DEPTH || idd_visit(&seen, dentry ^ mnt)) {
+			set_why(why, idd_strdup_printf(
+				"dentry 0x%" PRIx64 " met twice on the way up "
+				"(d_parent or mount chain loops)", dentry));
+			goto fail;
+		}
+		if ((err = read_u64(id, mnt + l->mnt_root.offset, &mnt_root)))
+			goto fail;
 		if (dentry == mnt_root) {
-			err = read_u64(id, mnt + l->mnt_parent.offset, &parent_mnt);
-			if (err)
-				goto fail_err;
+			if ((err = read_u64(id, mnt + l->mnt_parent.offset,
+					    &parent_mnt)))
+				goto fail;
 			if (parent_mnt == mnt || !parent_mnt)
 				break; /* the root of a mount tree */
 			if (++hops > MAX_MOUNT_HOPS) {
-				*why = strdup("mount chain too deep (cycle?)");
+				set_why(why, strdup("mount chain too deep"));
 				goto fail;
 			}
-			err = read_u64(id, mnt + l->mnt_mountpoint.offset, &dentry);
-			if (err)
-				goto fail_err;
+			if ((err = read_u64(id, mnt + l->mnt_mountpoint.offset,
+					    &dentry)))
+				goto fail;
 			mnt = parent_mnt;
 			continue;
 		}
-		err = read_dentry(id, l, dentry, &d);
-		if (err)
-			goto fail_err;
+		if ((err = read_dentry(id, l, dentry, &d)))
+			goto fail;
 		if (d.parent == dentry) {
 			/*
 			 * A root dentry that is not the mount's root: this
@@ -207,32 +220,29 @@ static char *path_through(struct inodedump *id, const struct path_layout *l,
 			 * mount tree is inconsistent.
 			 */
 			if (hops)
-				*why = idd_strdup_printf(
+				set_why(why, idd_strdup_printf(
 					"dentry 0x%" PRIx64 " is not below the "
 					"root of mount 0x%" PRIx64 ": mount tree "
-					"inconsistent", dentry, mnt);
+					"inconsistent", dentry, mnt));
 			goto fail;
 		}
 		if (!prepend(buf, &start, d.name)) {
-			*why = strdup("path longer than PATH_MAX");
+			set_why(why, strdup("path longer than PATH_MAX"));
 			goto fail;
 		}
 		dentry = d.parent;
-		continue;
-fail_err:
-		*why = strdup(inodedump_error_message(err));
-		inodedump_error_free(err);
-		goto fail;
 	}
-	if (depth > MAX_DEPTH) {
-		*why = strdup("dentry chain too deep (cycle?)");
-		goto fail;
-	}
+	idd_visited_free(&seen);
 	if (start == 4096)
 		prepend(buf, &start, "");
 	memmove(buf, buf + start, 4096 - start + 1);
 	return buf;
 fail:
+	if (err) {
+		set_why(why, strdup(inodedump_error_message(err)));
+		inodedump_error_free(err);
+	}
+	idd_visited_free(&seen);
 	free(buf);
 	return NULL;
 }
@@ -298,8 +308,11 @@ static void paths_of_alias(struct inodedump *id, const struct path_layout *l,
 		return;
 	if (!d.hashed && d.parent != dentry)
 		ino->unlinked_alias = true;
+	struct idd_visited seen = { 0 };
+
 	err = read_u64(id, head + l->list_next.offset, &node);
-	while (!err && node != head && mounts++ < MAX_MOUNTS) {
+	while (!err && node != head && mounts++ < MAX_MOUNTS &&
+	       !idd_visit(&seen, node)) {
 		uint64_t mnt = node - l->mnt_instance.offset;
 		char *p = path_through(id, l, dentry, mnt, &why);
 
@@ -313,10 +326,13 @@ static void paths_of_alias(struct inodedump *id, const struct path_layout *l,
 			add_path(ino, p);
 		err = read_u64(id, node + l->list_next.offset, &node);
 	}
+	if (!err && node != head && mounts <= MAX_MOUNTS)
+		mounts = MAX_MOUNTS + 1; /* stopped at a repeat: a loop */
+	idd_visited_free(&seen);
 	if (err || mounts > MAX_MOUNTS || (why && !ino->npaths))
 		idd_notes_add(&ino->errors, "paths", false, 0, "%s",
 			      err ? inodedump_error_message(err)
-			      : mounts > MAX_MOUNTS ? "s_mounts list too long (cycle?)"
+			      : mounts > MAX_MOUNTS ? "s_mounts list loops or is too long"
 						    : why);
 	inodedump_error_free(err);
 	free(why);
@@ -336,11 +352,18 @@ void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino)
 		return;
 	}
 	ino->paths_known = true;
+	struct idd_visited seen = { 0 };
+
 	err = read_u64(id, ino->address + l->i_dentry_first.offset, &node);
 	while (!err && node && aliases++ < MAX_ALIASES) {
+		if (idd_visit(&seen, node)) {
+			aliases = MAX_ALIASES + 1;
+			break;
+		}
 		paths_of_alias(id, l, ino, node - l->d_alias.offset);
 		err = read_u64(id, node + l->hlist_next.offset, &node);
 	}
+	idd_visited_free(&seen);
 	if (aliases > MAX_ALIASES)
 		idd_notes_add(&ino->errors, "i_dentry", false, 0,
 			      "more than %d dentry aliases: list corrupt or "

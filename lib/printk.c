@@ -17,7 +17,7 @@
 #define RING_CU "kernel/printk/printk_ringbuffer.c"
 #define PRINTK_CU "kernel/printk/printk.c"
 #define MAX_COUNT_BITS 24 /* 16M descriptors: far beyond any real log */
-#define MAX_SIZE_BITS 31
+#define MAX_SIZE_BITS 28 /* 256 MiB of text: beyond any log_buf_len seen */
 
 struct inodedump_log {
 	struct inodedump_record *recs;
@@ -426,9 +426,16 @@ bool inodedump_parse_report(const char *text, size_t len,
 	const char *end = text + len, *nl, *p, *after;
 	struct inodedump_report r = { 0 };
 
+	/* The first line; a NUL (corrupt memory) ends it too. */
 	nl = memchr(text, '\n', len);
 	if (!nl)
 		nl = end;
+	{
+		const char *nul = memchr(text, '\0', (size_t)(nl - text));
+
+		if (nul)
+			nl = end = nul;
+	}
 	/* The marker must be on the first line of the record. */
 	for (p = text; p + sizeof(marker) - 1 <= nl; p++)
 		if (!memcmp(p, marker, sizeof(marker) - 1))

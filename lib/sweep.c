@@ -56,47 +56,6 @@ static struct inodedump_error *parse_types(const char *types, unsigned *mask)
 	return NULL;
 }
 
-/* Open-addressing set of addresses: cycle detection for one list. */
-struct visited {
-	uint64_t *slots;
-	size_t cap, n;
-};
-
-static bool visit(struct visited *v, uint64_t addr)
-{
-	if (2 * (v->n + 1) > v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 1024;
-		uint64_t *slots = calloc(cap, sizeof(*slots));
-
-		if (!slots)
-			return true; /* out of memory: say "seen" and stop */
-		for (size_t i = 0; i < v->cap; i++) {
-			uint64_t a = v->slots[i];
-			size_t h;
-
-			if (!a)
-				continue;
-			for (h = (a * 0x9e3779b97f4a7c15ull) & (cap - 1); slots[h];
-			     h = (h + 1) & (cap - 1))
-				;
-			slots[h] = a;
-		}
-		free(v->slots);
-		v->slots = slots;
-		v->cap = cap;
-	}
-	for (size_t h = (addr * 0x9e3779b97f4a7c15ull) & (v->cap - 1);;
-	     h = (h + 1) & (v->cap - 1)) {
-		if (v->slots[h] == addr)
-			return true;
-		if (!v->slots[h]) {
-			v->slots[h] = addr;
-			v->n++;
-			return false;
-		}
-	}
-}
-
 struct sb_layout {
 	struct idd_struct sb, inode;
 	struct idd_member s_list_next, s_list, s_inodes_next, s_inodes, s_type,
@@ -154,7 +113,7 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 {
 	uint64_t head = sb_addr + l->s_inodes.offset;
 	uint64_t node = u64_at(sb_buf, &l->s_inodes_next);
-	struct visited seen = { 0 };
+	struct idd_visited seen = { 0 };
 	unsigned flags = st->opts->flags;
 
 	while (node != head) {
@@ -162,7 +121,7 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 		struct inodedump_error *err;
 		uint64_t inode = node - l->i_sb_list.offset, next = 0;
 
-		if (visit(&seen, node) || out->inodes >= MAX_INODES_PER_SB) {
+		if (idd_visit(&seen, node) || out->inodes >= MAX_INODES_PER_SB) {
 			*error = idd_strdup_printf(
 				"s_inodes list loops back to 0x%" PRIx64
 				" after %zu inodes without returning to the "
@@ -193,7 +152,7 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 		inodedump_inode_free(ino);
 		node = next;
 	}
-	free(seen.slots);
+	idd_visited_free(&seen);
 }
 
 struct inodedump_error *inodedump_sweep(struct inodedump *id,
@@ -204,7 +163,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	struct sb_layout l;
 	struct sweep_state st = { id, opts, 0, on_inode, arg };
 	struct inodedump_error *err;
-	struct visited seen = { 0 };
+	struct idd_visited seen = { 0 };
 	uint64_t head, node;
 	uint8_t *buf = NULL;
 	size_t count = 0;
@@ -226,7 +185,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		uint64_t name;
 		bool truncated;
 
-		if (visit(&seen, node) || ++count > MAX_SUPERBLOCKS) {
+		if (idd_visit(&seen, node) || ++count > MAX_SUPERBLOCKS) {
 			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
 					   "super_blocks list loops at 0x%" PRIx64
 					   ": corrupt", node);
@@ -260,7 +219,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		free(fs);
 		node = u64_at(buf, &l.s_list_next);
 	}
-	free(seen.slots);
+	idd_visited_free(&seen);
 	free(buf);
 	return err ? idd_error_wrap(err, "walking super_blocks") : NULL;
 }

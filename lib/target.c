@@ -200,6 +200,54 @@ static int diskdump_level(int fd)
 	return level;
 }
 
+/*
+ * libkdumpfile 0.5.1 allocates what a diskdump header asks for before it
+ * checks it against the file: a corrupt block size or note size becomes a
+ * multi-gigabyte malloc. Refuse headers that do not fit their file. The
+ * offsets are makedumpfile's file format (disk_dump_header, then the
+ * kdump_sub_header at block_size), not a kernel's layout.
+ */
+static struct inodedump_error *check_diskdump_header(const char *path, int fd)
+{
+	char sig[8];
+	int32_t block_size, bitmap_blocks;
+	uint64_t sub[8]; /* phys_base .. size_note of kdump_sub_header */
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	if (pread(fd, sig, 8, 0) != 8 || memcmp(sig, "KDUMP   ", 8) != 0)
+		return NULL;
+	if (pread(fd, &block_size, 4, 428) != 4 ||
+	    pread(fd, &bitmap_blocks, 4, 436) != 4)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: diskdump header truncated", path);
+	if (block_size < 512 || block_size > (1 << 20) ||
+	    (block_size & (block_size - 1)))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt diskdump header: block size %d",
+				 path, block_size);
+	if (bitmap_blocks < 0 ||
+	    (int64_t)bitmap_blocks * block_size > (int64_t)size)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt or truncated diskdump: %d bitmap "
+				 "blocks of %d bytes but the file has %lld",
+				 path, bitmap_blocks, block_size, (long long)size);
+	if (pread(fd, sub, sizeof(sub), block_size) == (ssize_t)sizeof(sub)) {
+		/* offset/size of VMCOREINFO and of the ELF notes */
+		for (int i = 4; i < 8; i += 2)
+			if (sub[i + 1] > (uint64_t)size ||
+			    sub[i] > (uint64_t)size - sub[i + 1])
+				return idd_error(INODEDUMP_ERR_DUMP,
+						 "%s: corrupt diskdump sub-header: "
+						 "%s at %llu, %llu bytes, past the "
+						 "end of the file (%lld bytes)",
+						 path, i == 4 ? "VMCOREINFO" : "notes",
+						 (unsigned long long)sub[i],
+						 (unsigned long long)sub[i + 1],
+						 (long long)size);
+	}
+	return NULL;
+}
+
 int idd_target_dump_level(struct idd_target *t)
 {
 	return t->dump_level;
@@ -277,6 +325,8 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 {
 	const char *have = NULL;
 
+	if (!t->ctx) /* a memory image has no header to complete */
+		return;
 	if (arch && kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
 			    KDUMP_OK)
 		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, arch);
@@ -286,7 +336,8 @@ const char *idd_target_arch(struct idd_target *t)
 {
 	const char *arch = NULL;
 
-	if (kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK)
+	if (!t->ctx ||
+	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK)
 		return NULL;
 	return arch;
 }
@@ -295,7 +346,8 @@ uint64_t idd_target_page_size(struct idd_target *t)
 {
 	kdump_num_t size = 0;
 
-	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_PAGE_SIZE, &size) != KDUMP_OK)
+	if (!t->ctx ||
+	    kdump_get_number_attr(t->ctx, KDUMP_ATTR_PAGE_SIZE, &size) != KDUMP_OK)
 		return 0;
 	return size;
 }
@@ -304,7 +356,8 @@ const char *idd_target_uts_release(struct idd_target *t)
 {
 	const char *release = NULL;
 
-	if (kdump_get_string_attr(t->ctx, "linux.uts.release", &release) !=
+	if (!t->ctx ||
+	    kdump_get_string_attr(t->ctx, "linux.uts.release", &release) !=
 		    KDUMP_OK || !release || !*release)
 		return NULL;
 	return release;
@@ -351,6 +404,14 @@ struct inodedump_error *idd_target_open(const char *path,
 			return err;
 		}
 		t->flattened = true;
+	}
+	{
+		struct inodedump_error *err = check_diskdump_header(path, t->fd);
+
+		if (err) {
+			idd_target_close(t);
+			return err;
+		}
 	}
 	/*
 	 * mmap(2) turns a read past the end of a truncated dump into SIGBUS;

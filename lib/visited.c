@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Bounded walks: the set of list nodes already seen, so a corrupt list
+ * that loops is noticed at its first repeat instead of at a count limit.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+static size_t slot(uint64_t addr, size_t cap)
+{
+	return (size_t)(addr * 0x9e3779b97f4a7c15ull) & (cap - 1);
+}
+
+static bool grow(struct idd_visited *v)
+{
+	size_t cap = v->cap ? 2 * v->cap : 64;
+	uint64_t *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < v->cap; i++) {
+		size_t h;
+
+		if (!v->slots[i])
+			continue;
+		for (h = slot(v->slots[i], cap); slots[h]; h = (h + 1) & (cap - 1))
+			;
+		slots[h] = v->slots[i];
+	}
+	free(v->slots);
+	v->slots = slots;
+	v->cap = cap;
+	return true;
+}
+
+bool idd_visit(struct idd_visited *v, uint64_t addr)
+{
+	if (2 * (v->n + 1) > v->cap && !grow(v))
+		return true; /* out of memory: say "seen" so the walk stops */
+	for (size_t h = slot(addr, v->cap);; h = (h + 1) & (v->cap - 1)) {
+		if (v->slots[h] == addr)
+			return true;
+		if (!v->slots[h]) {
+			v->slots[h] = addr;
+			v->n++;
+			return false;
+		}
+	}
+}
+
+void idd_visited_free(struct idd_visited *v)
+{
+	free(v->slots);
+	v->slots = NULL;
+	v->cap = v->n = 0;
+}
