@@ -171,6 +171,8 @@ void idd_symbols_close(struct idd_symbols *syms);
 void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset);
 /* "name" or "name+0x10" for a runtime address; NULL when none. malloc'd. */
 char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr);
+/* Many lookups ahead (a sweep): index the data symbols now. */
+void idd_symbols_expect_many(struct idd_symbols *syms);
 /* The same for n <= 8 addresses at once; out[i] malloc'd or NULL. */
 void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 		       size_t n, char **out);

@@ -171,6 +171,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	if ((err = parse_types(opts->types, &st.types)) ||
 	    (err = idd_layout_ready(id)) || (err = sb_layout(id, &l)))
 		return err;
+	idd_symbols_expect_many(id->syms);
 	if (!idd_symbols_address(id->syms, "super_blocks", &head))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "no symbol super_blocks in vmlinux");

@@ -117,6 +117,11 @@ static int cmp_entry(const void *a, const void *b)
 	return (x->size == 0) - (y->size == 0);
 }
 
+/*
+ * Only data objects are indexed: what gets named is operations tables
+ * (const structs), and leaving out the functions makes the index a third
+ * of the size to sort.
+ */
 static void build_index(struct idd_symbols *syms)
 {
 	syms->index = malloc(syms->count * sizeof(*syms->index));
@@ -126,6 +131,7 @@ static void build_index(struct idd_symbols *syms)
 		GElf_Sym sym;
 
 		if (!get_sym(syms, i, &sym) || !usable(&sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT ||
 		    !nameable(syms, &sym))
 			continue;
 		syms->index[syms->nindex++] = (struct sym_entry){
@@ -177,6 +183,12 @@ static char *indexed_name(struct idd_symbols *syms, uint64_t link)
 		return format_name(syms, e->name, e->value, e->size, link);
 	}
 	return NULL;
+}
+
+void idd_symbols_expect_many(struct idd_symbols *syms)
+{
+	if (!syms->index)
+		build_index(syms);
 }
 
 char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
