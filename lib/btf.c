@@ -26,7 +26,7 @@ enum {
 };
 
 struct idd_btf {
-	uint8_t *data; /* owned copy of the whole section */
+	uint8_t *data; /* owned copy from the dump, or NULL */
 	size_t size;
 	const uint8_t *types, *strings;
 	uint32_t types_len, strings_len;
@@ -71,8 +71,12 @@ static long extra(uint32_t info)
 	}
 }
 
-/* Takes ownership of data (malloc'd). */
-static struct idd_btf *btf_parse(uint8_t *data, size_t size)
+/*
+ * Parse the BTF at data; owned (malloc'd) is freed with the result, else
+ * data must outlive it (vmlinux's mapping).
+ */
+static struct idd_btf *btf_parse(const uint8_t *data, size_t size,
+				 uint8_t *owned)
 {
 	struct idd_btf *b = calloc(1, sizeof(*b));
 	uint32_t hdr_len, type_off, type_len, str_off, str_len, cap = 1024;
@@ -90,7 +94,7 @@ static struct idd_btf *btf_parse(uint8_t *data, size_t size)
 	    type_off > size - hdr_len || type_len > size - hdr_len - type_off ||
 	    str_off > size - hdr_len || str_len > size - hdr_len - str_off)
 		goto fail;
-	b->data = data;
+	b->data = owned;
 	b->size = size;
 	b->types = data + hdr_len + type_off;
 	b->types_len = type_len;
@@ -125,7 +129,7 @@ fail:
 	if (b)
 		free(b->offsets);
 	free(b);
-	free(data);
+	free(owned);
 	return NULL;
 }
 
@@ -149,7 +153,6 @@ static struct idd_btf *from_vmlinux(Elf *elf)
 		GElf_Shdr shdr;
 		const char *name;
 		Elf_Data *d;
-		uint8_t *copy;
 
 		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
 		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
@@ -158,11 +161,8 @@ static struct idd_btf *from_vmlinux(Elf *elf)
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf || !d->d_size || d->d_size > BTF_MAX_SIZE)
 			return NULL;
-		copy = malloc(d->d_size);
-		if (!copy)
-			return NULL;
-		memcpy(copy, d->d_buf, d->d_size);
-		return btf_parse(copy, d->d_size);
+		/* Read in place: the mapping lives as long as the session. */
+		return btf_parse(d->d_buf, d->d_size, NULL);
 	}
 	return NULL;
 }
@@ -186,14 +186,13 @@ static struct idd_btf *from_memory(struct inodedump *id)
 		free(copy);
 		return NULL;
 	}
-	return btf_parse(copy, stop - start);
+	return btf_parse(copy, stop - start, copy);
 }
 
 struct idd_btf *idd_btf_load(struct inodedump *id)
 {
 	struct idd_btf *b = from_vmlinux(idd_types_elf(id->types));
 
-	idd_types_release_pages(id->types);
 	return b ? b : from_memory(id);
 }
 

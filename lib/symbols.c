@@ -313,9 +313,9 @@ const char *idd_elf_arch(Elf *elf)
 }
 
 /*
- * Name several addresses in one pass over the symbol table (or through
- * the index once built): a decode names its four operations tables
- * together.
+ * Name several data addresses in one pass over the symbol table (or
+ * through the index once built): a decode names its four operations
+ * tables together.
  */
 void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 		       size_t n, char **out)
@@ -333,7 +333,9 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 
-		if (!get_sym(syms, i, &sym) || !usable(&sym))
+		/* Operations tables are data objects (see build_index). */
+		if (!get_sym(syms, i, &sym) ||
+		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))
 			continue;
 		for (size_t k = 0; k < n; k++) {
 			uint64_t link = addrs[k] - syms->kaslr;
