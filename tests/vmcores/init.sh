@@ -70,6 +70,9 @@ FILES="regular empty big dir symlink_short symlink_long hardlink fifo chardev"
 make_files /tmp/fx
 # Pin: the shell keeps fds open, a sleeper keeps the dir as its cwd.
 exec 3</tmp/fx/regular 4</tmp/fx/empty 5</tmp/fx/big 6<>/tmp/fx/fifo 7</tmp/fx/chardev
+# An unlinked file kept open on fd 9: nlink 0, an unhashed dentry, shown
+# as "/tmp/fx/unlinked (deleted)" in /proc/PID/fd (tests/test_unlinked.py).
+echo gone >/tmp/fx/unlinked && exec 9</tmp/fx/unlinked && rm /tmp/fx/unlinked
 (cd /tmp/fx/dir && exec sleep 2147483647) &
 for f in $FILES; do print_stat "/tmp/fx/$f"; done
 
