@@ -213,6 +213,17 @@ static struct inodedump_error *read_ring(struct inodedump *id, struct ring *r,
 				    rb_addr, count_bits, r->size_bits);
 	}
 	r->count = UINT64_C(1) << count_bits;
+	/* A real ring (LOG_BUF_SHIFT <= 25) is far below this in all. */
+	if (r->count * (l->desc.size + l->info.size) +
+		    (UINT64_C(1) << r->size_bits) > (UINT64_C(512) << 20)) {
+		free(rb);
+		return idd_error_at(INODEDUMP_ERR_DUMP, rb_addr,
+				    "kernel log ring at 0x%" PRIx64
+				    " is corrupt: %" PRIu64 " descriptors and "
+				    "%" PRIu64 " bytes of text are beyond any "
+				    "real log", rb_addr, r->count,
+				    UINT64_C(1) << r->size_bits);
+	}
 	err = read_array(id, idd_member_uval(&l->descs, rb),
 			 r->count * l->desc.size, &r->descs, "descriptors");
 	if (!err)
