@@ -19,14 +19,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&r, 0xa5, sizeof(r));
 	if (inodedump_parse_report((const char *)data, size, &r)) {
 		/*
-		 * What a successful parse promises. (A reason that is empty
-		 * as a C string is accepted when the input has a NUL before
-		 * the marker: fuzz/crashes/report_parse-nul-reason.txt, see
-		 * fuzz/README.md. Not checked here so the run goes on.)
+		 * What a successful parse promises: a known format and a
+		 * non-empty reason (fuzz/crashes/report_parse-nul-reason.txt
+		 * broke that before commit fccb8dd).
 		 */
 		if (r.format < INODEDUMP_REPORT_6_15 ||
 		    r.format > INODEDUMP_REPORT_2026 ||
-		    !memchr(r.reason, '\0', sizeof(r.reason)) ||
+		    !memchr(r.reason, '\0', sizeof(r.reason)) || !r.reason[0] ||
 		    (r.has_fields &&
 		     !memchr(r.fields.fs_type, '\0', sizeof(r.fields.fs_type))) ||
 		    (r.format == INODEDUMP_REPORT_6_15 && r.has_fields))

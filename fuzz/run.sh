@@ -68,7 +68,11 @@ run_one() {
 summary() {
   local t=$1 log=$dir/logs/$1.log done crashes execs rounds
   done=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -1 || true)
-  execs=$(awk '/stat::number_of_executed_units/ {n += $2} END {print n + 0}' "$log")
+  # One count per round (libFuzzer repeats its stats after an exit-time
+  # leak report).
+  execs=$(awk '/^=== round/ {seen = 0}
+    /stat::number_of_executed_units/ && !seen {n += $2; seen = 1}
+    END {print n + 0}' "$log")
   rounds=$(grep -c '^=== round' "$log" || true)
   crashes=$(ls "$dir/artifacts/$t/" 2>/dev/null || true)
   printf '%-13s executions %s in %s round(s)\n' "$t" "$execs" "$rounds"

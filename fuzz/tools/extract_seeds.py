@@ -25,6 +25,10 @@ It writes (paths relative to fuzz/):
   corpus/json/*.img           the same images (the JSON target decodes too)
   corpus/report_parse/*.txt   every record text of the log, and the report
                               lines in the three formats
+  corpus/btf/*.img            a small BTF with the fixture's real struct
+                              mount layout at __start_BTF, zero-filled to
+                              __stop_BTF (and the same with its sections at
+                              the end)
   corpus/flattened/*.flat     small flattened dumps
 
 Image format (.img), read by fuzz/harness.c, all little-endian:
