@@ -639,7 +639,7 @@ static void free_sym_memo(struct sym_memo *memo)
 	free(memo);
 }
 
-/* A pointer member; operations tables are also named by symbol. */
+/* A pointer member; name_ops() later names the operations tables. */
 static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 		     const struct idd_member *m, const uint8_t *buf)
 {
@@ -650,13 +650,6 @@ static void take_ptr(struct inodedump *id, struct idd_ptr *out,
 	out->state = IDD_OK;
 	out->addr = idd_member_uval(m, buf);
 	(void)id;
-}
-
-/* Operations tables are named together by name_ops() once decoded. */
-static void take_ops(struct inodedump *id, struct idd_ptr *out,
-		     const struct idd_member *m, const uint8_t *buf)
-{
-	take_ptr(id, out, m, buf);
 }
 
 /*
@@ -807,7 +800,7 @@ static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino)
 	}
 	take_num(&ino->s_dev, &l->s_dev, buf);
 	take_num(&ino->s_magic, &l->s_magic, buf);
-	take_ops(id, &ino->s_op, &l->s_op, buf);
+	take_ptr(id, &ino->s_op, &l->s_op, buf);
 	if (l->have_fstype && l->fs_name.present) {
 		uint64_t fstype = idd_member_uval(&l->s_type, buf);
 		uint8_t name_ptr[8] = { 0 };
@@ -864,7 +857,7 @@ static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
 		/* Already read with the inode. */
 		a_ops.offset += l->i_data.offset;
 		nrpages.offset += l->i_data.offset;
-		take_ops(id, &ino->a_ops, &a_ops, inode_buf);
+		take_ptr(id, &ino->a_ops, &a_ops, inode_buf);
 		take_num(&ino->nrpages, &nrpages, inode_buf);
 		return;
 	}
@@ -887,7 +880,7 @@ static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
 		}
 		rel.offset = 0;
 		if (i == 0)
-			take_ops(id, &ino->a_ops, &rel, buf);
+			take_ptr(id, &ino->a_ops, &rel, buf);
 		else
 			take_num(&ino->nrpages, &rel, buf);
 	}
@@ -1149,8 +1142,8 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	take_num(&ino->count, &l->i_count, buf);
 	take_num(&ino->writecount, &l->i_writecount, buf);
 	take_num(&ino->version, &l->i_version, buf);
-	take_ops(id, &ino->i_op, &l->i_op, buf);
-	take_ops(id, &ino->i_fop, &l->i_fop, buf);
+	take_ptr(id, &ino->i_op, &l->i_op, buf);
+	take_ptr(id, &ino->i_fop, &l->i_fop, buf);
 	take_ptr(id, &ino->mapping, &l->i_mapping, buf);
 	decode_times(id, ino, buf);
 	decode_mapping(id, ino, buf);

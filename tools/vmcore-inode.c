@@ -111,6 +111,14 @@ static void json_error(FILE *out, uint64_t addr, struct inodedump_error *err)
 	fputs("}}", out);
 }
 
+/* A decoded inode counts toward the exit status, then goes. */
+static void done_with(struct inodedump_inode *ino, int *status)
+{
+	if (inodedump_inode_violations(ino) && *status == EXIT_CLEAN)
+		*status = EXIT_VIOLATION;
+	inodedump_inode_free(ino);
+}
+
 static void print_json_head(struct inodedump *id)
 {
 	const char *release = inodedump_fact(id, "osrelease");
@@ -367,9 +375,7 @@ static int decode_reports(struct inodedump *id, unsigned flags, bool json)
 		}
 		if (!json)
 			inodedump_inode_print_text(ino, stdout);
-		if (inodedump_inode_violations(ino) && status == EXIT_CLEAN)
-			status = EXIT_VIOLATION;
-		inodedump_inode_free(ino);
+		done_with(ino, &status);
 	}
 	if (json)
 		puts("\n  ]\n}");
@@ -649,9 +655,7 @@ int main(int argc, char **argv)
 				putchar('\n');
 			inodedump_inode_print_text(ino, stdout);
 		}
-		if (inodedump_inode_violations(ino) && status == EXIT_CLEAN)
-			status = EXIT_VIOLATION;
-		inodedump_inode_free(ino);
+		done_with(ino, &status);
 	}
 	if (json)
 		puts("\n  ]\n}");
