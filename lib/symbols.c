@@ -330,10 +330,27 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 			out[i] = idd_symbols_name(syms, addrs[i]);
 		return;
 	}
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t link = addrs[k] - syms->kaslr;
+
+		lo = link < lo ? link : lo;
+		hi = link > hi ? link : hi;
+	}
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 
-		/* Operations tables are data objects (see build_index). */
+		/*
+		 * Operations tables are data objects (see build_index); most
+		 * symbols are functions, so look at the type and value in
+		 * place before copying anything.
+		 */
+		if (syms->raw && (ELF64_ST_TYPE(syms->raw[i].st_info) != STT_OBJECT ||
+				  syms->raw[i].st_value > hi ||
+				  syms->raw[i].st_value + syms->raw[i].st_size +
+						  0x10000 < lo))
+			continue;
 		if (!get_sym(syms, i, &sym) ||
 		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))
 			continue;
