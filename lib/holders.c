@@ -133,7 +133,8 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 	    (err = rd(id, task, &l->files_ptr, &files)) ||
 	    (err = rd(id, task, &l->fs_ptr, &fs)) ||
 	    (err = idd_target_read(id->target, task + l->comm.offset, comm,
-				   sizeof(comm) - 1)))
+				   l->comm.size < sizeof(comm) ? l->comm.size
+							       : sizeof(comm) - 1)))
 		return err;
 	if (fs) {
 		if (rd_ok(id, fs, &l->pwd_dentry, &dentry) && dentry &&

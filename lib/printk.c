@@ -149,6 +149,15 @@ struct ring {
 	unsigned size_bits;
 };
 
+/*
+ * The descriptor state sits in the top two bits of state_var, whose width
+ * is the kernel's unsigned long (DESC_SV_BITS): taken from its type.
+ */
+static unsigned desc_flags_shift(const struct ring_layout *l)
+{
+	return 8 * (unsigned)l->state_var.size - 2;
+}
+
 static void add_record(struct ring *r, struct inodedump_log *log, uint64_t rid)
 {
 	const struct ring_layout *l = &r->l;
@@ -156,8 +165,9 @@ static void add_record(struct ring *r, struct inodedump_log *log, uint64_t rid)
 	const uint8_t *desc = r->descs + idx * l->desc.size;
 	const uint8_t *info = r->infos + idx * l->info.size;
 	uint64_t sv = idd_member_uval(&l->state_var, desc);
-	uint64_t id_mask = (UINT64_C(1) << 62) - 1;
-	uint64_t state = sv >> 62, off, len, text_len;
+	unsigned shift = desc_flags_shift(l);
+	uint64_t id_mask = (UINT64_C(1) << shift) - 1;
+	uint64_t state = (sv >> shift) & 3, off, len, text_len;
 	struct inodedump_record *rec = &log->recs[log->n];
 	char *text;
 
@@ -243,7 +253,7 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 	struct ring r = { 0 };
 	struct inodedump_log *log = NULL;
 	struct inodedump_error *err;
-	uint64_t prb_sym, rb_addr, id_mask = (UINT64_C(1) << 62) - 1;
+	uint64_t prb_sym, rb_addr, id_mask;
 	const char *v = idd_target_vmcoreinfo(id->target, "SYMBOL(prb)");
 
 	if (!(v && (prb_sym = strtoull(v, NULL, 16))) &&
@@ -268,6 +278,8 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 	}
 	/* tail..head inclusive, never more than once around the ring. */
 	bool reached = false;
+
+	id_mask = (UINT64_C(1) << desc_flags_shift(&r.l)) - 1;
 
 	for (uint64_t rid = r.tail & id_mask, n = 0; n < r.count;
 	     rid = (rid + 1) & id_mask, n++) {
