@@ -30,9 +30,19 @@ struct idd_btf {
 	size_t size;
 	const uint8_t *types, *strings;
 	uint32_t types_len, strings_len;
-	uint32_t *offsets; /* type id -> offset in types; [0] unused */
-	uint32_t ntypes;
+	/*
+	 * Offset in types of every BTF_MARK-th type id: a full table would
+	 * cost more to build than the few lookups a decode makes.
+	 */
+	uint32_t *marks;
+	uint32_t ntypes;  /* ids below this are checked records */
+	uint32_t end_off; /* offset of record ntypes */
+	bool done;        /* no more records (end, or a corrupt one) */
+	char memo_name[64]; /* the last struct found by name */
+	uint32_t memo_id;
 };
+
+#define BTF_MARK 32
 
 static uint32_t u32(const uint8_t *p)
 {
@@ -47,28 +57,94 @@ static const char *str(const struct idd_btf *b, uint32_t off)
 	return off < b->strings_len ? (const char *)b->strings + off : "";
 }
 
-/* Bytes of kind-specific data after a btf_type, or -1 if unknown. */
-static long extra(uint32_t info)
-{
-	uint32_t vlen = info & 0xffff, kind = (info >> 24) & 0x1f;
+/*
+ * Bytes of kind-specific data after a btf_type, or -1 if unknown: a fixed
+ * part and a part per vlen, by kind.
+ */
+static const signed char extra_fixed[BTF_KIND_ENUM64 + 1] = {
+	[0] = -1, [BTF_KIND_INT] = 4, [BTF_KIND_VAR] = 4,
+	[BTF_KIND_DECL_TAG] = 4, [BTF_KIND_ARRAY] = 12,
+};
+static const unsigned char extra_per[BTF_KIND_ENUM64 + 1] = {
+	[BTF_KIND_STRUCT] = 12, [BTF_KIND_UNION] = 12, [BTF_KIND_DATASEC] = 12,
+	[BTF_KIND_ENUM64] = 12, [BTF_KIND_ENUM] = 8, [BTF_KIND_FUNC_PROTO] = 8,
+};
 
-	switch (kind) {
-	case BTF_KIND_INT: case BTF_KIND_VAR: case BTF_KIND_DECL_TAG:
-		return 4;
-	case BTF_KIND_ARRAY:
-		return 12;
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_DATASEC:
-	case BTF_KIND_ENUM64:
-		return 12L * vlen;
-	case BTF_KIND_ENUM: case BTF_KIND_FUNC_PROTO:
-		return 8L * vlen;
-	case BTF_KIND_PTR: case BTF_KIND_FWD: case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE: case BTF_KIND_CONST: case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC: case BTF_KIND_FLOAT: case BTF_KIND_TYPE_TAG:
-		return 0;
-	default:
+static inline long extra(uint32_t info)
+{
+	uint32_t kind = (info >> 24) & 0x1f;
+
+	if (kind > BTF_KIND_ENUM64 || extra_fixed[kind] < 0)
 		return -1;
+	return extra_fixed[kind] + (long)extra_per[kind] * (info & 0xffff);
+}
+
+static bool named(const struct idd_btf *b, const uint8_t *t,
+		  const char *name)
+{
+	uint32_t kind = (u32(t + 4) >> 24) & 0x1f;
+	const char *n;
+
+	return (kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) &&
+	       *(n = str(b, u32(t))) == *name && !strcmp(n, name);
+}
+
+/*
+ * Check and index records up to type id want (exclusive), or to the end,
+ * or (name not NULL) to the first struct or union of that name, whose id
+ * is returned. A corrupt record ends the types: what comes before it
+ * stays usable.
+ */
+static uint32_t scan_to(struct idd_btf *b, uint32_t want, const char *name)
+{
+	uint32_t off = b->end_off, ntypes = b->ntypes, found = 0;
+	const uint8_t *types = b->types;
+
+	const uint32_t len = b->types_len;
+	uint32_t *marks = b->marks;
+
+	if (b->done)
+		return 0;
+	while (ntypes < want) {
+		uint32_t info, kind;
+		long more;
+
+		if (off + 12 > len) {
+			b->done = true;
+			break;
+		}
+		info = u32(types + off + 4);
+		kind = (info >> 24) & 0x1f;
+		if (kind > BTF_KIND_ENUM64 || extra_fixed[kind] < 0) {
+			b->done = true;
+			break;
+		}
+		more = extra_fixed[kind] + (long)extra_per[kind] * (info & 0xffff);
+		if (off + 12 + (uint64_t)more > len) {
+			b->done = true;
+			break;
+		}
+		if (ntypes % BTF_MARK == 0)
+			marks[ntypes / BTF_MARK] = off;
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) && name &&
+		    named(b, types + off, name)) {
+			found = ntypes;
+			want = ntypes + 1;
+		}
+		ntypes++;
+		off += 12 + (uint32_t)more;
 	}
+	b->ntypes = ntypes;
+	b->end_off = off;
+	return found;
+}
+
+/* Whether id names a checked record (0, void, does not). */
+static bool valid(struct idd_btf *b, uint32_t id)
+{
+	if (id && id >= b->ntypes)
+		scan_to(b, id + 8 * BTF_MARK, NULL); /* a few ahead */
+	return id && id < b->ntypes;
 }
 
 /*
@@ -79,7 +155,7 @@ static struct idd_btf *btf_parse(const uint8_t *data, size_t size,
 				 uint8_t *owned)
 {
 	struct idd_btf *b = calloc(1, sizeof(*b));
-	uint32_t hdr_len, type_off, type_len, str_off, str_len, cap = 1024;
+	uint32_t hdr_len, type_off, type_len, str_off, str_len;
 	uint16_t magic;
 
 	if (!b || size < 24)
@@ -103,31 +179,15 @@ static struct idd_btf *btf_parse(const uint8_t *data, size_t size,
 	/* Every string must end inside the section. */
 	if (!str_len || b->strings[str_len - 1] != '\0')
 		goto fail;
-	b->offsets = malloc(cap * sizeof(*b->offsets));
-	if (!b->offsets)
+	b->ntypes = 1; /* records are checked as they are first needed */
+	b->marks = malloc(((uint64_t)type_len / 12 / BTF_MARK + 2) *
+			  sizeof(*b->marks));
+	if (!b->marks)
 		goto fail;
-	b->ntypes = 1;
-	for (uint32_t off = 0; off + 12 <= type_len;) {
-		long more = extra(u32(b->types + off + 4));
-
-		if (more < 0 || off + 12 + (uint64_t)more > type_len)
-			goto fail;
-		if (b->ntypes == cap) {
-			uint32_t *grown = realloc(b->offsets,
-						  2 * cap * sizeof(*grown));
-
-			if (!grown)
-				goto fail;
-			b->offsets = grown;
-			cap *= 2;
-		}
-		b->offsets[b->ntypes++] = off;
-		off += 12 + (uint32_t)more;
-	}
 	return b;
 fail:
 	if (b)
-		free(b->offsets);
+		free(b->marks);
 	free(b);
 	free(owned);
 	return NULL;
@@ -137,7 +197,7 @@ void idd_btf_free(struct idd_btf *b)
 {
 	if (!b)
 		return;
-	free(b->offsets);
+	free(b->marks);
 	free(b->data);
 	free(b);
 }
@@ -196,41 +256,64 @@ struct idd_btf *idd_btf_load(struct inodedump *id)
 	return b ? b : from_memory(id);
 }
 
-/* Strip typedefs and qualifiers. */
-static uint32_t resolve(const struct idd_btf *b, uint32_t type)
+/* The btf_type record of a valid id (1 .. ntypes-1). */
+static const uint8_t *type_at(const struct idd_btf *b, uint32_t id)
 {
-	for (int depth = 0; depth < 32 && type && type < b->ntypes; depth++) {
-		uint32_t kind = (u32(b->types + b->offsets[type] + 4) >> 24) & 0x1f;
+	uint32_t off = id / BTF_MARK ? b->marks[id / BTF_MARK] : 0;
+
+	/* Type id 1 is the first record; id 0 (void) has none. */
+	for (uint32_t k = id / BTF_MARK ? id / BTF_MARK * BTF_MARK : 1; k < id;
+	     k++)
+		off += 12 + (uint32_t)extra(u32(b->types + off + 4));
+	return b->types + off;
+}
+
+/* Strip typedefs and qualifiers. */
+static uint32_t resolve(struct idd_btf *b, uint32_t type)
+{
+	for (int depth = 0; depth < 32 && valid(b, type); depth++) {
+		uint32_t kind = (u32(type_at(b, type) + 4) >> 24) & 0x1f;
 
 		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_VOLATILE &&
 		    kind != BTF_KIND_CONST && kind != BTF_KIND_RESTRICT &&
 		    kind != BTF_KIND_TYPE_TAG)
 			return type;
-		type = u32(b->types + b->offsets[type] + 8);
+		type = u32(type_at(b, type) + 8);
 	}
 	return 0;
 }
 
-static uint32_t find_struct(const struct idd_btf *b, const char *name)
+static uint32_t find_struct(struct idd_btf *b, const char *name)
 {
-	for (uint32_t id = 1; id < b->ntypes; id++) {
-		const uint8_t *t = b->types + b->offsets[id];
-		uint32_t info = u32(t + 4), kind = (info >> 24) & 0x1f;
+	const uint8_t *t = b->types;
+	uint32_t id;
 
-		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) &&
-		    !strcmp(str(b, u32(t)), name))
-			return id;
+	if (*b->memo_name && !strcmp(b->memo_name, name))
+		return b->memo_id;
+	/* The records already checked, then on from there. */
+	for (id = 1; id < b->ntypes; id++) {
+		uint32_t info = u32(t + 4);
+
+		if (named(b, t, name))
+			break;
+		t += 12 + extra(info);
 	}
-	return 0;
+	if (id == b->ntypes)
+		id = scan_to(b, UINT32_MAX, name);
+	if (id && strlen(name) < sizeof(b->memo_name)) {
+		strcpy(b->memo_name, name);
+		b->memo_id = id;
+	}
+	return id;
 }
 
-static bool is_aggregate(const struct idd_btf *b, uint32_t type)
+static bool is_aggregate(struct idd_btf *b, uint32_t type)
 {
 	uint32_t kind;
 
-	if (!type || type >= b->ntypes)
+	if (!valid(b, type))
 		return false;
-	kind = (u32(b->types + b->offsets[type] + 4) >> 24) & 0x1f;
+	kind = (u32(type_at(b, type) + 4) >> 24) & 0x1f;
 	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION;
 }
 
@@ -239,7 +322,7 @@ static bool is_aggregate(const struct idd_btf *b, uint32_t type)
  * bounds the members looked at in all: a type that contains itself
  * anonymously must not make the search exponential.
  */
-static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
+static bool find_member(struct idd_btf *b, uint32_t agg, const char *name,
 			size_t len, uint64_t *bits, uint32_t *type, int depth,
 			unsigned *budget)
 {
@@ -249,7 +332,7 @@ static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
 
 	if (depth > 8 || !is_aggregate(b, agg))
 		return false;
-	t = b->types + b->offsets[agg];
+	t = type_at(b, agg);
 	info = u32(t + 4);
 	vlen = info & 0xffff;
 	kflag = info >> 31;
@@ -280,7 +363,7 @@ static bool find_member(const struct idd_btf *b, uint32_t agg, const char *name,
 	return false;
 }
 
-bool idd_btf_member(const struct idd_btf *b, const char *structname,
+bool idd_btf_member(struct idd_btf *b, const char *structname,
 		    const char *path, struct idd_member *out)
 {
 	uint32_t type = find_struct(b, structname);
@@ -305,18 +388,18 @@ bool idd_btf_member(const struct idd_btf *b, const char *structname,
 		return false; /* bitfields: not needed here */
 	out->present = true;
 	out->offset = bits / 8;
-	switch ((u32(b->types + b->offsets[type] + 4) >> 24) & 0x1f) {
+	switch ((u32(type_at(b, type) + 4) >> 24) & 0x1f) {
 	case BTF_KIND_PTR:
 		out->kind = IDD_KIND_PTR;
 		out->size = 8; /* BTF is only generated for the 64-bit kernels we read */
 		break;
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
 		out->kind = IDD_KIND_STRUCT;
-		out->size = u32(b->types + b->offsets[type] + 8);
+		out->size = u32(type_at(b, type) + 8);
 		break;
 	default:
 		out->kind = IDD_KIND_INT;
-		out->size = u32(b->types + b->offsets[type] + 8);
+		out->size = u32(type_at(b, type) + 8);
 	}
 	return true;
 }

@@ -229,7 +229,7 @@ struct idd_btf;
 struct idd_btf *idd_btf_load(struct inodedump *id);
 void idd_btf_free(struct idd_btf *btf);
 /* A member's offset by dotted path, like idd_types_member(). */
-bool idd_btf_member(const struct idd_btf *btf, const char *structname,
+bool idd_btf_member(struct idd_btf *btf, const char *structname,
 		    const char *path, struct idd_member *out);
 
 /* modules.c: a module symbol covering addr ("ext4_sops"), its module. */

@@ -338,18 +338,20 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 		lo = link < lo ? link : lo;
 		hi = link > hi ? link : hi;
 	}
-	for (size_t i = 1; i < syms->count; i++) {
+	const Elf64_Sym *raw = syms->raw;
+	const size_t count = syms->count;
+
+	for (size_t i = 1; i < count; i++) {
 		GElf_Sym sym;
 
 		/*
 		 * Operations tables are data objects (see build_index); most
-		 * symbols are functions, so look at the type and value in
+		 * symbols are functions, so look at the value and type in
 		 * place before copying anything.
 		 */
-		if (syms->raw && (ELF64_ST_TYPE(syms->raw[i].st_info) != STT_OBJECT ||
-				  syms->raw[i].st_value > hi ||
-				  syms->raw[i].st_value + syms->raw[i].st_size +
-						  0x10000 < lo))
+		if (raw && (raw[i].st_value + raw[i].st_size + 0x10000 < lo ||
+			    raw[i].st_value > hi ||
+			    ELF64_ST_TYPE(raw[i].st_info) != STT_OBJECT))
 			continue;
 		if (!get_sym(syms, i, &sym) ||
 		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))

@@ -7,12 +7,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
 #include <libkdumpfile/kdumpfile.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
+
+/* __START_KERNEL_map: where x86-64 maps the kernel image (arch constant). */
+#define X86_64_KERNEL_MAP 0xffffffff80000000ULL
+#define PROC_SUPER_MAGIC_ 0x9fa0
 
 struct vmcoreinfo_entry {
 	char *key;
@@ -32,6 +37,17 @@ struct idd_target {
 	/* A memory image in buffers instead of a dump (tests, fuzzers). */
 	const struct idd_memory_region *regions;
 	size_t nregions;
+	/*
+	 * x86-64 page-table walk of our own, reading page tables and data by
+	 * physical address: libaddrxlat's generic setup costs more than
+	 * everything else a one-inode decode does. Anything it does not
+	 * handle falls back to libkdumpfile's own translation.
+	 */
+	int pt_state; /* 0 not tried, 1 usable, -1 not usable */
+	bool pt_l5;
+	uint64_t pt_root, pt_mask;
+	struct pt_tlb { uint64_t va, size, pa; } tlb[8];
+	unsigned tlb_next;
 };
 
 static void parse_vmcoreinfo(struct idd_target *t, const char *raw);
@@ -436,6 +452,13 @@ struct inodedump_error *idd_target_open(const char *path,
 		return err;
 	}
 	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
+	{
+		struct statfs fs;
+
+		/* /proc/kcore's program headers are not a dump's. */
+		if (fstatfs(t->fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC_)
+			t->pt_state = -1;
+	}
 	t->dump_level = diskdump_level(t->fd);
 	t->little_endian = true;
 	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_BYTE_ORDER, &order) ==
@@ -536,6 +559,124 @@ static struct inodedump_error *read_failure(struct idd_target *t,
 			    (unsigned long long)phys, why);
 }
 
+
+static bool info_number(struct idd_target *t, const char *key, int base,
+			uint64_t *out)
+{
+	const char *v = idd_target_vmcoreinfo(t, key);
+	char *end;
+
+	if (!v || !*v)
+		return false;
+	errno = 0;
+	*out = base == 10 ? (uint64_t)strtoll(v, &end, 10)
+			  : strtoull(v, &end, 16);
+	return !errno && *end == '\0';
+}
+
+static bool pt_setup(struct idd_target *t)
+{
+	const char *arch = idd_target_arch(t);
+	kdump_num_t xen = KDUMP_XEN_NONE;
+	uint64_t pgd, phys_base, l5 = 0, sme = 0;
+
+	if (!t->ctx || t->pt_state < 0 || !arch || strcmp(arch, "x86_64") ||
+	    idd_target_page_size(t) != 4096 || !t->little_endian)
+		return false;
+	/* A Xen dump's physical addresses are not the machine's. */
+	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_XEN_TYPE, &xen) ==
+		    KDUMP_OK && xen != KDUMP_XEN_NONE)
+		return false;
+	if (!info_number(t, "SYMBOL(init_top_pgt)", 16, &pgd) &&
+	    !info_number(t, "SYMBOL(init_level4_pgt)", 16, &pgd))
+		return false;
+	if (!info_number(t, "NUMBER(phys_base)", 10, &phys_base) ||
+	    pgd < X86_64_KERNEL_MAP)
+		return false;
+	info_number(t, "NUMBER(pgtable_l5_enabled)", 10, &l5);
+	info_number(t, "NUMBER(sme_mask)", 10, &sme);
+	t->pt_root = pgd - X86_64_KERNEL_MAP + phys_base;
+	t->pt_l5 = l5 != 0;
+	t->pt_mask = 0x000ffffffffff000ULL & ~sme;
+	return true;
+}
+
+/* Physical address of ADDR by the dump's page tables; false if unsure. */
+static bool pt_translate(struct idd_target *t, uint64_t addr, uint64_t *pa,
+			 uint64_t *left)
+{
+	unsigned shift = t->pt_l5 ? 48 : 39;
+	uint64_t table = t->pt_root;
+	int64_t top = (int64_t)(addr << (t->pt_l5 ? 7 : 16)) >>
+		      (t->pt_l5 ? 7 : 16);
+
+	for (unsigned i = 0; i < sizeof(t->tlb) / sizeof(t->tlb[0]); i++) {
+		struct pt_tlb *e = &t->tlb[i];
+
+		if (e->size && addr - e->va < e->size) {
+			*pa = e->pa + (addr - e->va);
+			*left = e->size - (addr - e->va);
+			return true;
+		}
+	}
+	if ((uint64_t)top != addr) /* not canonical */
+		return false;
+	for (;;) {
+		uint8_t raw[8];
+		size_t got = 8;
+		uint64_t pte, size = 1ULL << shift;
+
+		if (kdump_read(t->ctx, KDUMP_MACHPHYSADDR,
+			       table + ((addr >> shift) & 511) * 8, raw,
+			       &got) != KDUMP_OK || got != 8)
+			return false;
+		pte = le64toh(*(uint64_t *)(void *)raw);
+		if (!(pte & 1))
+			return false;
+		if (shift == 12 || ((shift == 21 || shift == 30) && (pte & 0x80))) {
+			struct pt_tlb *e = &t->tlb[t->tlb_next++ % 8];
+			uint64_t base = pte & t->pt_mask & ~(size - 1);
+
+			e->va = addr & ~(size - 1);
+			e->size = size;
+			e->pa = base;
+			*pa = base + (addr & (size - 1));
+			*left = size - (addr & (size - 1));
+			return true;
+		}
+		if (pte & 0x80) /* PS in a PML4/PML5 entry is reserved */
+			return false;
+		table = pte & t->pt_mask;
+		shift -= 9;
+	}
+}
+
+/* Reads through our own walk; false sends the caller to libkdumpfile. */
+static bool pt_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
+		    size_t len)
+{
+	if (t->pt_state == 0)
+		t->pt_state = pt_setup(t) ? 1 : -1;
+	if (t->pt_state < 0)
+		return false;
+	while (len) {
+		uint64_t pa, left;
+		size_t n, got;
+
+		if (!pt_translate(t, addr, &pa, &left))
+			return false;
+		n = left < len ? (size_t)left : len;
+		got = n;
+		if (kdump_read(t->ctx, KDUMP_MACHPHYSADDR, pa, buf, &got) !=
+			    KDUMP_OK || got != n)
+			return false;
+		addr += n;
+		buf += n;
+		len -= n;
+	}
+	return true;
+}
+
 struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 					void *buf, size_t len)
 {
@@ -548,6 +689,8 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 				    len, (unsigned long long)addr);
 	if (t->regions)
 		return read_memory(t, addr, buf, len);
+	if (pt_read(t, addr, buf, len))
+		return NULL;
 	ks = kdump_read(t->ctx, KDUMP_KVADDR, addr, buf, &got);
 	if (ks == KDUMP_OK)
 		return NULL;
