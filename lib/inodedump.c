@@ -321,7 +321,6 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 		if (err)
 			goto fail;
 	}
-	idd_types_release_pages(id->types);
 	*out = id;
 	return NULL;
 fail:

@@ -103,7 +103,6 @@ static struct path_layout *path_layout(struct inodedump *id)
 		l->mnt_parent.present && l->mnt_mountpoint.present &&
 		l->mnt_root.present && l->mnt_instance.present &&
 		l->hlist_next.present && l->list_next.present;
-	idd_types_release_pages(t);
 	return l;
 }
 

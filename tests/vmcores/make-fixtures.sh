@@ -1,10 +1,11 @@
 #!/bin/bash
 # Build (or reuse) the inodedump vmcore fixture sets. See README.md and CONTRACT.md.
 #
-#   tests/vmcores/make-fixtures.sh [patched|stock|wrapped|all]   (default: all)
+#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|wrapped|all]   (default: all)
 #   tests/vmcores/make-fixtures.sh live [BINARY]
 #
-# all = stock, patched, wrapped. live boots the patched kernel (a MULTIUSER
+# all = stock, stock4 (the stock kernel with 4-level paging, 1 GiB),
+# patched, wrapped. live boots the patched kernel (a MULTIUSER
 # variant) with BINARY (default: $VMCORE_INODE, else build/vmcore-inode), its
 # shared libraries and a debug-only vmlinux in the initramfs and runs
 # `vmcore-inode --live` in the guest; its hash includes the binary's and every
@@ -230,7 +231,7 @@ build_initramfs() {   # $1 = set, $2 = staging dir, $3 = output cpio.gz
 	cp /bin/busybox "$root/bin/busybox"
 	install -m 755 "$HERE/init.sh" "$root/init"
 	case $set in
-	stock)
+	stock | stock4)
 		local mods m
 		mods=$(cat "$KDIR/modules.list")
 		for m in $mods; do cp "$KDIR/modules/$m.ko" "$root/modules/"; done
@@ -317,9 +318,12 @@ qmp() { python3 "$HERE/qmp.py" "$W/qmp.sock" "$@"; }
 
 run_guest() {   # $1 = set; writes the dumps into $OUT
 	local set=$1 mem kernel t0 t append extra=() port="" timeout=$BOOT_TIMEOUT
+	local cpu=max   # TCG's max CPU has LA57: the kernel uses 5-level paging
 	append="console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4"
 	case $set in
 	stock) mem=512; kernel=$KDIR/vmlinuz ;;
+	# The same kernel with 4-level page tables and twice the memory.
+	stock4) mem=1024; kernel=$KDIR/vmlinuz; cpu=max,la57=off ;;
 	patched) mem=256; kernel=$KDIR/bzImage ;;
 	wrapped)
 		mem=256; kernel=$KDIR/bzImage
@@ -336,7 +340,7 @@ run_guest() {   # $1 = set; writes the dumps into $OUT
 	step "boot QEMU (TCG, ${mem} MiB)"
 	rm -f "$W/qmp.sock" "$W/ctl.sock" "$OUT/serial.log"
 	t0=$(now)
-	qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
+	qemu-system-x86_64 -accel tcg,thread=multi -cpu "$cpu" \
 		-smp 2,sockets=2,cores=1,threads=1 -m "$mem" \
 		-nographic -no-reboot -device vmcoreinfo \
 		-kernel "$kernel" -initrd "$W/initramfs.cpio.gz" \
@@ -431,7 +435,7 @@ write_truth() {   # $1 = set
 		[ "$n" -ge 11 ] || die "expected >= 11 truth lines in serial.log, got $n"
 		grep -q 'inodedump-trigger: done reports=2' "$OUT/serial.log" || die "trigger did not report 'done reports=2'"
 		;;
-	stock)
+	stock | stock4)
 		step "truth.txt from drgn reading d17-zlib.vmcore"
 		$PY "$HERE/drgn_truth.py" "$OUT/vmlinux" "$OUT/d17-zlib.vmcore" --stock > "$OUT/truth.txt" ||
 			die "drgn_truth.py"
@@ -461,7 +465,7 @@ build_set() {   # $1 = set
 	t_all=$(now)
 	WRAPPED_FILL="" WRAPPED_POSITION=""
 	case $set in
-	stock) prepare_stock_kernel ;;
+	stock | stock4) prepare_stock_kernel ;;
 	patched) prepare_patched_kernel ;;
 	wrapped) prepare_patched_kernel; wrapped_fill ;;
 	live) prepare_multiuser_kernel; wrapped_fill ;;
@@ -606,12 +610,12 @@ main() {
 	local what=${1:-all}
 	check_packages
 	case $what in
-	stock | patched | wrapped) build_set "$what" ;;
+	stock | stock4 | patched | wrapped) build_set "$what" ;;
 	live)
 		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
 		build_set live ;;
-	all) build_set stock; build_set patched; build_set wrapped ;;
-	*) die "usage: make-fixtures.sh [patched|stock|wrapped|all] | live [BINARY]" ;;
+	all) build_set stock; build_set stock4; build_set patched; build_set wrapped ;;
+	*) die "usage: make-fixtures.sh [patched|stock|stock4|wrapped|all] | live [BINARY]" ;;
 	esac
 }
 
