@@ -263,7 +263,7 @@ def run_crash(vmlinux, dump, addr, runs):
 # ------------------------------------------------------------------ profile
 
 GROUPS = [
-    ("open dump: libkdumpfile open, VMCOREINFO, addrxlat (idd_target_open)",
+    ("open dump: our reader (or libkdumpfile's), VMCOREINFO (idd_target_open)",
      ["idd_target_open"]),
     ("open vmlinux: elf_begin/dwarf_begin, build-id, symtab section (idd_types_open, idd_elf_build_id, idd_symbols_open)",
      ["idd_types_open", "idd_elf_build_id", "idd_symbols_open"]),
@@ -272,7 +272,7 @@ GROUPS = [
     ("load types: DWARF lookups in libdw (idd_types_struct*, idd_types_member*, idd_types_enumerator)",
      ["idd_types_struct", "idd_types_struct_in", "idd_types_member",
       "idd_types_pointee_struct", "idd_types_enumerator", "idd_types_member_enum"]),
-    ("read memory: kdump_read, page decompression, address translation (idd_target_read*)",
+    ("read memory: page-table walk, page decompression (idd_target_read*)",
      ["idd_target_read", "idd_target_read_string"]),
     ("module symbols from the dump (idd_module_symbol, load_modules, own code only)",
      ["idd_module_symbol", "load_modules"]),

@@ -83,7 +83,9 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
 
 /*
  * Facts about the open dump: "osrelease", "build_id", "vmlinux_build_id",
- * "format", "kaslr_offset", "vmlinux", "vmlinux_source"; NULL if unknown.
+ * "format", "kaslr_offset", "vmlinux", "vmlinux_source", "reader" (who
+ * reads the file: "inodedump" or "libkdumpfile"), "translation" (who
+ * translates kernel addresses); NULL if unknown.
  */
 INODEDUMP_API const char *inodedump_fact(struct inodedump *id,
 					 const char *name);

@@ -361,6 +361,10 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return id->build_id_vmlinux;
 	if (!strcmp(name, "format"))
 		return idd_target_format(id->target);
+	if (!strcmp(name, "reader"))
+		return idd_target_reader(id->target);
+	if (!strcmp(name, "translation"))
+		return idd_target_translation(id->target);
 	if (!strcmp(name, "kaslr_offset"))
 		return id->kaslr_text;
 	if (!strcmp(name, "vmlinux"))

@@ -49,6 +49,15 @@ struct inodedump_error *idd_target_open_memory(
 	const struct idd_memory_region *regions, size_t n,
 	const char *vmcoreinfo, struct idd_target **out);
 bool idd_target_is_memory(const struct idd_target *t);
+/* Who reads the file ("inodedump", "libkdumpfile", "memory") and who
+ * translates addresses; reads libkdumpfile did because ours could not. */
+const char *idd_target_reader(const struct idd_target *t);
+const char *idd_target_translation(struct idd_target *t);
+unsigned long idd_target_fallbacks(const struct idd_target *t);
+/* For tests: a physical read, and our page-table walk alone. */
+bool idd_target_read_phys(struct idd_target *t, uint64_t pa, void *buf,
+			  size_t len);
+bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa);
 /* A session over a target already open; takes ownership of it. */
 struct inodedump_error *idd_open_target(struct idd_target *target,
 					const char *vmlinux,
@@ -224,6 +233,21 @@ struct idd_modules;
 struct path_layout;
 struct sym_memo;
 struct idd_btf;
+
+/*
+ * dumpfile.c: our reader of compressed kdump and x86-64 ELF dumps by
+ * physical address; NULL from open means "not ours, use libkdumpfile".
+ */
+struct idd_dumpfile;
+struct idd_dumpfile *idd_dumpfile_open(int fd);
+void idd_dumpfile_close(struct idd_dumpfile *d);
+bool idd_dumpfile_read(struct idd_dumpfile *d, uint64_t pa, void *buf,
+		       size_t len);
+const char *idd_dumpfile_format(const struct idd_dumpfile *d);
+const char *idd_dumpfile_arch(const struct idd_dumpfile *d);
+const char *idd_dumpfile_release(const struct idd_dumpfile *d);
+const char *idd_dumpfile_vmcoreinfo(const struct idd_dumpfile *d);
+uint32_t idd_dumpfile_page_size(const struct idd_dumpfile *d);
 
 /* btf.c: BTF from vmlinux's .BTF, else from the dump's memory; NULL if none. */
 struct idd_btf *idd_btf_load(struct inodedump *id);

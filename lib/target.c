@@ -8,12 +8,12 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
-#include <libkdumpfile/kdumpfile.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "kdl.h"
 
 /* __START_KERNEL_map: where x86-64 maps the kernel image (arch constant). */
 #define X86_64_KERNEL_MAP 0xffffffff80000000ULL
@@ -34,6 +34,14 @@ struct idd_target {
 	bool little_endian;
 	int dump_level; /* makedumpfile's -d, or -1 when not known */
 	bool flattened; /* rearranged from makedumpfile's flattened format */
+	/*
+	 * Our own reader (dumpfile.c) when it takes the file; libkdumpfile
+	 * (ctx) otherwise, and for whatever our reader cannot read.
+	 */
+	struct idd_dumpfile *native;
+	bool kdump_failed;
+	unsigned long fallbacks; /* reads libkdumpfile did for us */
+	char default_arch[32];
 	/* A memory image in buffers instead of a dump (tests, fuzzers). */
 	const struct idd_memory_region *regions;
 	size_t nregions;
@@ -341,10 +349,12 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 {
 	const char *have = NULL;
 
-	if (!t->ctx) /* a memory image has no header to complete */
+	if (!arch || t->regions) /* a memory image has no header to complete */
 		return;
-	if (arch && kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
-			    KDUMP_OK)
+	if (strlen(arch) < sizeof(t->default_arch))
+		strcpy(t->default_arch, arch);
+	if (t->ctx &&
+	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) != KDUMP_OK)
 		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, arch);
 }
 
@@ -352,6 +362,10 @@ const char *idd_target_arch(struct idd_target *t)
 {
 	const char *arch = NULL;
 
+	if (t->native) {
+		arch = idd_dumpfile_arch(t->native);
+		return arch ? arch : t->default_arch[0] ? t->default_arch : NULL;
+	}
 	if (!t->ctx ||
 	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &arch) != KDUMP_OK)
 		return NULL;
@@ -362,6 +376,8 @@ uint64_t idd_target_page_size(struct idd_target *t)
 {
 	kdump_num_t size = 0;
 
+	if (t->native)
+		return idd_dumpfile_page_size(t->native);
 	if (!t->ctx ||
 	    kdump_get_number_attr(t->ctx, KDUMP_ATTR_PAGE_SIZE, &size) != KDUMP_OK)
 		return 0;
@@ -372,6 +388,13 @@ const char *idd_target_uts_release(struct idd_target *t)
 {
 	const char *release = NULL;
 
+	if (t->native) {
+		/* libkdumpfile: the diskdump header's, else VMCOREINFO's */
+		release = idd_dumpfile_release(t->native);
+		if (!release)
+			release = idd_target_vmcoreinfo(t, "OSRELEASE");
+		return release && *release ? release : NULL;
+	}
 	if (!t->ctx ||
 	    kdump_get_string_attr(t->ctx, "linux.uts.release", &release) !=
 		    KDUMP_OK || !release || !*release)
@@ -379,11 +402,64 @@ const char *idd_target_uts_release(struct idd_target *t)
 	return release;
 }
 
+/*
+ * libkdumpfile on the open file: at open when our reader does not take
+ * the file, else when a read needs it.
+ */
+static struct inodedump_error *open_kdump(struct idd_target *t)
+{
+	kdump_status ks;
+	const char *have = NULL;
+
+	if (t->ctx)
+		return NULL;
+	if (t->kdump_failed)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s is not a dump libkdumpfile can read",
+				 t->path);
+	t->ctx = kdump_new();
+	if (!t->ctx) {
+		const char *why = idd_kdl_load_error();
+
+		t->kdump_failed = true;
+		return why ? idd_error(INODEDUMP_ERR_DUMP, "%s: %s", t->path,
+				       why)
+			   : idd_nomem();
+	}
+	/*
+	 * mmap(2) turns a read past the end of a truncated dump into SIGBUS;
+	 * read(2) turns it into an error we can report.
+	 */
+	kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_MMAP_POLICY,
+			      KDUMP_MMAP_NEVER);
+	ks = kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_FD, t->fd);
+	if (ks == KDUMP_OK && t->default_arch[0] &&
+	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
+		    KDUMP_OK)
+		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME,
+				      t->default_arch);
+	if (ks == KDUMP_OK)
+		ks = kdump_set_string_attr(t->ctx, KDUMP_ATTR_OSTYPE, "linux");
+	if (ks != KDUMP_OK) {
+		struct inodedump_error *err =
+			idd_error(INODEDUMP_ERR_DUMP,
+				  "%s is not a dump libkdumpfile can read: %s",
+				  t->path, kdump_get_err(t->ctx));
+		/*
+		 * libkdumpfile 0.5.1 can crash in kdump_free() after a failed
+		 * open of a truncated file: leak the context instead.
+		 */
+		t->ctx = NULL;
+		t->kdump_failed = true;
+		return err;
+	}
+	return NULL;
+}
+
 struct inodedump_error *idd_target_open(const char *path,
 					struct idd_target **out)
 {
 	struct idd_target *t = calloc(1, sizeof(*t));
-	kdump_status ks;
 	char *raw = NULL;
 	kdump_num_t order;
 
@@ -391,8 +467,7 @@ struct inodedump_error *idd_target_open(const char *path,
 		return idd_nomem();
 	t->fd = -1;
 	t->path = strdup(path);
-	t->ctx = kdump_new();
-	if (!t->path || !t->ctx) {
+	if (!t->path) {
 		idd_target_close(t);
 		return idd_nomem();
 	}
@@ -429,38 +504,32 @@ struct inodedump_error *idd_target_open(const char *path,
 			return err;
 		}
 	}
-	/*
-	 * mmap(2) turns a read past the end of a truncated dump into SIGBUS;
-	 * read(2) turns it into an error we can report.
-	 */
-	kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_MMAP_POLICY,
-			      KDUMP_MMAP_NEVER);
-	ks = kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_FD, t->fd);
-	if (ks == KDUMP_OK)
-		ks = kdump_set_string_attr(t->ctx, KDUMP_ATTR_OSTYPE, "linux");
-	if (ks != KDUMP_OK) {
-		struct inodedump_error *err =
-			idd_error(INODEDUMP_ERR_DUMP,
-				  "%s is not a dump libkdumpfile can read: %s",
-				  path, kdump_get_err(t->ctx));
-		/*
-		 * libkdumpfile 0.5.1 can crash in kdump_free() after a failed
-		 * open of a truncated file: leak the context instead.
-		 */
-		t->ctx = NULL;
-		idd_target_close(t);
-		return err;
-	}
-	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
 	{
 		struct statfs fs;
 
 		/* /proc/kcore's program headers are not a dump's. */
 		if (fstatfs(t->fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC_)
 			t->pt_state = -1;
+		else
+			t->native = idd_dumpfile_open(t->fd);
 	}
 	t->dump_level = diskdump_level(t->fd);
 	t->little_endian = true;
+	if (t->native) {
+		t->format = idd_dumpfile_format(t->native);
+		parse_vmcoreinfo(t, idd_dumpfile_vmcoreinfo(t->native));
+		*out = t;
+		return NULL;
+	}
+	{
+		struct inodedump_error *err = open_kdump(t);
+
+		if (err) {
+			idd_target_close(t);
+			return err;
+		}
+	}
+	kdump_get_string_attr(t->ctx, KDUMP_ATTR_FILE_FORMAT, &t->format);
 	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_BYTE_ORDER, &order) ==
 	    KDUMP_OK)
 		t->little_endian = order == KDUMP_LITTLE_ENDIAN;
@@ -478,6 +547,7 @@ void idd_target_close(struct idd_target *t)
 		return;
 	if (t->ctx)
 		kdump_free(t->ctx);
+	idd_dumpfile_close(t->native);
 	if (t->fd >= 0)
 		close(t->fd);
 	for (size_t i = 0; i < t->ninfo; i++) {
@@ -580,11 +650,13 @@ static bool pt_setup(struct idd_target *t)
 	kdump_num_t xen = KDUMP_XEN_NONE;
 	uint64_t pgd, phys_base, l5 = 0, sme = 0;
 
-	if (!t->ctx || t->pt_state < 0 || !arch || strcmp(arch, "x86_64") ||
+	if ((!t->ctx && !t->native) || t->pt_state < 0 || !arch ||
+	    strcmp(arch, "x86_64") ||
 	    idd_target_page_size(t) != 4096 || !t->little_endian)
 		return false;
 	/* A Xen dump's physical addresses are not the machine's. */
-	if (kdump_get_number_attr(t->ctx, KDUMP_ATTR_XEN_TYPE, &xen) ==
+	if (t->ctx &&
+	    kdump_get_number_attr(t->ctx, KDUMP_ATTR_XEN_TYPE, &xen) ==
 		    KDUMP_OK && xen != KDUMP_XEN_NONE)
 		return false;
 	if (!info_number(t, "SYMBOL(init_top_pgt)", 16, &pgd) &&
@@ -599,6 +671,18 @@ static bool pt_setup(struct idd_target *t)
 	t->pt_l5 = l5 != 0;
 	t->pt_mask = 0x000ffffffffff000ULL & ~sme;
 	return true;
+}
+
+/* Bytes at a physical address, by our reader or libkdumpfile's. */
+static bool phys_read(struct idd_target *t, uint64_t pa, void *buf,
+		      size_t len)
+{
+	size_t got = len;
+
+	if (t->native)
+		return idd_dumpfile_read(t->native, pa, buf, len);
+	return kdump_read(t->ctx, KDUMP_MACHPHYSADDR, pa, buf, &got) ==
+		       KDUMP_OK && got == len;
 }
 
 /* Physical address of ADDR by the dump's page tables; false if unsure. */
@@ -623,12 +707,9 @@ static bool pt_translate(struct idd_target *t, uint64_t addr, uint64_t *pa,
 		return false;
 	for (;;) {
 		uint8_t raw[8];
-		size_t got = 8;
 		uint64_t pte, size = 1ULL << shift;
 
-		if (kdump_read(t->ctx, KDUMP_MACHPHYSADDR,
-			       table + ((addr >> shift) & 511) * 8, raw,
-			       &got) != KDUMP_OK || got != 8)
+		if (!phys_read(t, table + ((addr >> shift) & 511) * 8, raw, 8))
 			return false;
 		pte = le64toh(*(uint64_t *)(void *)raw);
 		if (!(pte & 1))
@@ -661,14 +742,12 @@ static bool pt_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		return false;
 	while (len) {
 		uint64_t pa, left;
-		size_t n, got;
+		size_t n;
 
 		if (!pt_translate(t, addr, &pa, &left))
 			return false;
 		n = left < len ? (size_t)left : len;
-		got = n;
-		if (kdump_read(t->ctx, KDUMP_MACHPHYSADDR, pa, buf, &got) !=
-			    KDUMP_OK || got != n)
+		if (!phys_read(t, pa, buf, n))
 			return false;
 		addr += n;
 		buf += n;
@@ -691,11 +770,56 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 		return read_memory(t, addr, buf, len);
 	if (pt_read(t, addr, buf, len))
 		return NULL;
+	/* What our walk or reader cannot do, libkdumpfile does (and explains). */
+	t->fallbacks++;
+	{
+		struct inodedump_error *err = open_kdump(t);
+
+		if (err)
+			return idd_error_wrap(err, "reading 0x%llx",
+					      (unsigned long long)addr);
+	}
 	ks = kdump_read(t->ctx, KDUMP_KVADDR, addr, buf, &got);
 	if (ks == KDUMP_OK)
 		return NULL;
 	/* Name the first byte that failed, not the start of the read. */
 	return read_failure(t, addr + (got < len ? got : 0), ks);
+}
+
+const char *idd_target_reader(const struct idd_target *t)
+{
+	return t->regions ? "memory" : t->native ? "inodedump" : "libkdumpfile";
+}
+
+const char *idd_target_translation(struct idd_target *t)
+{
+	if (t->pt_state == 0 && !t->regions)
+		t->pt_state = pt_setup(t) ? 1 : -1;
+	if (t->pt_state > 0)
+		return t->pt_l5 ? "inodedump (x86-64, 5-level page tables)"
+				: "inodedump (x86-64, 4-level page tables)";
+	return t->regions ? "memory image" : "libkdumpfile (libaddrxlat)";
+}
+
+unsigned long idd_target_fallbacks(const struct idd_target *t)
+{
+	return t->fallbacks;
+}
+
+bool idd_target_read_phys(struct idd_target *t, uint64_t pa, void *buf,
+			  size_t len)
+{
+	return !t->regions && (t->native || t->ctx) &&
+	       phys_read(t, pa, buf, len);
+}
+
+bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa)
+{
+	uint64_t left;
+
+	if (t->pt_state == 0 && !t->regions)
+		t->pt_state = pt_setup(t) ? 1 : -1;
+	return t->pt_state > 0 && pt_translate(t, va, pa, &left);
 }
 
 struct inodedump_error *idd_target_read_u64(struct idd_target *t,

@@ -24,6 +24,10 @@ def main():
     serial = open(os.path.join(d, "serial.log"), errors="replace").read()
     release = re.search(r"Linux version (\S+)", serial).group(1)
     c = Checker()
+    # The paging mode the kernel wrote into its own VMCOREINFO.
+    with open(os.path.join(d, "d17-zlib.vmcore"), "rb") as f:
+        m = re.search(rb"NUMBER\(pgtable_l5_enabled\)=(\d)", f.read(1 << 20))
+    levels = "5-level" if m and m.group(1) == b"1" else "4-level"
     for dump, fmt, level in (("d17-zlib.vmcore", "diskdump", "17"),
                              ("d31-zlib.vmcore", "diskdump", "31"),
                              ("qemu-kdump-zlib.flat", "flattened", None),
@@ -44,6 +48,11 @@ def main():
         c.ok(f"{dump} build-ids agree",
              f.get("build-id", ("?",))[0] == f.get("vmlinux build-id", ("!",))[0],
              p.stdout)
+        c.eq(f"{dump} read by our reader, not libkdumpfile",
+             f.get("read by", ("",))[0], "inodedump")
+        c.eq(f"{dump} translated by our {levels} walk",
+             f.get("translated by", ("",))[0],
+             f"inodedump (x86-64, {levels} page tables)")
         c.ok(f"{dump} KASLR offset from VMCOREINFO",
              f.get("KASLR offset", ("", ""))[1] == "VMCOREINFO KERNELOFFSET",
              p.stdout)

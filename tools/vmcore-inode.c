@@ -133,7 +133,9 @@ static void print_info(struct inodedump *id)
 	static const struct {
 		const char *fact, *label, *whence;
 	} facts[] = {
-		{ "format", "format", "libkdumpfile" },
+		{ "format", "format", "dump header" },
+		{ "reader", "read by", NULL },
+		{ "translation", "translated by", NULL },
 		{ "dump_level", "dump level", "diskdump sub-header" },
 		{ "arch", "architecture", "dump header, else vmlinux" },
 		{ "osrelease", "release", "VMCOREINFO OSRELEASE" },

@@ -210,17 +210,22 @@ build_fxtool() {
 }
 
 # The shared objects BINARY loads, as ldd resolves them: "NAME PATH" lines
-# (NAME = the soname asked for; the dynamic loader as "LOADER PATH").
+# (NAME = the soname asked for; the dynamic loader as "LOADER PATH"), plus
+# libkdumpfile, which libinodedump loads with dlopen(3) (lib/kdl.c), and
+# what it needs.
+KDL_SONAME=libkdumpfile.so.10
 lib_closure() {
-	local out
-	out=$(ldd "$1") || die "ldd $1"
+	local out kdl
+	kdl=$(ldconfig -p | awk -v so="$KDL_SONAME" '$1 == so && /x86-64/ { print $NF; exit }')
+	[ -n "$kdl" ] || die "ldconfig does not know $KDL_SONAME"
+	out=$(ldd "$1" && ldd "$kdl" && echo "	$KDL_SONAME => $kdl (0)") || die "ldd $1 / $kdl"
 	if printf '%s\n' "$out" | grep -q 'not found'; then
 		printf '%s\n' "$out" >&2
 		die "ldd $1: a library is not found"
 	fi
 	printf '%s\n' "$out" | awk '
 		$2 == "=>" && $3 ~ /^\// { print $1, $3; next }
-		$1 ~ /^\// { print "LOADER", $1 }'
+		$1 ~ /^\// { print "LOADER", $1 }' | sort -u
 }
 
 # ---------------------------------------------------------------- guest
