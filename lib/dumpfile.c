@@ -35,7 +35,7 @@
 #define RANK_BITS 4096u	       /* bits of bitmap per rank entry */
 #define NOTES_MAX (16u << 20)  /* more notes than this: not ours */
 #define PHDRS_MAX (1u << 22)
-#define PAGE_CACHE 16
+#define PAGE_CACHE 64
 
 struct seg {
 	uint64_t start, end, off; /* physical [start, end) at file offset */

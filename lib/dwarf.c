@@ -49,26 +49,9 @@ Elf *idd_types_elf(struct idd_types *types)
 	return types->elf;
 }
 
-/*
- * Give back the pages of vmlinux a search touched: they stay in the page
- * cache, and what libdw needs again faults back in. Keeps a 350 MB debug
- * vmlinux from showing up as resident memory.
- */
-void idd_types_release_pages(struct idd_types *types)
+int idd_types_fd(struct idd_types *types)
 {
-	size_t size = 0;
-	char *base = elf_rawfile(types->elf, &size);
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!base || !size || page <= 0)
-		return;
-	/* Only whole pages inside the mapping. */
-	uintptr_t start = ((uintptr_t)base + (uintptr_t)page - 1) &
-			  ~((uintptr_t)page - 1);
-	uintptr_t end = ((uintptr_t)base + size) & ~((uintptr_t)page - 1);
-
-	if (end > start)
-		madvise((void *)start, end - start, MADV_DONTNEED);
+	return types->fd;
 }
 
 struct inodedump_error *idd_types_open(const char *vmlinux,

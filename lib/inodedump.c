@@ -251,7 +251,8 @@ struct inodedump_error *idd_open_target(struct idd_target *target,
 	id->vmlinux = strdup(vmlinux);
 	err = idd_types_open(vmlinux, &id->types);
 	if (!err)
-		err = idd_symbols_open(idd_types_elf(id->types), 0, &id->syms);
+		err = idd_symbols_open(idd_types_elf(id->types),
+				       idd_types_fd(id->types), 0, &id->syms);
 	if (err) {
 		inodedump_close(id);
 		return err;
@@ -299,7 +300,8 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
 		       &id->kaslr))
 		id->kaslr = 0;
-	err = idd_symbols_open(idd_types_elf(id->types), id->kaslr, &id->syms);
+	err = idd_symbols_open(idd_types_elf(id->types),
+			       idd_types_fd(id->types), id->kaslr, &id->syms);
 	if (err)
 		goto fail;
 	find_kaslr(id);
@@ -521,7 +523,6 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 		if (!strcmp(l->iop[i].name, "IOP_CACHED_LINK"))
 			l->cached_link = l->iop[i].value;
 	id->layout = l;
-	idd_types_release_pages(t);
 	return NULL;
 }
 
@@ -681,7 +682,6 @@ static void name_ops(struct inodedump *id, struct inodedump_inode *ino)
 	if (!n)
 		return;
 	idd_symbols_names(id->syms, want, n, names);
-	idd_types_release_pages(id->types);
 	for (size_t i = 0; i < n; i++) {
 		struct idd_ptr *p = pending[i];
 

@@ -97,8 +97,7 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 void idd_types_close(struct idd_types *types);
 /* The ELF handle of vmlinux (for its symbol table and notes). */
 struct Elf *idd_types_elf(struct idd_types *types);
-/* Drop vmlinux pages from the process (they stay in the page cache). */
-void idd_types_release_pages(struct idd_types *types);
+int idd_types_fd(struct idd_types *types); /* vmlinux, open for reading */
 /* libkdumpfile's name for vmlinux's architecture ("x86_64"), or NULL. */
 const char *idd_elf_arch(struct Elf *elf);
 
@@ -174,7 +173,8 @@ int64_t idd_member_sval(const struct idd_member *m, const uint8_t *buf);
 /* ---- symbols (symbols.c): address <-> name with KASLR applied ---- */
 struct idd_symbols;
 
-struct inodedump_error *idd_symbols_open(struct Elf *elf, uint64_t kaslr_offset,
+struct inodedump_error *idd_symbols_open(struct Elf *elf, int fd,
+					 uint64_t kaslr_offset,
 					 struct idd_symbols **out);
 void idd_symbols_close(struct idd_symbols *syms);
 void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset);

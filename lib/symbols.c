@@ -8,6 +8,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -32,6 +33,13 @@ struct idd_symbols {
 	size_t nindex;
 	/* The table itself when it is 64-bit and in host order (the usual). */
 	const Elf64_Sym *raw;
+	/*
+	 * Where the table is in the file: a single decode reads it with
+	 * pread(2) through a small buffer instead of faulting the whole
+	 * mapping in (5 MB for a distribution kernel).
+	 */
+	int fd;
+	uint64_t raw_offset;
 };
 
 /* Symbol i, without gelf_getsym's copy where the table can be read as is. */
@@ -46,7 +54,8 @@ static bool get_sym(const struct idd_symbols *syms, size_t i, GElf_Sym *out)
 
 #define LINEAR_LOOKUPS 8
 
-struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
+struct inodedump_error *idd_symbols_open(Elf *elf, int fd,
+					 uint64_t kaslr_offset,
 					 struct idd_symbols **out)
 {
 	struct idd_symbols *syms = calloc(1, sizeof(*syms));
@@ -55,6 +64,7 @@ struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
 	if (!syms)
 		return idd_nomem();
 	syms->elf = elf;
+	syms->fd = -1;
 	syms->kaslr = kaslr_offset;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
@@ -65,8 +75,11 @@ struct inodedump_error *idd_symbols_open(Elf *elf, uint64_t kaslr_offset,
 		syms->strndx = shdr.sh_link;
 		if (syms->data && gelf_getclass(elf) == ELFCLASS64 &&
 		    syms->data->d_type == ELF_T_SYM &&
-		    shdr.sh_entsize == sizeof(Elf64_Sym))
+		    shdr.sh_entsize == sizeof(Elf64_Sym)) {
 			syms->raw = syms->data->d_buf;
+			syms->fd = fd;
+			syms->raw_offset = shdr.sh_offset;
+		}
 		if (syms->data && shdr.sh_entsize)
 			syms->count = shdr.sh_size / shdr.sh_entsize;
 		break;
@@ -338,23 +351,48 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 		lo = link < lo ? link : lo;
 		hi = link > hi ? link : hi;
 	}
+	enum { CHUNK = 4096 }; /* symbols per read: 96 KiB */
+	Elf64_Sym *chunk = syms->raw && syms->fd >= 0
+				   ? malloc(CHUNK * sizeof(*chunk))
+				   : NULL;
 	const Elf64_Sym *raw = syms->raw;
 	const size_t count = syms->count;
+	size_t base = 0, have = 0; /* chunk holds symbols [base, base+have) */
 
 	for (size_t i = 1; i < count; i++) {
 		GElf_Sym sym;
+
+		if (chunk && i >= base + have) {
+			size_t n = count - i < CHUNK ? count - i : CHUNK;
+			ssize_t got = pread(syms->fd, chunk, n * sizeof(*chunk),
+					    (off_t)(syms->raw_offset +
+						    i * sizeof(*chunk)));
+
+			if (got != (ssize_t)(n * sizeof(*chunk))) {
+				free(chunk); /* read it in place, then */
+				chunk = NULL;
+			} else {
+				base = i;
+				have = n;
+			}
+		}
+		const Elf64_Sym *r = chunk ? &chunk[i - base]
+					   : raw ? &raw[i] : NULL;
 
 		/*
 		 * Operations tables are data objects (see build_index); most
 		 * symbols are functions, so look at the value and type in
 		 * place before copying anything.
 		 */
-		if (raw && (raw[i].st_value + raw[i].st_size + 0x10000 < lo ||
-			    raw[i].st_value > hi ||
-			    ELF64_ST_TYPE(raw[i].st_info) != STT_OBJECT))
+		if (r && (r->st_value + r->st_size + 0x10000 < lo ||
+			  r->st_value > hi ||
+			  ELF64_ST_TYPE(r->st_info) != STT_OBJECT))
 			continue;
-		if (!get_sym(syms, i, &sym) ||
-		    GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))
+		if (r)
+			sym = *r;
+		else if (!get_sym(syms, i, &sym))
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))
 			continue;
 		for (size_t k = 0; k < n; k++) {
 			uint64_t link = addrs[k] - syms->kaslr;
@@ -370,6 +408,7 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 			best[k].found = true;
 		}
 	}
+	free(chunk);
 	for (size_t k = 0; k < n; k++)
 		out[k] = best[k].found
 				 ? format_name(syms, best[k].sym.st_name,
