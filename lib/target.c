@@ -272,6 +272,69 @@ static struct inodedump_error *check_diskdump_header(const char *path, int fd)
 	return NULL;
 }
 
+/* An ELF header field of len bytes at off, in the file's byte order. */
+static uint64_t elf_field(const unsigned char *h, size_t off, size_t len)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v |= (uint64_t)h[off + (h[5] == 1 ? i : len - 1 - i)] << (8 * i);
+	return v;
+}
+
+/*
+ * libkdumpfile 0.5.1 follows an ELF header's program- and section-header
+ * tables without checking them against the file (fuzzed ones crash it):
+ * refuse ELF headers whose tables do not fit in the file. The offsets are
+ * the ELF specification's.
+ */
+static struct inodedump_error *check_elf_header(const char *path, int fd)
+{
+	unsigned char h[64];
+	off_t size = lseek(fd, 0, SEEK_END);
+	uint64_t phoff, phentsize, phnum, shoff, shentsize, shnum;
+	bool is64;
+
+	if (pread(fd, h, 6, 0) != 6 || memcmp(h, "\177ELF", 4) != 0)
+		return NULL;
+	if ((h[4] != 1 && h[4] != 2) || (h[5] != 1 && h[5] != 2))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt ELF header (class %u, data %u)",
+				 path, h[4], h[5]);
+	is64 = h[4] == 2;
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		return idd_error(INODEDUMP_ERR_DUMP, "%s: ELF header truncated",
+				 path);
+	phoff = is64 ? elf_field(h, 32, 8) : elf_field(h, 28, 4);
+	shoff = is64 ? elf_field(h, 40, 8) : elf_field(h, 32, 4);
+	phentsize = elf_field(h, is64 ? 54 : 42, 2);
+	phnum = elf_field(h, is64 ? 56 : 44, 2);
+	shentsize = elf_field(h, is64 ? 58 : 46, 2);
+	shnum = elf_field(h, is64 ? 60 : 48, 2);
+	if (!phnum)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: ELF file without program headers: not "
+				 "a dump", path);
+	if (phnum == 0xffff) /* PN_XNUM: the real count is in section 0 */
+		phnum = 1;
+	if (phentsize != (is64 ? 56u : 32u) || phoff > (uint64_t)size ||
+	    phnum * phentsize > (uint64_t)size - phoff ||
+	    (shnum && (shentsize != (is64 ? 64u : 40u) ||
+		       shoff > (uint64_t)size ||
+		       shnum * shentsize > (uint64_t)size - shoff)))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt or truncated ELF dump: %llu "
+				 "program headers of %llu bytes at %llu and "
+				 "%llu section headers at %llu, in a file of "
+				 "%lld bytes",
+				 path, (unsigned long long)phnum,
+				 (unsigned long long)phentsize,
+				 (unsigned long long)phoff,
+				 (unsigned long long)shnum,
+				 (unsigned long long)shoff, (long long)size);
+	return NULL;
+}
+
 int idd_target_dump_level(struct idd_target *t)
 {
 	return t->dump_level;
@@ -499,6 +562,8 @@ struct inodedump_error *idd_target_open(const char *path,
 	{
 		struct inodedump_error *err = check_diskdump_header(path, t->fd);
 
+		if (!err)
+			err = check_elf_header(path, t->fd);
 		if (err) {
 			idd_target_close(t);
 			return err;
