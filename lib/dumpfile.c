@@ -258,7 +258,7 @@ static bool open_elf(struct idd_dumpfile *d, uint64_t file_size)
 {
 	Elf64_Ehdr eh;
 	Elf64_Phdr *ph;
-	size_t n = 0;
+	size_t n = 0, at_zero = 0;
 	bool sorted = true, xen = false;
 
 	if (!pread_all(d->fd, &eh, sizeof(eh), 0) ||
@@ -305,14 +305,18 @@ static bool open_elf(struct idd_dumpfile *d, uint64_t file_size)
 			free(ph);
 			return false;
 		}
+		at_zero += pa == 0;
 		d->segs[n] = (struct seg){ pa, pa + filesz, off };
 		if (n && d->segs[n].start < d->segs[n - 1].start)
 			sorted = false;
 		n++;
 	}
 	free(ph);
-	/* A Xen dump's frames are not the physical addresses we walk. */
-	if (!n || !d->vmcoreinfo || xen)
+	/*
+	 * A Xen dump's frames are not the physical addresses we walk; several
+	 * segments at physical 0 mean a writer that left p_paddr unset.
+	 */
+	if (!n || !d->vmcoreinfo || xen || at_zero > 1)
 		return false;
 	if (!sorted)
 		qsort(d->segs, n, sizeof(*d->segs), seg_cmp);

@@ -355,57 +355,56 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 	Elf64_Sym *chunk = syms->raw && syms->fd >= 0
 				   ? malloc(CHUNK * sizeof(*chunk))
 				   : NULL;
-	const Elf64_Sym *raw = syms->raw;
 	const size_t count = syms->count;
-	size_t base = 0, have = 0; /* chunk holds symbols [base, base+have) */
 
-	for (size_t i = 1; i < count; i++) {
-		GElf_Sym sym;
+	for (size_t base = 1, have; base < count; base += have) {
+		const Elf64_Sym *r = syms->raw ? syms->raw + base : NULL;
 
-		if (chunk && i >= base + have) {
-			size_t n = count - i < CHUNK ? count - i : CHUNK;
-			ssize_t got = pread(syms->fd, chunk, n * sizeof(*chunk),
+		have = count - base < CHUNK ? count - base : CHUNK;
+		if (chunk) {
+			ssize_t got = pread(syms->fd, chunk, have * sizeof(*chunk),
 					    (off_t)(syms->raw_offset +
-						    i * sizeof(*chunk)));
+						    base * sizeof(*chunk)));
 
-			if (got != (ssize_t)(n * sizeof(*chunk))) {
+			if (got == (ssize_t)(have * sizeof(*chunk))) {
+				r = chunk;
+			} else {
 				free(chunk); /* read it in place, then */
 				chunk = NULL;
-			} else {
-				base = i;
-				have = n;
 			}
 		}
-		const Elf64_Sym *r = chunk ? &chunk[i - base]
-					   : raw ? &raw[i] : NULL;
+		for (size_t j = 0; j < have; j++) {
+			GElf_Sym sym;
 
-		/*
-		 * Operations tables are data objects (see build_index); most
-		 * symbols are functions, so look at the value and type in
-		 * place before copying anything.
-		 */
-		if (r && (r->st_value + r->st_size + 0x10000 < lo ||
-			  r->st_value > hi ||
-			  ELF64_ST_TYPE(r->st_info) != STT_OBJECT))
-			continue;
-		if (r)
-			sym = *r;
-		else if (!get_sym(syms, i, &sym))
-			continue;
-		if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))
-			continue;
-		for (size_t k = 0; k < n; k++) {
-			uint64_t link = addrs[k] - syms->kaslr;
-
-			if (sym.st_value > link ||
-			    (best[k].found && sym.st_value < best[k].sym.st_value) ||
-			    (sym.st_size && link - sym.st_value >= sym.st_size) ||
-			    (best[k].found && sym.st_value == best[k].sym.st_value &&
-			     best[k].sym.st_size && !sym.st_size) ||
-			    !nameable(syms, &sym))
+			/*
+			 * Operations tables are data objects (see build_index);
+			 * most symbols are functions, so look at the value and
+			 * type in place before copying anything.
+			 */
+			if (r) {
+				if (r[j].st_value + r[j].st_size + 0x10000 < lo ||
+				    r[j].st_value > hi ||
+				    ELF64_ST_TYPE(r[j].st_info) != STT_OBJECT)
+					continue;
+				sym = r[j];
+			} else if (!get_sym(syms, base + j, &sym)) {
 				continue;
-			best[k].sym = sym;
-			best[k].found = true;
+			}
+			if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || !usable(&sym))
+				continue;
+			for (size_t k = 0; k < n; k++) {
+				uint64_t link = addrs[k] - syms->kaslr;
+
+				if (sym.st_value > link ||
+				    (best[k].found && sym.st_value < best[k].sym.st_value) ||
+				    (sym.st_size && link - sym.st_value >= sym.st_size) ||
+				    (best[k].found && sym.st_value == best[k].sym.st_value &&
+				     best[k].sym.st_size && !sym.st_size) ||
+				    !nameable(syms, &sym))
+					continue;
+				best[k].sym = sym;
+				best[k].found = true;
+			}
 		}
 	}
 	free(chunk);
