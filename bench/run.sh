@@ -12,10 +12,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 PY=/usr/bin/python3      # Debian's python3: the one with python3-drgn
 
-# Tools: package:binary. Installed when missing and we are root.
+# Tools: package:binary. Installed when missing and we are root; the
+# profile's and crash's tools only when those parts run.
 need=""
-for entry in time:/usr/bin/time python3-drgn: valgrind:valgrind linux-perf:perf \
-	     crash:crash gdb:gdb binutils:readelf; do
+tools="time:/usr/bin/time python3-drgn: binutils:readelf"
+case " $* " in *" --no-profile "*) ;; *) tools="$tools valgrind:valgrind linux-perf:perf gdb:gdb" ;; esac
+case " $* " in *" --no-crash "*) ;; *) tools="$tools crash:crash" ;; esac
+for entry in $tools; do
 	pkg=${entry%%:*} bin=${entry#*:}
 	if [ -n "$bin" ]; then
 		command -v "$bin" >/dev/null 2>&1 || need="$need $pkg"

@@ -40,6 +40,9 @@ struct idd_symbols {
 	 */
 	int fd;
 	uint64_t raw_offset;
+	/* The string table as is, when it ends in a NUL (the usual). */
+	const char *strtab;
+	size_t strtab_size;
 };
 
 /* Symbol i, without gelf_getsym's copy where the table can be read as is. */
@@ -82,6 +85,16 @@ struct inodedump_error *idd_symbols_open(Elf *elf, int fd,
 		}
 		if (syms->data && shdr.sh_entsize)
 			syms->count = shdr.sh_size / shdr.sh_entsize;
+		{
+			Elf_Scn *str = elf_getscn(elf, syms->strndx);
+			Elf_Data *sd = str ? elf_getdata(str, NULL) : NULL;
+
+			if (sd && sd->d_buf && sd->d_size &&
+			    ((const char *)sd->d_buf)[sd->d_size - 1] == '\0') {
+				syms->strtab = sd->d_buf;
+				syms->strtab_size = sd->d_size;
+			}
+		}
 		break;
 	}
 	if (!syms->data || !syms->count) {
@@ -113,9 +126,17 @@ static bool usable(const GElf_Sym *sym)
 	       (type == STT_FUNC || type == STT_OBJECT || type == STT_NOTYPE);
 }
 
+/* A symbol's name, from the string table in place where we can. */
+static const char *sym_name(struct idd_symbols *syms, size_t off)
+{
+	if (syms->strtab)
+		return off < syms->strtab_size ? syms->strtab + off : NULL;
+	return elf_strptr(syms->elf, syms->strndx, off);
+}
+
 static bool nameable(struct idd_symbols *syms, const GElf_Sym *sym)
 {
-	const char *name = elf_strptr(syms->elf, syms->strndx, sym->st_name);
+	const char *name = sym_name(syms, sym->st_name);
 
 	return name && *name && name[0] != '$';
 }
@@ -128,6 +149,44 @@ static int cmp_entry(const void *a, const void *b)
 		return x->value < y->value ? -1 : 1;
 	/* Sized before unsized at one address: the sized one names it. */
 	return (x->size == 0) - (y->size == 0);
+}
+
+/*
+ * The order of cmp_entry(), by a stable radix sort: sized entries first,
+ * then four passes over 16 bits of the value. qsort's comparisons cost
+ * more than the rest of a sweep's symbol work.
+ */
+static void sort_entries(struct sym_entry *e, size_t n)
+{
+	struct sym_entry *tmp = malloc(n * sizeof(*tmp));
+	size_t *count = calloc(65537, sizeof(*count));
+	size_t k = 0;
+
+	if (!tmp || !count) {
+		free(tmp);
+		free(count);
+		qsort(e, n, sizeof(*e), cmp_entry);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (e[i].size)
+			tmp[k++] = e[i];
+	for (size_t i = 0; i < n; i++)
+		if (!e[i].size)
+			tmp[k++] = e[i];
+	memcpy(e, tmp, n * sizeof(*e));
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		memset(count, 0, 65537 * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((e[i].value >> shift) & 0xffff) + 1]++;
+		for (size_t d = 1; d <= 65536; d++)
+			count[d] += count[d - 1];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(e[i].value >> shift) & 0xffff]++] = e[i];
+		memcpy(e, tmp, n * sizeof(*e));
+	}
+	free(tmp);
+	free(count);
 }
 
 /*
@@ -151,13 +210,13 @@ static void build_index(struct idd_symbols *syms)
 			sym.st_value, sym.st_size, sym.st_name
 		};
 	}
-	qsort(syms->index, syms->nindex, sizeof(*syms->index), cmp_entry);
+	sort_entries(syms->index, syms->nindex);
 }
 
 static char *format_name(struct idd_symbols *syms, size_t name_off,
 			 uint64_t value, uint64_t size, uint64_t link)
 {
-	const char *name = elf_strptr(syms->elf, syms->strndx, name_off);
+	const char *name = sym_name(syms, name_off);
 
 	/* An unsized symbol far below the address is no owner of it. */
 	if (!name || (!size && link - value >= 0x10000))
@@ -255,9 +314,14 @@ bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 		GElf_Sym sym;
 		const char *n;
 
+		/* The first byte of the name before anything else. */
+		if (syms->raw && syms->strtab &&
+		    (syms->raw[i].st_name >= syms->strtab_size ||
+		     syms->strtab[syms->raw[i].st_name] != name[0]))
+			continue;
 		if (!get_sym(syms, i, &sym) || !usable(&sym))
 			continue;
-		n = elf_strptr(syms->elf, syms->strndx, sym.st_name);
+		n = sym_name(syms, sym.st_name);
 		if (n && !strcmp(n, name)) {
 			*addr = sym.st_value + syms->kaslr;
 			return true;
