@@ -6,6 +6,9 @@ packages=(
   # build
   build-essential meson ninja-build pkg-config libkdumpfile-dev libdw-dev
   libelf-dev binutils
+  # our own dump reader's decompressors; static archives of these and of
+  # libdw's dependencies for the command (meson.build)
+  zlib1g-dev liblzo2-dev libzstd-dev liblzma-dev libbz2-dev
   # tests and truth
   python3 python3-drgn
   # fixture recipe: kernel build, guest, dumps
