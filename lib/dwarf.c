@@ -31,7 +31,30 @@ struct cu_hint {
 	Dwarf_Off cu; /* the unit's header offset */
 };
 
+/*
+ * An aggregate's direct members in order, read once: a layout asks for
+ * ~60 members of struct inode, and walking the DIEs with dwarf_diename
+ * for each lookup cost more than the rest of the layout.
+ */
+struct member_entry {
+	const char *name; /* NULL: an anonymous member, searched inside */
+	size_t len;
+	Dwarf_Die die;    /* the member */
+	Dwarf_Die type;   /* anonymous members: their aggregate type */
+	uint64_t loc;
+};
+
+struct member_table {
+	Dwarf_Off agg; /* the aggregate's DIE offset */
+	struct member_entry *m;
+	size_t n;
+};
+
+#define MEMBER_TABLES 64
+
 struct idd_types {
+	struct member_table tables[MEMBER_TABLES];
+	size_t ntables;
 	struct cu_hint hints[8];
 	size_t nhints;
 	int fd;
@@ -99,6 +122,8 @@ void idd_types_close(struct idd_types *types)
 		return;
 	for (size_t i = 0; i < types->ncache; i++)
 		free(types->cache[i].name);
+	for (size_t i = 0; i < types->ntables; i++)
+		free(types->tables[i].m);
 	for (size_t i = 0; i < types->nhints; i++)
 		free(types->hints[i].suffix);
 	if (types->dwarf)
@@ -493,12 +518,85 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 }
 
 /* Find a member by name in one aggregate, looking into anonymous ones. */
-static bool find_in(Dwarf_Die *agg, const char *name, size_t namelen,
-		    uint64_t base, int depth, Dwarf_Die *found, uint64_t *off)
+/* The member table of an aggregate, read on first use; NULL if none. */
+static const struct member_table *members_of(struct idd_types *types,
+					     Dwarf_Die *agg)
 {
+	Dwarf_Off at = dwarf_dieoffset(agg);
+	struct member_table *t;
+	Dwarf_Die child;
+	size_t cap = 0;
+
+	for (size_t i = 0; i < types->ntables; i++)
+		if (types->tables[i].agg == at)
+			return &types->tables[i];
+	if (types->ntables == MEMBER_TABLES)
+		return NULL; /* full: the caller walks the DIEs */
+	t = &types->tables[types->ntables];
+	*t = (struct member_table){ .agg = at };
+	if (dwarf_child(agg, &child) == 0) {
+		do {
+			struct member_entry e = { .die = child };
+
+			if (dwarf_tag(&child) != DW_TAG_member)
+				continue;
+			e.name = dwarf_diename(&child);
+			e.len = e.name ? strlen(e.name) : 0;
+			if (!e.name &&
+			    !(member_type(&child, &e.type) &&
+			      is_aggregate_tag(dwarf_tag(&e.type))))
+				continue; /* nothing to find in it */
+			e.loc = member_location(&child);
+			if (t->n == cap) {
+				struct member_entry *grown =
+					realloc(t->m, (cap ? 2 * cap : 32) *
+							      sizeof(*grown));
+
+				if (!grown) {
+					free(t->m);
+					return NULL;
+				}
+				t->m = grown;
+				cap = cap ? 2 * cap : 32;
+			}
+			t->m[t->n++] = e;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	types->ntables++;
+	return t;
+}
+
+static bool find_in(struct idd_types *types, Dwarf_Die *agg,
+		    const char *name, size_t namelen, uint64_t base, int depth,
+		    Dwarf_Die *found, uint64_t *off)
+{
+	const struct member_table *t;
 	Dwarf_Die child;
 
-	if (depth > 8 || dwarf_child(agg, &child) != 0)
+	if (depth > 8)
+		return false;
+	t = members_of(types, agg);
+	if (t) {
+		for (size_t i = 0; i < t->n; i++) {
+			const struct member_entry *e = &t->m[i];
+			Dwarf_Die type = e->type;
+
+			if (e->name) {
+				if (e->len == namelen &&
+				    !memcmp(e->name, name, namelen)) {
+					*found = e->die;
+					*off = base + e->loc;
+					return true;
+				}
+			} else if (find_in(types, &type, name, namelen,
+					   base + e->loc, depth + 1, found,
+					   off)) {
+				return true;
+			}
+		}
+		return false;
+	}
+	if (dwarf_child(agg, &child) != 0)
 		return false;
 	do {
 		const char *n;
@@ -517,7 +615,7 @@ static bool find_in(Dwarf_Die *agg, const char *name, size_t namelen,
 
 			if (member_type(&child, &type) &&
 			    is_aggregate_tag(dwarf_tag(&type)) &&
-			    find_in(&type, name, namelen,
+			    find_in(types, &type, name, namelen,
 				    base + member_location(&child), depth + 1,
 				    found, off))
 				return true;
@@ -532,7 +630,6 @@ void idd_types_member(struct idd_types *types, const struct idd_struct *s,
 	Dwarf_Die agg = s->die;
 	uint64_t offset = 0;
 
-	(void)types;
 	memset(out, 0, sizeof(*out));
 	for (const char *p = path;;) {
 		const char *dot = strchr(p, '.');
@@ -540,7 +637,7 @@ void idd_types_member(struct idd_types *types, const struct idd_struct *s,
 		Dwarf_Die member, type;
 		uint64_t off;
 
-		if (!find_in(&agg, p, len, offset, 0, &member, &off) ||
+		if (!find_in(types, &agg, p, len, offset, 0, &member, &off) ||
 		    !member_type(&member, &type))
 			return;
 		offset = off;

@@ -415,6 +415,8 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 		lo = link < lo ? link : lo;
 		hi = link > hi ? link : hi;
 	}
+	/* An unsized symbol up to 64 KiB below is still a candidate. */
+	const uint64_t lo_far = lo > 0x10000 ? lo - 0x10000 : 0;
 	enum { CHUNK = 4096 }; /* symbols per read: 96 KiB */
 	Elf64_Sym *chunk = syms->raw && syms->fd >= 0
 				   ? malloc(CHUNK * sizeof(*chunk))
@@ -443,13 +445,17 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 			/*
 			 * Operations tables are data objects (see build_index);
 			 * most symbols are functions, so look at the value and
-			 * type in place before copying anything.
+			 * type in place before copying anything. (One loop for
+			 * the table in place: this is the hot path.)
 			 */
 			if (r) {
-				if (r[j].st_value + r[j].st_size + 0x10000 < lo ||
-				    r[j].st_value > hi ||
-				    ELF64_ST_TYPE(r[j].st_info) != STT_OBJECT)
-					continue;
+				for (; j < have; j++)
+					if (r[j].st_value + r[j].st_size >= lo_far &&
+					    r[j].st_value <= hi &&
+					    ELF64_ST_TYPE(r[j].st_info) == STT_OBJECT)
+						break;
+				if (j == have)
+					break;
 				sym = r[j];
 			} else if (!get_sym(syms, base + j, &sym)) {
 				continue;
