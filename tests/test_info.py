@@ -27,7 +27,9 @@ def main():
     # The paging mode the kernel wrote into its own VMCOREINFO.
     with open(os.path.join(d, "d17-zlib.vmcore"), "rb") as f:
         m = re.search(rb"NUMBER\(pgtable_l5_enabled\)=(\d)", f.read(1 << 20))
-    levels = "5-level" if m and m.group(1) == b"1" else "4-level"
+    if not m:
+        raise SystemExit("FAIL no NUMBER(pgtable_l5_enabled) in the dump's VMCOREINFO")
+    levels = "5-level" if m.group(1) == b"1" else "4-level"
     for dump, fmt, level in (("d17-zlib.vmcore", "diskdump", "17"),
                              ("d31-zlib.vmcore", "diskdump", "31"),
                              ("qemu-kdump-zlib.flat", "flattened", None),
