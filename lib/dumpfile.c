@@ -48,12 +48,13 @@ struct idd_dumpfile {
 	char release[65];
 	char *vmcoreinfo;
 	uint32_t page_size;
-	int dump_level;
 	/* diskdump */
 	uint64_t max_pfn;
 	uint64_t bitmap2_off, desc_off;
 	uint64_t *rank;	   /* set bits of bitmap 2 before each RANK_BITS */
-	uint64_t nrank;	   /* entries of rank known */
+	uint8_t bits[RANK_BITS / 8]; /* bitmap 2's block bits_block */
+	uint64_t bits_block;
+	bool bits_valid;
 	uint8_t *cbuf;	   /* compressed page */
 	/* ELF */
 	struct seg *segs;
@@ -141,7 +142,30 @@ static char *read_text(int fd, uint64_t off, uint64_t size)
 	return s;
 }
 
-static bool build_rank(struct idd_dumpfile *d, uint64_t upto);
+/* rank[i]: the set bits of bitmap 2 before block i (RANK_BITS each). */
+static bool build_rank(struct idd_dumpfile *d, uint64_t blocks)
+{
+	/* Up to 64 KiB of the bitmap per read. */
+	static _Thread_local uint8_t chunk[128 * RANK_BITS / 8];
+
+	d->rank[0] = 0;
+	for (uint64_t done = 0; done < blocks;) {
+		uint64_t n = blocks - done < 128 ? blocks - done : 128;
+
+		if (!pread_all(d->fd, chunk, n * (RANK_BITS / 8),
+			       d->bitmap2_off + done * (RANK_BITS / 8)))
+			return false;
+		for (uint64_t b = 0; b < n; b++, done++) {
+			uint64_t sum = 0;
+			const uint8_t *p = chunk + b * (RANK_BITS / 8);
+
+			for (size_t w = 0; w < RANK_BITS / 8; w += 8)
+				sum += (uint64_t)__builtin_popcountll(le64(p + w));
+			d->rank[done + 1] = d->rank[done] + sum;
+		}
+	}
+	return true;
+}
 
 static bool open_diskdump(struct idd_dumpfile *d, uint64_t file_size)
 {
@@ -150,8 +174,7 @@ static bool open_diskdump(struct idd_dumpfile *d, uint64_t file_size)
 	uint32_t status, bitmap_blocks;
 	uint64_t bitmap_off, vi_off, vi_size;
 
-	if (!pread_all(d->fd, h, sizeof(h), 0) ||
-	    memcmp(h, DD_SIGNATURE, 8) != 0)
+	if (!pread_all(d->fd, h, sizeof(h), 0))
 		return false;
 	version = (int32_t)le32(h + 8);
 	status = le32(h + 424);
@@ -168,7 +191,6 @@ static bool open_diskdump(struct idd_dumpfile *d, uint64_t file_size)
 		return false;
 	if (le32(sub + 12) != 0) /* split over several files */
 		return false;
-	d->dump_level = (int32_t)le32(sub + 8);
 	vi_off = le64(sub + 32);
 	vi_size = le64(sub + 40);
 	d->max_pfn = le64(sub + 96);
@@ -342,7 +364,6 @@ static bool open_elf(struct idd_dumpfile *d, uint64_t file_size)
 	d->nsegs = k;
 	d->page_size = 4096; /* x86-64 */
 	strcpy(d->arch, "x86_64");
-	d->dump_level = -1;
 	return true;
 }
 
@@ -350,16 +371,16 @@ struct idd_dumpfile *idd_dumpfile_open(int fd)
 {
 	struct idd_dumpfile *d = calloc(1, sizeof(*d));
 	off_t size = lseek(fd, 0, SEEK_END);
+	char sig[8];
 
 	if (!d || size <= 0)
 		goto no;
 	d->fd = fd;
-	if (!open_diskdump(d, (uint64_t)size)) {
-		free(d->vmcoreinfo);
-		d->vmcoreinfo = NULL;
-		if (d->diskdump || !open_elf(d, (uint64_t)size))
-			goto no;
-	}
+	if (pread_all(fd, sig, sizeof(sig), 0) &&
+	    !memcmp(sig, DD_SIGNATURE, sizeof(sig))
+		    ? !open_diskdump(d, (uint64_t)size)
+		    : !open_elf(d, (uint64_t)size))
+		goto no;
 	d->page = malloc((size_t)d->page_size * PAGE_CACHE);
 	if (!d->page)
 		goto no;
@@ -394,48 +415,23 @@ uint32_t idd_dumpfile_page_size(const struct idd_dumpfile *d)
 	return d->page_size;
 }
 
-/* Set bits of bitmap 2 before each RANK_BITS, up to rank[upto]. */
-static bool build_rank(struct idd_dumpfile *d, uint64_t upto)
-{
-	/* rank[i] is known for i < nrank; rank[0] is 0. */
-	if (!d->nrank)
-		d->nrank = 1;
-	while (d->nrank <= upto) {
-		/* Up to 64 KiB of the bitmap per read. */
-		static _Thread_local uint8_t chunk[128 * RANK_BITS / 8];
-		uint64_t first = d->nrank - 1, n = upto + 1 - d->nrank;
-
-		if (n > 128)
-			n = 128;
-		if (!pread_all(d->fd, chunk, n * (RANK_BITS / 8),
-			       d->bitmap2_off + first * (RANK_BITS / 8)))
-			return false;
-		for (uint64_t b = 0; b < n; b++) {
-			uint64_t sum = 0;
-			const uint8_t *p = chunk + b * (RANK_BITS / 8);
-
-			for (size_t w = 0; w < RANK_BITS / 8; w += 8)
-				sum += (uint64_t)__builtin_popcountll(le64(p + w));
-			d->rank[d->nrank] = d->rank[d->nrank - 1] + sum;
-			d->nrank++;
-		}
-	}
-	return true;
-}
-
-/* Set bits of bitmap 2 below pfn (whose bit is set), or -1. */
+/*
+ * Set bits of bitmap 2 below pfn (whose bit is set), or -1. rank[] is
+ * complete from open_diskdump(); the block of bits last looked at is kept.
+ */
 static int64_t desc_index(struct idd_dumpfile *d, uint64_t pfn)
 {
-	uint64_t block = pfn / RANK_BITS;
-	uint8_t bits[RANK_BITS / 8];
-	uint64_t count = 0;
+	uint64_t block = pfn / RANK_BITS, bit = pfn % RANK_BITS, count = 0;
+	const uint8_t *bits = d->bits;
 
-	if (!build_rank(d, block))
-		return -1;
-	if (!pread_all(d->fd, bits, sizeof(bits),
-		       d->bitmap2_off + block * sizeof(bits)))
-		return -1;
-	uint64_t bit = pfn % RANK_BITS;
+	if (!d->bits_valid || d->bits_block != block) {
+		d->bits_valid = pread_all(d->fd, d->bits, sizeof(d->bits),
+					  d->bitmap2_off +
+						  block * sizeof(d->bits));
+		d->bits_block = block;
+		if (!d->bits_valid)
+			return -1;
+	}
 
 	if (!(bits[bit / 8] & (1u << (bit % 8))))
 		return -1; /* not in the dump */
@@ -550,9 +546,4 @@ bool idd_dumpfile_read(struct idd_dumpfile *d, uint64_t pa, void *buf,
 		len -= n;
 	}
 	return true;
-}
-
-int idd_dumpfile_dump_level(const struct idd_dumpfile *d)
-{
-	return d->dump_level;
 }

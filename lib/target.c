@@ -408,17 +408,24 @@ bool idd_target_little_endian(struct idd_target *t)
 	return t->little_endian;
 }
 
-void idd_target_default_arch(struct idd_target *t, const char *arch)
+/* The architecture from vmlinux, where libkdumpfile's header has none. */
+static void kdump_default_arch(struct idd_target *t)
 {
 	const char *have = NULL;
 
+	if (t->ctx && t->default_arch[0] &&
+	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) != KDUMP_OK)
+		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME,
+				      t->default_arch);
+}
+
+void idd_target_default_arch(struct idd_target *t, const char *arch)
+{
 	if (!arch || t->regions) /* a memory image has no header to complete */
 		return;
 	if (strlen(arch) < sizeof(t->default_arch))
 		strcpy(t->default_arch, arch);
-	if (t->ctx &&
-	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) != KDUMP_OK)
-		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, arch);
+	kdump_default_arch(t);
 }
 
 const char *idd_target_arch(struct idd_target *t)
@@ -472,7 +479,6 @@ const char *idd_target_uts_release(struct idd_target *t)
 static struct inodedump_error *open_kdump(struct idd_target *t)
 {
 	kdump_status ks;
-	const char *have = NULL;
 
 	if (t->ctx)
 		return NULL;
@@ -496,11 +502,8 @@ static struct inodedump_error *open_kdump(struct idd_target *t)
 	kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_MMAP_POLICY,
 			      KDUMP_MMAP_NEVER);
 	ks = kdump_set_number_attr(t->ctx, KDUMP_ATTR_FILE_FD, t->fd);
-	if (ks == KDUMP_OK && t->default_arch[0] &&
-	    kdump_get_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
-		    KDUMP_OK)
-		kdump_set_string_attr(t->ctx, KDUMP_ATTR_ARCH_NAME,
-				      t->default_arch);
+	if (ks == KDUMP_OK)
+		kdump_default_arch(t);
 	if (ks == KDUMP_OK)
 		ks = kdump_set_string_attr(t->ctx, KDUMP_ATTR_OSTYPE, "linux");
 	if (ks != KDUMP_OK) {
@@ -694,7 +697,6 @@ static struct inodedump_error *read_failure(struct idd_target *t,
 			    (unsigned long long)phys, why);
 }
 
-
 static bool info_number(struct idd_target *t, const char *key, int base,
 			uint64_t *out)
 {
@@ -715,8 +717,7 @@ static bool pt_setup(struct idd_target *t)
 	kdump_num_t xen = KDUMP_XEN_NONE;
 	uint64_t pgd, phys_base, l5 = 0, sme = 0;
 
-	if ((!t->ctx && !t->native) || t->pt_state < 0 || !arch ||
-	    strcmp(arch, "x86_64") ||
+	if ((!t->ctx && !t->native) || !arch || strcmp(arch, "x86_64") ||
 	    idd_target_page_size(t) != 4096 || !t->little_endian)
 		return false;
 	/* A Xen dump's physical addresses are not the machine's. */
@@ -797,13 +798,19 @@ static bool pt_translate(struct idd_target *t, uint64_t addr, uint64_t *pa,
 	}
 }
 
+/* Whether our walk can be used, set up on first need. */
+static bool pt_ready(struct idd_target *t)
+{
+	if (t->pt_state == 0 && !t->regions)
+		t->pt_state = pt_setup(t) ? 1 : -1;
+	return t->pt_state > 0;
+}
+
 /* Reads through our own walk; false sends the caller to libkdumpfile. */
 static bool pt_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		    size_t len)
 {
-	if (t->pt_state == 0)
-		t->pt_state = pt_setup(t) ? 1 : -1;
-	if (t->pt_state < 0)
+	if (!pt_ready(t))
 		return false;
 	while (len) {
 		uint64_t pa, left;
@@ -858,9 +865,7 @@ const char *idd_target_reader(const struct idd_target *t)
 
 const char *idd_target_translation(struct idd_target *t)
 {
-	if (t->pt_state == 0 && !t->regions)
-		t->pt_state = pt_setup(t) ? 1 : -1;
-	if (t->pt_state > 0)
+	if (pt_ready(t))
 		return t->pt_l5 ? "inodedump (x86-64, 5-level page tables)"
 				: "inodedump (x86-64, 4-level page tables)";
 	return t->regions ? "memory image" : "libkdumpfile (libaddrxlat)";
@@ -882,9 +887,7 @@ bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa)
 {
 	uint64_t left;
 
-	if (t->pt_state == 0 && !t->regions)
-		t->pt_state = pt_setup(t) ? 1 : -1;
-	return t->pt_state > 0 && pt_translate(t, va, pa, &left);
+	return pt_ready(t) && pt_translate(t, va, pa, &left);
 }
 
 struct inodedump_error *idd_target_read_u64(struct idd_target *t,

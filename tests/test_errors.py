@@ -83,6 +83,34 @@ def case_corrupt_header(c, tmp):
     expect(c, "corrupt header", ["-k", VMLINUX, p, victim()["addr"]], 3, p)
 
 
+def elf_copy(tmp, name, patch):
+    """The first 64 KiB of the patched set's ELF dump with header bytes
+    replaced: {offset: bytes}."""
+    src = os.path.join(set_dir("patched"), "elf-nopaging.vmcore")
+    p = os.path.join(tmp, name)
+    with open(src, "rb") as f:
+        data = bytearray(f.read(1 << 16))
+    for off, b in patch.items():
+        data[off:off + len(b)] = b
+    with open(p, "wb") as f:
+        f.write(data)
+    return p
+
+
+def case_elf_without_program_headers(c, tmp):
+    # e_phnum (offset 56) 0 crashed libkdumpfile (fuzz finding 13).
+    p = elf_copy(tmp, "no-phdrs.vmcore", {56: b"\0\0"})
+    expect(c, "ELF without program headers", ["-k", VMLINUX, p], 3, p,
+           "without program headers")
+
+
+def case_elf_headers_past_end(c, tmp):
+    # e_phoff (offset 32) past the end of the file.
+    p = elf_copy(tmp, "phoff.vmcore", {32: (1 << 40).to_bytes(8, "little")})
+    expect(c, "ELF program headers past the end", ["-k", VMLINUX, p], 3, p,
+           "corrupt or truncated ELF dump", "program headers")
+
+
 def case_random_bytes_dump(c, tmp):
     p = os.path.join(tmp, "random.vmcore")
     with open(p, "wb") as f:
