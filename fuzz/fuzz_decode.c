@@ -31,23 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"blkbits", "rdev", "writecount", "version", "linklen",
 		"link_strlen", "nrpages", "s_dev", "s_magic", "no-such-key",
 	};
-	struct inodedump *id = fuzz_session();
-	struct inodedump_inode *ino = NULL;
-	struct inodedump_error *err;
-	uint64_t addr;
+	struct inodedump_inode *ino = fuzz_decode_image(data, size);
 
-	if (!fuzz_image_load(data, size, &addr))
+	if (!ino)
 		return 0;
-	fuzz_session_reset();
-	err = inodedump_decode(id, addr,
-			       INODEDUMP_DECODE_FORCE | INODEDUMP_DECODE_HOLDERS,
-			       &ino);
-	if (err) {
-		inodedump_error_free(err);
-		fuzz_session_reset();
-		fuzz_image_release();
-		return 0;
-	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		int64_t v;
 
@@ -56,8 +43,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)inodedump_inode_violations(ino);
 	(void)inodedump_inode_type(ino);
 	inodedump_inode_print_text(ino, fuzz_sink());
-	inodedump_inode_free(ino);
-	fuzz_session_reset();
-	fuzz_image_release();
+	fuzz_decode_done(ino);
 	return 0;
 }

@@ -38,27 +38,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		"\"skipped_checks\": ", "\"errors\": ", "\"link\": ",
 		"\"linklen\": ", "\"fs_type\": ", "\"s_op\": ",
 	};
-	struct inodedump *id = fuzz_session();
-	struct inodedump_inode *ino = NULL;
-	struct inodedump_error *err;
-	uint64_t addr;
+	struct inodedump_inode *ino = fuzz_decode_image(data, size);
 	char *text = NULL;
 	size_t len = 0, where;
 	const char *why;
 	FILE *f;
 
-	if (!fuzz_image_load(data, size, &addr))
+	if (!ino)
 		return 0;
-	fuzz_session_reset();
-	err = inodedump_decode(id, addr,
-			       INODEDUMP_DECODE_FORCE | INODEDUMP_DECODE_HOLDERS,
-			       &ino);
-	if (err) {
-		inodedump_error_free(err);
-		fuzz_session_reset();
-		fuzz_image_release();
-		return 0;
-	}
 	f = open_memstream(&text, &len);
 	if (!f)
 		abort();
@@ -75,8 +62,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (getenv("IDD_FUZZ_VERBOSE"))
 		fprintf(fuzz_sink(), "%s\n", text);
 	free(text);
-	inodedump_inode_free(ino);
-	fuzz_session_reset();
-	fuzz_image_release();
+	fuzz_decode_done(ino);
 	return 0;
 }

@@ -180,3 +180,30 @@ void fuzz_session_warm(void)
 	inodedump_inode_free(ino);
 	fuzz_session_reset();
 }
+
+struct inodedump_inode *fuzz_decode_image(const uint8_t *data, size_t size)
+{
+	struct inodedump_inode *ino = NULL;
+	struct inodedump_error *err;
+	uint64_t addr;
+
+	if (!fuzz_image_load(data, size, &addr))
+		return NULL;
+	fuzz_session_reset();
+	err = inodedump_decode(fuzz_session(), addr,
+			       INODEDUMP_DECODE_FORCE | INODEDUMP_DECODE_HOLDERS,
+			       &ino);
+	if (err) {
+		inodedump_error_free(err);
+		fuzz_decode_done(NULL);
+		return NULL;
+	}
+	return ino;
+}
+
+void fuzz_decode_done(struct inodedump_inode *ino)
+{
+	inodedump_inode_free(ino);
+	fuzz_session_reset();
+	fuzz_image_release();
+}

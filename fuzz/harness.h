@@ -40,6 +40,15 @@ void fuzz_session_reset(void);
 /* Build the session's cached layouts over an empty image (decode targets). */
 void fuzz_session_warm(void);
 
+/*
+ * The decode targets' common steps: load the image and decode the inode at
+ * its first record (FORCE | HOLDERS); NULL when there is nothing to decode
+ * (the image and session are then already released). fuzz_decode_done()
+ * frees the inode and releases both.
+ */
+struct inodedump_inode *fuzz_decode_image(const uint8_t *data, size_t size);
+void fuzz_decode_done(struct inodedump_inode *ino);
+
 /* /dev/null, opened once (or stdout when IDD_FUZZ_VERBOSE is set). */
 FILE *fuzz_sink(void);
 
