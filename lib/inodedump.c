@@ -1183,12 +1183,13 @@ static void free_notes(struct idd_notes *notes)
 
 void inodedump_inode_free(struct inodedump_inode *ino)
 {
+	if (!ino) /* before the member addresses below: NULL has none */
+		return;
+
 	struct idd_ptr *ptrs[] = { &ino->sb,	  &ino->i_op,	 &ino->i_fop,
 				   &ino->a_ops,	  &ino->s_op,	 &ino->mapping,
 				   &ino->i_link, &ino->i_pipe, &ino->i_cdev };
 
-	if (!ino)
-		return;
 	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
 		free(ptrs[i]->symbol);
 		free(ptrs[i]->module);

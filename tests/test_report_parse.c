@@ -95,8 +95,24 @@ static void test_rejects(void)
 	CHECK(!parse("X encountered for inode ffff888004a8e6a0123", &r));
 }
 
+/*
+ * The public destructors take NULL, like free(3). inodedump_inode_free()
+ * took member addresses of its argument before its NULL check (undefined
+ * behaviour, caught by UBSan through the fuzz harness): this build runs
+ * under UBSan with halt_on_error.
+ */
+static void test_free_null(void)
+{
+	inodedump_inode_free(NULL);
+	inodedump_log_free(NULL);
+	inodedump_error_free(NULL);
+	inodedump_close(NULL);
+	passed++;
+}
+
 int main(void)
 {
+	test_free_null();
 	test_6_15();
 	test_6_18();
 	test_2026();
