@@ -21,10 +21,11 @@ export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
 rm -rf "$dir/profiles"
 mkdir -p "$dir/profiles"
 # The files each target is about (its line coverage is shown).
-declare -A focus=([report_parse]="lib/printk.c" [printk]="lib/printk.c"
-  [flattened]="lib/target.c" [json]="lib/report.c lib/inodedump.c"
-  [decode]="lib/inodedump.c lib/paths.c lib/holders.c lib/modules.c lib/report.c"
-  [btf]="lib/btf.c")
+declare -A focus=([report_parse]="lib/log/printk.c" [printk]="lib/log/printk.c"
+  [flattened]="lib/target/target.c" [dumpfile]="lib/target/dumpfile.c"
+  [json]="lib/output/report.c lib/decode/decode.c"
+  [decode]="lib/decode/decode.c lib/decode/paths.c lib/decode/holders.c lib/types/modules.c lib/checks/checks.c lib/output/report.c"
+  [btf]="lib/types/btf.c")
 bins=()
 for t in "${targets[@]}"; do
   corpus=build-fuzz/corpus/$t

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* The memory-image fuzzers' shared session (see harness.h). */
 #include "harness.h"
-#include "inode.h"
+#include "decode/inode.h"
 
 #include <stdlib.h>
 #include <string.h>

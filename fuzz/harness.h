@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "decode/session.h"
 
 #define FUZZ_MAX_REGIONS 1024
 /* Zero-filled records of one input together: enough for the real ring. */

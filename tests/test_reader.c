@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <libkdumpfile/kdumpfile.h>
 
-#include "internal.h"
+#include "decode/session.h"
 
 static int failures, checks;
 

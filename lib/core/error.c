@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/error.h"
 
 static struct inodedump_error nomem_error = {
 	.code = INODEDUMP_ERR_NOMEM,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "decode/session.h"
 
 #define MAX_MODULES 4096
 #define MAX_MODULE_SYMS (1u << 20)

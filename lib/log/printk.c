@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "decode/session.h"
 
 #define RING_CU "kernel/printk/printk_ringbuffer.c"
 #define PRINTK_CU "kernel/printk/printk.c"

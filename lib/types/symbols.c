@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "types/types.h"
 
 struct sym_entry {
 	uint64_t value, size;

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "kdl.h"
+#include "core/bytes.h"
+#include "kernel/vfs.h"
+#include "target/target.h"
+#include "target/kdl.h"
 
 /* __START_KERNEL_map: where x86-64 maps the kernel image (arch constant). */
 #define X86_64_KERNEL_MAP 0xffffffff80000000ULL
@@ -894,11 +896,10 @@ struct inodedump_error *idd_target_read_u64(struct idd_target *t,
 					    uint64_t addr, uint64_t *out)
 {
 	uint8_t buf[8];
-	struct idd_member m = { .present = true, .size = 8 };
 	struct inodedump_error *err = idd_target_read(t, addr, buf, 8);
 
 	if (!err)
-		*out = idd_member_uval(&m, buf);
+		*out = idd_load_le(buf, 8);
 	return err;
 }
 

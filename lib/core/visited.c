@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/walk.h"
 
 static size_t slot(uint64_t addr, size_t cap)
 {

@@ -3,7 +3,7 @@
 #ifndef INODEDUMP_INODE_H
 #define INODEDUMP_INODE_H
 
-#include "internal.h"
+#include "decode/session.h"
 
 enum idd_presence {
 	IDD_ABSENT = 0,	/* this kernel's struct has no such member */

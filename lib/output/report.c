@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "inode.h"
+#include "decode/inode.h"
 
 #define MINORBITS 20 /* the kernel's internal dev_t: 12 bits major, 20 minor */
 

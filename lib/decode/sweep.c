@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inode.h"
+#include "decode/inode.h"
 
 #define MAX_SUPERBLOCKS 65536
 #define MAX_INODES_PER_SB (1u << 26)

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/error.h"
+#include "kernel/vfs.h"
 
 enum evidence {
 	NEEDS_VERSION,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inode.h"
+#include "decode/inode.h"
 
 #define MAX_ALIASES 64
 #define MAX_DEPTH 512	 /* path components */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "decode/session.h"
 
 #define BTF_MAGIC 0xeB9F
 #define BTF_MAX_SIZE (64u << 20)

@@ -8,379 +8,10 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "inode.h"
+#include "decode/inode.h"
 
-#define MAX_FLAGS 64
-#define LINK_MAX_BYTES 4096 /* PATH_MAX: the longest symlink body */
-#define FS_NAME_MAX 64
-
-struct member_time {
-	struct idd_member sec, nsec;
-	bool timespec; /* sec/nsec inside a struct timespec64 */
-};
-
-struct layout {
-	struct idd_struct inode, sb, fstype;
-	struct idd_member i_mode, i_opflags, i_uid, i_gid, i_flags, i_op, i_sb,
-		i_mapping, i_ino, i_nlink, i_rdev, i_size, i_generation,
-		i_bytes, i_blkbits, i_blocks, i_state, i_count, i_writecount,
-		i_version, i_fop, i_data, i_link, i_pipe, i_cdev, i_dir_seq,
-		i_linklen, i_sb_list_next, i_dentry_first;
-	struct member_time times[3];
-	bool have_sb, have_fstype;
-	struct idd_member s_id, s_type, s_dev, s_magic, s_op, fs_name;
-	struct idd_member a_ops, nrpages; /* relative to struct address_space */
-	struct idd_flag iop[MAX_FLAGS], iflags[MAX_FLAGS], state[MAX_FLAGS];
-	size_t niop, niflags, nstate;
-	bool state_from_dwarf;
-	uint64_t cached_link; /* IOP_CACHED_LINK's value, 0 if unknown */
-};
-
-/* ---------------------------------------------------------------- open -- */
-
-void idd_anchor(struct inodedump *id, const char *cu_hint,
-		const char *const *functions)
-{
-	for (; *functions; functions++) {
-		uint64_t addr;
-
-		if (idd_symbols_address(id->syms, *functions, &addr)) {
-			idd_types_anchor(id->types, cu_hint, addr - id->kaslr);
-			return;
-		}
-	}
-}
-
-static void free_sym_memo(struct sym_memo *memo);
-static void free_sb_memo(struct sb_memo *m);
-
-static bool parse_hex(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!s || !*s)
-		return false;
-	*out = strtoull(s, &end, 16);
-	return *end == '\0' || *end == '\n';
-}
-
-/* VMCOREINFO symbols that vmlinux also has, to check KASLR against. */
-static const char *const kaslr_probes[] = { "init_uts_ns", "swapper_pg_dir",
-					    "_stext", "mem_section" };
-
-/*
- * The KASLR offset: VMCOREINFO's KERNELOFFSET, else the difference between
- * a VMCOREINFO SYMBOL() and the same symbol in vmlinux (kernels before
- * KERNELOFFSET, or a VMCOREINFO cut short).
- */
-static void find_kaslr(struct inodedump *id)
-{
-	id->kaslr = 0;
-	if (parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
-		      &id->kaslr)) {
-		id->kaslr_from_vmcoreinfo = true;
-		idd_symbols_set_kaslr(id->syms, id->kaslr);
-		return;
-	}
-	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);
-	     i++) {
-		char key[64];
-		uint64_t in_dump, in_vmlinux;
-
-		snprintf(key, sizeof(key), "SYMBOL(%s)", kaslr_probes[i]);
-		if (parse_hex(idd_target_vmcoreinfo(id->target, key), &in_dump) &&
-		    idd_symbols_address(id->syms, kaslr_probes[i], &in_vmlinux)) {
-			id->kaslr = in_dump - in_vmlinux;
-			idd_symbols_set_kaslr(id->syms, id->kaslr);
-			return;
-		}
-	}
-}
-
-/*
- * On a live system /proc/kallsyms is a second witness of the KASLR offset
- * (when kptr_restrict lets root see addresses).
- */
-static struct inodedump_error *check_kallsyms(struct inodedump *id)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	char line[512];
-	struct inodedump_error *err = NULL;
-
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long live;
-		char type, name[256];
-		uint64_t in_vmlinux;
-
-		if (sscanf(line, "%llx %c %255s", &live, &type, name) != 3 ||
-		    strcmp(name, "_stext"))
-			continue;
-		if (live && idd_symbols_address(id->syms, "_stext", &in_vmlinux) &&
-		    live != in_vmlinux)
-			err = idd_error(INODEDUMP_ERR_MISMATCH,
-					"vmlinux %s is not the running kernel: "
-					"_stext is at 0x%llx in /proc/kallsyms "
-					"but at 0x%llx in vmlinux (KASLR offset "
-					"0x%llx applied)",
-					id->vmlinux, live,
-					(unsigned long long)in_vmlinux,
-					(unsigned long long)id->kaslr);
-		break;
-	}
-	fclose(f);
-	return err;
-}
-
-/*
- * A wrong vmlinux must be refused before it produces plausible nonsense:
- * compare the dump's BUILD-ID with vmlinux's note, and one VMCOREINFO
- * symbol's address with vmlinux's symbol table plus the KASLR offset.
- */
-static struct inodedump_error *check_match(struct inodedump *id,
-					   const char *vmcore)
-{
-	const char *dump_id = idd_target_vmcoreinfo(id->target, "BUILD-ID");
-
-	if (dump_id && id->build_id_vmlinux) {
-		if (strncmp(dump_id, id->build_id_vmlinux, strlen(dump_id)) != 0)
-			return idd_error(INODEDUMP_ERR_MISMATCH,
-					 "vmlinux %s (build-id %s) is not the "
-					 "kernel of %s (VMCOREINFO BUILD-ID %s)",
-					 id->vmlinux, id->build_id_vmlinux,
-					 vmcore, dump_id);
-		if (id->kaslr_from_vmcoreinfo)
-			return NULL; /* same build: nothing more to prove */
-	}
-	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);
-	     i++) {
-		const char *const *probes = kaslr_probes;
-		char key[64];
-		uint64_t in_dump, in_vmlinux;
-
-		if (!id->kaslr_from_vmcoreinfo)
-			break; /* the offset was derived from this very check */
-		snprintf(key, sizeof(key), "SYMBOL(%s)", probes[i]);
-		if (!parse_hex(idd_target_vmcoreinfo(id->target, key), &in_dump) ||
-		    !idd_symbols_address(id->syms, probes[i], &in_vmlinux))
-			continue;
-		if (in_dump != in_vmlinux)
-			return idd_error(INODEDUMP_ERR_MISMATCH,
-					 "vmlinux %s is not the kernel of %s: "
-					 "%s is at 0x%llx in the dump but at "
-					 "0x%llx in vmlinux (KASLR offset "
-					 "0x%llx applied)",
-					 id->vmlinux, vmcore, probes[i],
-					 (unsigned long long)in_dump,
-					 (unsigned long long)in_vmlinux,
-					 (unsigned long long)id->kaslr);
-		break;
-	}
-	return NULL;
-}
-
-#define OPT(opts, field, dflt)                                                 \
-	((opts) && (opts)->sz >= offsetof(struct inodedump_open_opts, field) + \
-				       sizeof((opts)->field)                   \
-		 ? (opts)->field                                               \
-		 : (dflt))
-
-/*
- * Where distributions put the vmlinux of a release, relative to root:
- * Debian/Ubuntu -dbg packages, Fedora/RHEL debuginfo, /boot, a build tree.
- */
-static const char *const vmlinux_places[] = {
-	"/usr/lib/debug/boot/vmlinux-%s",
-	"/usr/lib/debug/lib/modules/%s/vmlinux",
-	"/boot/vmlinux-%s",
-	"/lib/modules/%s/build/vmlinux",
-};
-
-static struct inodedump_error *find_vmlinux(struct inodedump *id,
-					    const char *root)
-{
-	const char *release = idd_target_vmcoreinfo(id->target, "OSRELEASE");
-	char tried[2048] = "";
-	size_t used = 0;
-
-	if (!release)
-		release = idd_target_uts_release(id->target);
-	if (!release)
-		return idd_error(INODEDUMP_ERR_VMLINUX,
-				 "the dump names no kernel release (no "
-				 "VMCOREINFO OSRELEASE): give the vmlinux with -k");
-	for (size_t i = 0; i < sizeof(vmlinux_places) / sizeof(*vmlinux_places);
-	     i++) {
-		char rel[1024], *path;
-
-		snprintf(rel, sizeof(rel), vmlinux_places[i], release);
-		path = idd_strdup_printf("%s%s", root ? root : "", rel);
-		if (!path)
-			return idd_nomem();
-		if (access(path, R_OK) == 0) {
-			id->vmlinux = path;
-			id->vmlinux_source = idd_strdup_printf(
-				"found by the dump's release %s", release);
-			return NULL;
-		}
-		used += (size_t)snprintf(tried + used, sizeof(tried) - used,
-					 "%s%s", used ? ", " : "", path);
-		if (used >= sizeof(tried))
-			used = sizeof(tried) - 1;
-		free(path);
-	}
-	return idd_error(INODEDUMP_ERR_VMLINUX,
-			 "no vmlinux for release %s (tried %s): install the "
-			 "kernel's debuginfo or give it with -k",
-			 release, tried);
-}
-
-struct inodedump_error *idd_open_target(struct idd_target *target,
-					const char *vmlinux,
-					struct inodedump **out)
-{
-	struct inodedump *id = calloc(1, sizeof(*id));
-	struct inodedump_error *err;
-
-	if (!id) {
-		idd_target_close(target);
-		return idd_nomem();
-	}
-	id->target = target;
-	id->vmlinux = strdup(vmlinux);
-	err = idd_types_open(vmlinux, &id->types);
-	if (!err)
-		err = idd_symbols_open(idd_types_elf(id->types),
-				       idd_types_fd(id->types), 0, &id->syms);
-	if (err) {
-		inodedump_close(id);
-		return err;
-	}
-	find_kaslr(id);
-	id->version = idd_parse_release(
-		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
-	*out = id;
-	return NULL;
-}
-
-struct inodedump_error *inodedump_open(const char *vmcore,
-				       const struct inodedump_open_opts *opts,
-				       struct inodedump **out)
-{
-	struct inodedump *id;
-	struct inodedump_error *err;
-	const char *vmlinux = OPT(opts, vmlinux, NULL);
-	bool ignore = OPT(opts, ignore_build_id, false);
-
-	if (!vmcore)
-		return idd_error(INODEDUMP_ERR_USAGE, "no dump given");
-	id = calloc(1, sizeof(*id));
-	if (!id)
-		return idd_nomem();
-	err = idd_target_open(vmcore, &id->target);
-	if (err)
-		goto fail;
-	if (vmlinux) {
-		id->vmlinux = strdup(vmlinux);
-		id->vmlinux_source = strdup("given with -k");
-		if (!id->vmlinux || !id->vmlinux_source) {
-			err = idd_nomem();
-			goto fail;
-		}
-	} else if ((err = find_vmlinux(id, OPT(opts, debug_root, NULL)))) {
-		goto fail;
-	}
-	err = idd_types_open(id->vmlinux, &id->types);
-	if (err)
-		goto fail;
-	/* Some writers (QEMU's kdump) leave the machine out of the header. */
-	idd_target_default_arch(id->target,
-				idd_elf_arch(idd_types_elf(id->types)));
-	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
-		       &id->kaslr))
-		id->kaslr = 0;
-	err = idd_symbols_open(idd_types_elf(id->types),
-			       idd_types_fd(id->types), id->kaslr, &id->syms);
-	if (err)
-		goto fail;
-	find_kaslr(id);
-	id->build_id_vmlinux = idd_elf_build_id(idd_types_elf(id->types));
-	id->version = idd_parse_release(
-		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
-	id->kaslr_text = idd_strdup_printf("0x%llx",
-					   (unsigned long long)id->kaslr);
-	if (idd_target_dump_level(id->target) >= 0)
-		id->dump_level_text = idd_strdup_printf(
-			"%d", idd_target_dump_level(id->target));
-	if (idd_target_page_size(id->target))
-		id->page_size_text = idd_strdup_printf(
-			"%llu", (unsigned long long)idd_target_page_size(id->target));
-	if (!ignore) {
-		err = check_match(id, vmcore);
-		if (!err && !strcmp(vmcore, "/proc/kcore"))
-			err = check_kallsyms(id);
-		if (err)
-			goto fail;
-	}
-	*out = id;
-	return NULL;
-fail:
-	inodedump_close(id);
-	return err;
-}
-
-void inodedump_close(struct inodedump *id)
-{
-	if (!id)
-		return;
-	idd_modules_free(id->modules);
-	idd_holders_free(id->holders);
-	idd_btf_free(id->btf);
-	free_sym_memo(id->sym_memo);
-	free_sb_memo(&id->sb_memo);
-	idd_symbols_close(id->syms);
-	idd_types_close(id->types);
-	idd_target_close(id->target);
-	free(id->layout);
-	free(id->paths_layout);
-	free(id->vmlinux);
-	free(id->vmlinux_source);
-	free(id->build_id_vmlinux);
-	free(id->kaslr_text);
-	free(id->dump_level_text);
-	free(id->page_size_text);
-	free(id);
-}
-
-const char *inodedump_fact(struct inodedump *id, const char *name)
-{
-	if (!strcmp(name, "osrelease"))
-		return idd_target_vmcoreinfo(id->target, "OSRELEASE");
-	if (!strcmp(name, "build_id"))
-		return idd_target_vmcoreinfo(id->target, "BUILD-ID");
-	if (!strcmp(name, "vmlinux_build_id"))
-		return id->build_id_vmlinux;
-	if (!strcmp(name, "format"))
-		return idd_target_format(id->target);
-	if (!strcmp(name, "reader"))
-		return idd_target_reader(id->target);
-	if (!strcmp(name, "translation"))
-		return idd_target_translation(id->target);
-	if (!strcmp(name, "kaslr_offset"))
-		return id->kaslr_text;
-	if (!strcmp(name, "vmlinux"))
-		return id->vmlinux;
-	if (!strcmp(name, "vmlinux_source"))
-		return id->vmlinux_source;
-	if (!strcmp(name, "dump_level"))
-		return id->dump_level_text;
-	if (!strcmp(name, "arch"))
-		return idd_target_arch(id->target);
-	if (!strcmp(name, "page_size"))
-		return id->page_size_text;
-	return NULL;
-}
+#include "checks/checks.h"
+#include "decode/layout.h"
 
 /* -------------------------------------------------------------- layout -- */
 
@@ -412,12 +43,12 @@ static void find_time(struct idd_types *t, const struct idd_struct *inode,
 }
 
 struct enum_collect {
-	struct layout *l;
+	struct inode_layout *l;
 };
 
 static void collect_state_enumerator(const char *name, int64_t value, void *arg)
 {
-	struct layout *l = ((struct enum_collect *)arg)->l;
+	struct inode_layout *l = ((struct enum_collect *)arg)->l;
 
 	/* Only the flag values; __I_NEW style bit numbers are not flags. */
 	if (!name || strncmp(name, "I_", 2) != 0 || value <= 0 ||
@@ -431,7 +62,7 @@ static void collect_state_enumerator(const char *name, int64_t value, void *arg)
 static struct inodedump_error *build_layout(struct inodedump *id)
 {
 	struct idd_types *t = id->types;
-	struct layout *l = calloc(1, sizeof(*l));
+	struct inode_layout *l = calloc(1, sizeof(*l));
 	struct inodedump_error *err;
 	struct idd_vfs_evidence ev = { .version = id->version };
 	static const char *const which[3] = { "atime", "mtime", "ctime" };
@@ -634,7 +265,7 @@ static void memo_put(struct inodedump *id, uint64_t addr, const char *symbol,
 	e->module = module ? strdup(module) : NULL;
 }
 
-static void free_sym_memo(struct sym_memo *memo)
+void idd_free_sym_memo(struct sym_memo *memo)
 {
 	for (size_t i = 0; memo && i < SYM_MEMO_SIZE; i++) {
 		free(memo[i].symbol);
@@ -708,7 +339,7 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static void free_sb_memo(struct sb_memo *m)
+void idd_free_sb_memo(struct sb_memo *m)
 {
 	free(m->s_id);
 	free(m->fs_type);
@@ -746,7 +377,7 @@ static void sb_to_memo(struct inodedump *id, const struct inodedump_inode *ino)
 	if (ino->s_id.state != IDD_OK || ino->fs_type.state != IDD_OK ||
 	    idd_target_is_memory(id->target))
 		return;
-	free_sb_memo(m);
+	idd_free_sb_memo(m);
 	m->addr = ino->sb.addr;
 	m->s_id = dup_or_null(ino->s_id.s);
 	m->fs_type = dup_or_null(ino->fs_type.s);
@@ -779,7 +410,7 @@ static char *decode_sb(struct inodedump *id, struct inodedump_inode *ino)
 
 static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino)
 {
-	struct layout *l = id->layout;
+	struct inode_layout *l = id->layout;
 	uint8_t *buf;
 	struct inodedump_error *err;
 	char *why = NULL;
@@ -847,7 +478,7 @@ static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino)
 static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
 			   const uint8_t *inode_buf)
 {
-	struct layout *l = id->layout;
+	struct inode_layout *l = id->layout;
 	uint64_t i_data = ino->address + l->i_data.offset;
 	struct idd_member a_ops = l->a_ops, nrpages = l->nrpages;
 	uint8_t buf[16];
@@ -892,7 +523,7 @@ static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
 static void decode_union(struct inodedump *id, struct inodedump_inode *ino,
 			 const uint8_t *buf)
 {
-	struct layout *l = id->layout;
+	struct inode_layout *l = id->layout;
 	const char *type = idd_mode_type_name((unsigned)ino->mode.v);
 
 	ino->i_link.state = ino->i_pipe.state = ino->i_cdev.state = IDD_NA;
@@ -935,7 +566,7 @@ static void decode_times(struct inodedump *id, struct inodedump_inode *ino,
 	}
 }
 
-static void decode_flags(struct layout *l, struct inodedump_inode *ino)
+static void decode_flags(struct inode_layout *l, struct inodedump_inode *ino)
 {
 	if (ino->opflags.state == IDD_OK)
 		ino->opflags_names = idd_flag_names(l->iop, l->niop,
@@ -946,110 +577,6 @@ static void decode_flags(struct layout *l, struct inodedump_inode *ino)
 	if (ino->state.state == IDD_OK)
 		ino->state_names = idd_flag_names(l->state, l->nstate,
 						  (uint64_t)ino->state.v);
-}
-
-static uint64_t state_bit(const struct layout *l, const char *name)
-{
-	for (size_t i = 0; i < l->nstate; i++)
-		if (!strcmp(l->state[i].name, name))
-			return l->state[i].value;
-	return 0;
-}
-
-/* The invariants, each named after the kernel condition it mirrors. */
-static void run_checks(struct inodedump *id, struct inodedump_inode *ino)
-{
-	struct layout *l = id->layout;
-	unsigned mode = (unsigned)ino->mode.v;
-	bool symlink = (mode & 0170000) == 0120000;
-	bool cached = l->cached_link && ino->opflags.state == IDD_OK &&
-		      ((uint64_t)ino->opflags.v & l->cached_link);
-	uint64_t freeing = state_bit(l, "I_FREEING"), clear = state_bit(l, "I_CLEAR");
-
-	if (!strcmp(idd_mode_type_name(mode), "invalid")) {
-		/*
-		 * may_open() only sees inodes reached by a path: an inode
-		 * the filesystem keeps for itself (S_PRIVATE: anon inodes,
-		 * ...) or one without a dentry (ext4's bad-blocks inode)
-		 * may have no type at all.
-		 */
-		uint64_t s_private = 0;
-
-		for (size_t i = 0; i < l->niflags; i++)
-			if (!strcmp(l->iflags[i].name, "S_PRIVATE"))
-				s_private = l->iflags[i].value;
-		if (ino->flags.state == IDD_OK && ((uint64_t)ino->flags.v & s_private))
-			idd_notes_add(&ino->skipped, "may_open_mode", false, 0,
-				      "i_mode 0%o has no file type, but the "
-				      "inode is S_PRIVATE (fs-internal): "
-				      "may_open() cannot reach it", mode);
-		else if (l->i_dentry_first.present && !ino->has_alias)
-			idd_notes_add(&ino->skipped, "may_open_mode", false, 0,
-				      "i_mode 0%o has no file type, but no "
-				      "dentry names the inode: may_open() "
-				      "cannot reach it", mode);
-		else
-			idd_notes_add(&ino->violations, "may_open_mode", false,
-				      0, "i_mode 0%o has file type bits 0%o, "
-				      "none of the seven file types: may_open() "
-				      "would hit VFS_BUG_ON_INODE(1, inode)",
-				      mode, mode & 0170000);
-	}
-
-	if (!l->i_linklen.present || !l->cached_link) {
-		idd_notes_add(&ino->skipped, "cached_link_length", false, 0,
-			      "this kernel has no i_linklen/IOP_CACHED_LINK "
-			      "(added in 6.14)");
-	} else if (cached && !symlink) {
-		idd_notes_add(&ino->violations, "cached_link_not_symlink", false,
-			      0, "IOP_CACHED_LINK set in i_opflags 0x%llx on a "
-			      "%s inode (mode 0%o): only symlinks cache links",
-			      (unsigned long long)ino->opflags.v,
-			      idd_mode_type_name(mode), mode);
-	} else if (cached && ino->i_link.state == IDD_OK && !ino->i_link.addr) {
-		idd_notes_add(&ino->violations, "cached_link_length", false, 0,
-			      "IOP_CACHED_LINK set but i_link is NULL "
-			      "(i_linklen %lld)", (long long)ino->linklen.v);
-	} else if (cached && ino->link.state == IDD_UNREADABLE) {
-		idd_notes_add(&ino->violations, "cached_link_length", true,
-			      ino->i_link.addr,
-			      "IOP_CACHED_LINK set but i_link 0x%llx is "
-			      "unreadable (i_linklen %lld)",
-			      (unsigned long long)ino->i_link.addr,
-			      (long long)ino->linklen.v);
-	} else if (cached && ino->link.state == IDD_OK && ino->link.truncated) {
-		idd_notes_add(&ino->violations, "cached_link_length", true,
-			      ino->i_link.addr,
-			      "i_link 0x%llx has no NUL within PATH_MAX (%d) "
-			      "bytes, i_linklen = %lld: the cached link is "
-			      "not a string",
-			      (unsigned long long)ino->i_link.addr,
-			      LINK_MAX_BYTES, (long long)(int32_t)ino->linklen.v);
-	} else if (cached && ino->link.state == IDD_OK &&
-		   ino->link_strlen.v != (int32_t)ino->linklen.v) {
-		idd_notes_add(&ino->violations, "cached_link_length", false, 0,
-			      "strlen(i_link) = %lld but i_linklen = %lld: "
-			      "inode_set_cached_link() would hit "
-			      "VFS_WARN_ON_INODE(strlen(link) != linklen)%s",
-			      (long long)ino->link_strlen.v,
-			      (long long)(int32_t)ino->linklen.v,
-			      ino->link_strlen.v > ino->linklen.v
-				      ? "; readlink() returns a truncated target"
-				      : "; readlink() reads past the string");
-	}
-
-	if (ino->count.state == IDD_OK && ino->count.v < 0)
-		idd_notes_add(&ino->violations, "i_count_negative", false, 0,
-			      "i_count is %lld: more iput() than igrab()",
-			      (long long)ino->count.v);
-	if (ino->state.state == IDD_OK &&
-	    ((uint64_t)ino->state.v & (freeing | clear)))
-		idd_notes_add(&ino->violations, "inode_freeing", false, 0,
-			      "i_state 0x%llx has %s: the inode is being or has "
-			      "been freed, and nothing may use it",
-			      (unsigned long long)ino->state.v,
-			      ((uint64_t)ino->state.v & clear) ? "I_CLEAR"
-							       : "I_FREEING");
 }
 
 struct inodedump_error *idd_layout_ready(struct inodedump *id)
@@ -1071,7 +598,7 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 {
 	struct inodedump_inode *ino;
 	struct inodedump_error *err;
-	struct layout *l;
+	struct inode_layout *l;
 	uint8_t *buf;
 	char *why;
 
@@ -1157,7 +684,7 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 		idd_decode_paths(id, ino);
 	if (flags & INODEDUMP_DECODE_HOLDERS)
 		idd_decode_holders(id, ino);
-	run_checks(id, ino);
+	idd_run_checks(id->layout, ino);
 	free(buf);
 	*out = ino;
 	return NULL;
@@ -1249,3 +776,4 @@ bool inodedump_inode_number(const struct inodedump_inode *ino,
 	}
 	return false;
 }
+

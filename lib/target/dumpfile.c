@@ -23,7 +23,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#include "internal.h"
+#include "target/target.h"
 
 #define DD_SIGNATURE "KDUMP   "
 #define DD_ZLIB 0x1

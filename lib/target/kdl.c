@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <libkdumpfile/kdumpfile.h>
 
-#include "internal.h"
-#include "kdl.h"
+#include "target/target.h"
+#include "target/kdl.h"
 
 /* The real names: kdl.h's macros would turn them into ours. */
 #undef kdump_new

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inode.h"
+#include "decode/inode.h"
 
 #define MAX_TASKS (1 << 16)
 #define MAX_FDS (1 << 16)

@@ -17,7 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/bytes.h"
+#include "types/types.h"
 
 #define CACHE_MAX 32
 
@@ -700,12 +701,9 @@ bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 
 uint64_t idd_member_uval(const struct idd_member *m, const uint8_t *buf)
 {
-	uint64_t v = 0;
-	size_t n = m->size > 8 ? 8 : m->size;
-
 	/* Target memory is little-endian (x86_64, arm64, ...). */
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)buf[m->offset + i] << (8 * i);
+	uint64_t v = idd_load_le(buf + m->offset, (size_t)m->size);
+
 	if (m->bit_size) {
 		v >>= m->bit_offset;
 		if (m->bit_size < 64)

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* target: the dump's memory by kernel address, and VMCOREINFO. */
+#ifndef IDD_TARGET_TARGET_H
+#define IDD_TARGET_TARGET_H
+
+#include "core/error.h"
+
+struct inodedump;
+
+/* ---- target (target.c): the dump's memory and VMCOREINFO ---- */
+struct idd_target;
+
+struct inodedump_error *idd_target_open(const char *path,
+					struct idd_target **out);
+/* Kernel memory held in a buffer: [start, start + size). */
+struct idd_memory_region {
+	uint64_t start;
+	const uint8_t *data;
+	size_t size;
+};
+/* A target over buffers (tests, fuzzers); regions must outlive it. */
+struct inodedump_error *idd_target_open_memory(
+	const struct idd_memory_region *regions, size_t n,
+	const char *vmcoreinfo, struct idd_target **out);
+bool idd_target_is_memory(const struct idd_target *t);
+/* Who reads the file ("inodedump", "libkdumpfile", "memory") and who
+ * translates addresses; reads libkdumpfile did because ours could not. */
+const char *idd_target_reader(const struct idd_target *t);
+const char *idd_target_translation(struct idd_target *t);
+unsigned long idd_target_fallbacks(const struct idd_target *t);
+/* For tests: a physical read, and our page-table walk alone. */
+bool idd_target_read_phys(struct idd_target *t, uint64_t pa, void *buf,
+			  size_t len);
+bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa);
+/* A session over a target already open; takes ownership of it. */
+struct inodedump_error *idd_open_target(struct idd_target *target,
+					const char *vmlinux,
+					struct inodedump **out);
+/* Name the architecture when the dump's header does not. */
+void idd_target_default_arch(struct idd_target *t, const char *arch);
+const char *idd_target_arch(struct idd_target *t);
+uint64_t idd_target_page_size(struct idd_target *t);
+/* The release from the dump's header (utsname), or NULL. */
+const char *idd_target_uts_release(struct idd_target *t);
+void idd_target_close(struct idd_target *t);
+/* Read len bytes of kernel virtual memory; all or an error naming why. */
+struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
+					void *buf, size_t len);
+/* A 64-bit value (a pointer, a list link) at addr. */
+struct inodedump_error *idd_target_read_u64(struct idd_target *t,
+					    uint64_t addr, uint64_t *out);
+/*
+ * Read a NUL-terminated string of at most max bytes. *truncated says the
+ * bound was hit before a NUL. The result is malloc'd.
+ */
+struct inodedump_error *idd_target_read_string(struct idd_target *t,
+					       uint64_t addr, size_t max,
+					       char **out, bool *truncated);
+/* A VMCOREINFO value ("OSRELEASE", "KERNELOFFSET", "SYMBOL(prb)"), or NULL. */
+const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
+const char *idd_target_format(struct idd_target *t);
+/* makedumpfile's dump level (-d), or -1 when the format has none. */
+int idd_target_dump_level(struct idd_target *t);
+bool idd_target_little_endian(struct idd_target *t);
+
+/*
+ * dumpfile.c: our reader of compressed kdump and x86-64 ELF dumps by
+ * physical address; NULL from open means "not ours, use libkdumpfile".
+ */
+struct idd_dumpfile;
+struct idd_dumpfile *idd_dumpfile_open(int fd);
+void idd_dumpfile_close(struct idd_dumpfile *d);
+bool idd_dumpfile_read(struct idd_dumpfile *d, uint64_t pa, void *buf,
+		       size_t len);
+const char *idd_dumpfile_format(const struct idd_dumpfile *d);
+const char *idd_dumpfile_arch(const struct idd_dumpfile *d);
+const char *idd_dumpfile_release(const struct idd_dumpfile *d);
+const char *idd_dumpfile_vmcoreinfo(const struct idd_dumpfile *d);
+uint32_t idd_dumpfile_page_size(const struct idd_dumpfile *d);
+
+#endif
