@@ -74,6 +74,16 @@ struct inodedump_open_opts {
 
 #define INODEDUMP_OPTS(TYPE, NAME) struct TYPE NAME = { .sz = sizeof(struct TYPE) }
 
+/*
+ * A caller's memory (a drgn or crash session, a test): read count bytes at
+ * address into buf. address is a kernel virtual address, or a physical one
+ * when physical is true. Return 0 when every byte was read, else the
+ * reason: INODEDUMP_ERR_FAULT (not in memory or not mapped) or
+ * INODEDUMP_ERR_FILTERED (left out of the dump by its writer).
+ */
+typedef int (*inodedump_read_fn)(void *buf, uint64_t address, size_t count,
+				 bool physical, void *arg);
+
 struct inodedump;
 
 INODEDUMP_API struct inodedump_error *

@@ -47,6 +47,9 @@ struct idd_target {
 	/* A memory image in buffers instead of a dump (tests, fuzzers). */
 	const struct idd_memory_region *regions;
 	size_t nregions;
+	/* A caller's reader instead of a dump (drgn, crash, tests). */
+	inodedump_read_fn reader;
+	void *reader_arg;
 	/*
 	 * x86-64 page-table walk of our own, reading page tables and data by
 	 * physical address: libaddrxlat's generic setup costs more than
@@ -85,7 +88,55 @@ struct inodedump_error *idd_target_open_memory(
 
 bool idd_target_is_memory(const struct idd_target *t)
 {
-	return t->regions != NULL;
+	return t->regions != NULL || t->reader != NULL;
+}
+
+struct inodedump_error *idd_target_open_reader(inodedump_read_fn read,
+					       void *arg,
+					       const char *vmcoreinfo,
+					       struct idd_target **out)
+{
+	struct idd_target *t;
+
+	if (!read)
+		return idd_error(INODEDUMP_ERR_USAGE, "no read function given");
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return idd_nomem();
+	t->fd = -1;
+	t->dump_level = -1;
+	t->little_endian = true;
+	t->reader = read;
+	t->reader_arg = arg;
+	t->pt_state = -1; /* the caller translates */
+	t->format = "reader";
+	t->path = strdup("(caller's reader)");
+	if (!t->path) {
+		free(t);
+		return idd_nomem();
+	}
+	if (vmcoreinfo)
+		parse_vmcoreinfo(t, vmcoreinfo);
+	*out = t;
+	return NULL;
+}
+
+static struct inodedump_error *read_reader(struct idd_target *t,
+					   uint64_t addr, void *buf,
+					   size_t len)
+{
+	int rc = t->reader(buf, addr, len, false, t->reader_arg);
+
+	if (!rc)
+		return NULL;
+	if (rc == INODEDUMP_ERR_FILTERED)
+		return idd_error_at(INODEDUMP_ERR_FILTERED, addr,
+				    "address 0x%llx was filtered out of the "
+				    "dump (the caller's reader says)",
+				    (unsigned long long)addr);
+	return idd_error_at(INODEDUMP_ERR_FAULT, addr,
+			    "address 0x%llx cannot be read (the caller's "
+			    "reader says)", (unsigned long long)addr);
 }
 
 static struct inodedump_error *read_memory(struct idd_target *t,
@@ -423,7 +474,7 @@ static void kdump_default_arch(struct idd_target *t)
 
 void idd_target_default_arch(struct idd_target *t, const char *arch)
 {
-	if (!arch || t->regions) /* a memory image has no header to complete */
+	if (!arch || t->regions || t->reader) /* no header to complete */
 		return;
 	if (strlen(arch) < sizeof(t->default_arch))
 		strcpy(t->default_arch, arch);
@@ -842,6 +893,8 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 				    len, (unsigned long long)addr);
 	if (t->regions)
 		return read_memory(t, addr, buf, len);
+	if (t->reader)
+		return read_reader(t, addr, buf, len);
 	if (pt_read(t, addr, buf, len))
 		return NULL;
 	/* What our walk or reader cannot do, libkdumpfile does (and explains). */
@@ -862,7 +915,10 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 
 const char *idd_target_reader(const struct idd_target *t)
 {
-	return t->regions ? "memory" : t->native ? "inodedump" : "libkdumpfile";
+	return t->regions  ? "memory"
+	       : t->reader ? "caller"
+	       : t->native ? "inodedump"
+			   : "libkdumpfile";
 }
 
 const char *idd_target_translation(struct idd_target *t)
@@ -870,7 +926,9 @@ const char *idd_target_translation(struct idd_target *t)
 	if (pt_ready(t))
 		return t->pt_l5 ? "inodedump (x86-64, 5-level page tables)"
 				: "inodedump (x86-64, 4-level page tables)";
-	return t->regions ? "memory image" : "libkdumpfile (libaddrxlat)";
+	return t->regions  ? "memory image"
+	       : t->reader ? "caller"
+			   : "libkdumpfile (libaddrxlat)";
 }
 
 unsigned long idd_target_fallbacks(const struct idd_target *t)
@@ -881,6 +939,8 @@ unsigned long idd_target_fallbacks(const struct idd_target *t)
 bool idd_target_read_phys(struct idd_target *t, uint64_t pa, void *buf,
 			  size_t len)
 {
+	if (t->reader)
+		return t->reader(buf, pa, len, true, t->reader_arg) == 0;
 	return !t->regions && (t->native || t->ctx) &&
 	       phys_read(t, pa, buf, len);
 }

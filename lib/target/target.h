@@ -22,6 +22,14 @@ struct idd_memory_region {
 struct inodedump_error *idd_target_open_memory(
 	const struct idd_memory_region *regions, size_t n,
 	const char *vmcoreinfo, struct idd_target **out);
+/*
+ * A target over a caller's reader: every read goes to read(..., false,
+ * arg); vmcoreinfo (may be NULL) is the kernel's VMCOREINFO text.
+ */
+struct inodedump_error *idd_target_open_reader(inodedump_read_fn read,
+					       void *arg,
+					       const char *vmcoreinfo,
+					       struct idd_target **out);
 bool idd_target_is_memory(const struct idd_target *t);
 /* Who reads the file ("inodedump", "libkdumpfile", "memory") and who
  * translates addresses; reads libkdumpfile did because ours could not. */
