@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Behaviour unchanged? Run one vmcore-inode binary over every fixture dump
+# and address the tests use and keep its outputs, so that two builds (before
+# and after a refactoring) can be compared byte for byte:
+#
+#   scripts/compare-outputs.sh run  BINARY OUTDIR    # record one build
+#   scripts/compare-outputs.sh diff OUTDIR1 OUTDIR2  # compare two records
+#
+# Per dump: every truth address in text and JSON (one run each, and one
+# run with all of them plus --holders), the report mode in text and JSON,
+# --log, --info, --sweep in text and --jsonl. stdout, stderr and the exit
+# code are recorded. Lines that name the binary's own build (none today)
+# would have to be filtered here; nothing else is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=${1:-}
+case "$mode" in
+run)
+	bin=$(realpath "$2")
+	out=$3
+	mkdir -p "$out"
+	one() { # name args...
+		local name=$1
+		shift
+		set +e
+		"$bin" "$@" >"$out/$name.out" 2>"$out/$name.err"
+		echo "$?" >"$out/$name.rc"
+		set -e
+	}
+	for setdir in tests/vmcores/committed tests/vmcores/out/*; do
+		[ -d "$setdir" ] || continue
+		set=$(basename "$setdir")
+		[ -f "$setdir/truth.txt" ] || continue
+		mapfile -t addrs < <(sed -n 's/^addr=\([0-9a-f]*\) .*/\1/p' \
+			"$setdir/truth.txt" | sort -u)
+		for dump in "$setdir"/*.vmcore "$setdir"/*.flat; do
+			[ -f "$dump" ] || continue
+			d=$set-$(basename "$dump")
+			k=(-k "$setdir/vmlinux" "$dump")
+			one "$d.reports" "${k[@]}"
+			one "$d.reports.json" "${k[@]}" --json
+			one "$d.all.json" "${k[@]}" --json --holders "${addrs[@]}"
+			one "$d.log" -k "$setdir/vmlinux" --log "$dump"
+			one "$d.info" -k "$setdir/vmlinux" --info "$dump"
+			one "$d.sweep" -k "$setdir/vmlinux" --sweep "$dump"
+			one "$d.sweep.jsonl" -k "$setdir/vmlinux" --sweep --jsonl \
+				"$dump"
+			for a in "${addrs[@]}"; do
+				one "$d.$a" "${k[@]}" "$a"
+				one "$d.$a.json" "${k[@]}" --json "$a"
+			done
+		done
+	done
+	echo "compare-outputs: $(ls "$out" | wc -l) files in $out"
+	;;
+diff)
+	if diff -r "$2" "$3" >/dev/null; then
+		echo "compare-outputs: identical ($(ls "$2" | wc -l) files)"
+	else
+		diff -r "$2" "$3" | head -100
+		echo "compare-outputs: DIFFERENT" >&2
+		exit 1
+	fi
+	;;
+*)
+	echo "usage: $0 run BINARY OUTDIR | diff OUTDIR1 OUTDIR2" >&2
+	exit 2
+	;;
+esac
