@@ -21,12 +21,24 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 status=0
-meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=$?
+rm -f "$dir"/meson-logs/testlog.json "$dir"/meson-logs/rest.json
+if [ $# -eq 0 ]; then
+  # The fast unit tests first (no fixture), then everything else; one log.
+  meson test -C "$dir" --print-errorlogs --suite unit || status=$?
+  meson test -C "$dir" --print-errorlogs --num-processes 2 --no-suite unit \
+    --logbase rest || status=$?
+else
+  meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=$?
+fi
 
-/usr/bin/python3 - "$dir/meson-logs/testlog.json" <<'PY'
-import json, sys
+/usr/bin/python3 - "$dir"/meson-logs/testlog.json "$dir"/meson-logs/rest.json <<'PY'
+import json, os, sys
 passed = failed = 0
-for line in open(sys.argv[1]):
+lines = []
+for p in sys.argv[1:]:
+    if os.path.exists(p):
+        lines += open(p).readlines()
+for line in lines:
     r = json.loads(line)
     if r["result"] == "OK":
         passed += 1
