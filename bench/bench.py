@@ -217,6 +217,7 @@ class Report:
         self.scaling = []
         self.goal = None
         self.sections = []
+        self.baseline = []   # (case, ours Stats, baseline Stats)
 
     def row(self, case, dump, ours, other_name, other, other_dump, check):
         self.rows.append((case, dump, ours, other_name, other, other_dump, check))
@@ -534,7 +535,11 @@ def main():
     ap.add_argument("--vmcore-inode", default=os.path.join(ROOT, "build-bench", "vmcore-inode"))
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--no-crash", action="store_true")
+    ap.add_argument("--baseline", metavar="BINARY",
+                    help="another vmcore-inode (e.g. the build before a change), "
+                         "timed in the same alternation as ours: a before/after table")
     args = ap.parse_args()
+    base = os.path.abspath(args.baseline) if args.baseline else None
     vmci = os.path.abspath(args.vmcore_inode)
     runs = max(args.runs, 1)
     started = time.time()
@@ -550,6 +555,17 @@ def main():
 
     goal = None
     ours_figs = {}    # (set, what) -> Stats, for the scaling table
+
+    def timed(label, cmds, ok_rcs=(0, 1)):
+        """measure(), with the baseline binary as a third command in the
+        same alternation when --baseline is given."""
+        if base:
+            ours = dict(cmds)["ours"]
+            cmds = cmds + [("base", [base] + ours[1:])]
+        st, warm = measure(cmds, runs, ok_rcs)
+        if base:
+            rep.baseline.append((label, st["ours"], st["base"]))
+        return st, warm
     drgn_fail = None
 
     def inode_case(setname, setdir, dump, drgn_dump, addr, label):
@@ -557,7 +573,7 @@ def main():
         ours_cmd = [vmci, "-k", vml, os.path.join(setdir, dump), addr]
         drgn_cmd = [PY, DRGN_SCRIPT, "inode", vml, os.path.join(setdir, drgn_dump), addr]
         log("%s: %s (drgn on %s)" % (setname, label, drgn_dump))
-        st, warm = measure([("ours", ours_cmd), ("drgn", drgn_cmd)], runs, (0, 1))
+        st, warm = timed("%s, %s" % (label, dump), [("ours", ours_cmd), ("drgn", drgn_cmd)])
         try:
             oj = ours_json(vmci, vml, os.path.join(setdir, dump), [addr])["inodes"][0]
             check = compare_inode(oj, warm["drgn"].out.strip().splitlines()[-1])
@@ -610,8 +626,9 @@ def main():
             pass
         if nrep:
             log("%s: reports" % setname)
-            st, warm = measure([("ours", [vmci, "-k", vml, d]),
-                                ("drgn", [PY, DRGN_SCRIPT, "reports", vml, d])], runs, (0, 1))
+            st, warm = timed("%s: reports" % setname,
+                             [("ours", [vmci, "-k", vml, d]),
+                              ("drgn", [PY, DRGN_SCRIPT, "reports", vml, d])])
             try:
                 oj = ours_json(vmci, vml, d, [])
                 a = sorted(r["address"].replace("0x", "") for r in oj.get("reports", []))
@@ -624,8 +641,9 @@ def main():
                     st["ours"], "drgn", st["drgn"], "d17-zlib.vmcore", check)
             ours_figs[(setname, "reports")] = st["ours"]
         log("%s: kernel log" % setname)
-        st, warm = measure([("ours", [vmci, "-k", vml, "--log", d]),
-                            ("drgn", [PY, DRGN_SCRIPT, "log", vml, d])], runs, (0, 1))
+        st, warm = timed("%s: --log" % setname,
+                         [("ours", [vmci, "-k", vml, "--log", d]),
+                          ("drgn", [PY, DRGN_SCRIPT, "log", vml, d])])
         a, b = warm["ours"].out.splitlines(), warm["drgn"].out.splitlines()
         check = ("identical (%d lines)" % len(a) if a == b else
                  "%d vs %d lines, %d differ" % (len(a), len(b),
@@ -636,8 +654,9 @@ def main():
         ours_figs[(setname, "log-drgn")] = st["drgn"]
         # The sweep: every inode of every superblock (issue 9).
         log("%s: sweep" % setname)
-        st, warm = measure([("ours", [vmci, "-k", vml, "--sweep", "--jsonl", d]),
-                            ("drgn", [PY, DRGN_SCRIPT, "sweep", vml, d])], runs, (0, 1))
+        st, warm = timed("%s: --sweep --jsonl" % setname,
+                         [("ours", [vmci, "-k", vml, "--sweep", "--jsonl", d]),
+                          ("drgn", [PY, DRGN_SCRIPT, "sweep", vml, d])])
         try:
             ours_n = sum(1 for l in warm["ours"].out.splitlines()
                          if l.startswith('{"address"'))
@@ -723,6 +742,16 @@ def main():
     print()
     print(table(rep))
     print()
+    if rep.baseline:
+        print("### This build against the baseline `%s` (same alternation)" % base)
+        print()
+        print("| case | this build, median | baseline, median | this/baseline | CPU this/baseline | peak RSS this/baseline |")
+        print("|---|---|---|---|---|---|")
+        for case, o, b in rep.baseline:
+            print("| %s | %s | %s | **%.3f** | %.3f | %.3f |" % (
+                case, ms(o.median), ms(b.median), o.median / b.median,
+                o.cpu / b.cpu if b.cpu else float("nan"), o.rss_kb / b.rss_kb))
+        print()
     if goal:
         o, d = goal
         sp, rr = d.median / o.median, d.rss_kb / o.rss_kb
