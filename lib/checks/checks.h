@@ -1,5 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* checks: the VFS invariants run on every decoded inode. */
+/*
+ * checks: the VFS invariants run on every decoded inode, as a table.
+ *
+ * One row per invariant (checks.c): its name, the kernel condition it
+ * mirrors and where, the members it reads, the facts of this kernel it
+ * needs, and a pure function over a decoded inode. A test builds the inode
+ * and the facts itself and runs one row alone; no dump, no type
+ * information.
+ */
 #ifndef IDD_CHECKS_CHECKS_H
 #define IDD_CHECKS_CHECKS_H
 
@@ -7,8 +15,84 @@
 
 struct inode_layout;
 
-/* Record each invariant the inode breaks (violations) or cannot be judged
- * on this kernel (skipped). */
+/*
+ * What the checks need to know about this kernel, found once from its
+ * type information: flag values (0 when this kernel has no such flag or
+ * its value is unknown) and whether members exist.
+ */
+struct idd_check_facts {
+	uint64_t iop_cached_link; /* IOP_CACHED_LINK in i_opflags */
+	uint64_t i_freeing;	  /* I_FREEING in i_state */
+	uint64_t i_clear;	  /* I_CLEAR in i_state */
+	uint64_t s_private;	  /* S_PRIVATE in i_flags */
+	bool has_i_linklen;	  /* struct inode has i_linklen (6.14+) */
+	bool has_i_dentry;	  /* the i_dentry alias list can be read */
+};
+
+/* Facts a row needs: one missing and the check is skipped on this kernel. */
+enum idd_check_need {
+	IDD_CHECK_NEEDS_I_LINKLEN = 1u << 0,	   /* has_i_linklen */
+	IDD_CHECK_NEEDS_IOP_CACHED_LINK = 1u << 1, /* iop_cached_link != 0 */
+};
+
+enum idd_check_verdict {
+	IDD_CHECK_HOLDS,    /* nothing to say */
+	IDD_CHECK_VIOLATED, /* a note in the inode's violations */
+	IDD_CHECK_SKIPPED,  /* cannot be judged on this inode: a skipped note */
+};
+
+/* Longest message a check writes (the longest today is ~130 bytes). */
+#define IDD_CHECK_MESSAGE_MAX 320
+
+/* What a check found, when its verdict is not IDD_CHECK_HOLDS. */
+struct idd_check_finding {
+	bool has_address; /* the address the message is about (e.g. i_link) */
+	uint64_t address;
+	char message[IDD_CHECK_MESSAGE_MAX]; /* the numbers, or why skipped */
+};
+
+typedef enum idd_check_verdict
+idd_check_fn(const struct idd_check_facts *facts,
+	     const struct inodedump_inode *ino,
+	     struct idd_check_finding *finding);
+
+/* One invariant. */
+struct idd_check {
+	const char *name;	 /* the note's name: "cached_link_length" */
+	const char *condition;	 /* the kernel's assertion it mirrors */
+	const char *function;	 /* the kernel function: "may_open()" */
+	const char *file;	 /* that function's file in upstream 6.15+ */
+	const char *members;	 /* the decoded members the check reads */
+	const char *broken_when; /* what this check reports, in words */
+	unsigned needs;		 /* IDD_CHECK_NEEDS_* */
+	/*
+	 * The skipped note's message when a need is unmet. Rows that share
+	 * a reason share one note, under the first such row's name.
+	 */
+	const char *skip_reason;
+	idd_check_fn *check;
+};
+
+/* The table, in the order checks run and notes appear. Read-only. */
+const struct idd_check *idd_checks(size_t *count);
+/* The row named name, or NULL. */
+const struct idd_check *idd_check_find(const char *name);
+
+/* The IDD_CHECK_NEEDS_* bits these facts satisfy. */
+unsigned idd_check_facts_have(const struct idd_check_facts *facts);
+/* Fill facts from a session's layout. */
+void idd_check_facts_from_layout(const struct inode_layout *l,
+				 struct idd_check_facts *facts);
+
+/*
+ * Run every row on ino: a row whose needs these facts lack adds its
+ * skip_reason to ino->skipped (once per reason); otherwise its verdict
+ * adds a note under its name to ino->violations or ino->skipped.
+ */
+void idd_checks_run(const struct idd_check_facts *facts,
+		    struct inodedump_inode *ino);
+
+/* idd_checks_run() with the facts of this layout. */
 void idd_run_checks(const struct inode_layout *l, struct inodedump_inode *ino);
 
 #endif

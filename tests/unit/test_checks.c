@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Each VFS invariant of lib/checks/ alone, on an inode built here: no dump,
+ * no type information. The flag values are this test's own (they happen to
+ * be 6.15's), handed to the checks as facts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks/checks.h"
+#include "decode/layout.h"
+
+#define IOP_CACHED_LINK 0x0040
+#define S_PRIVATE 0x0200
+#define I_FREEING 0x0020
+#define I_CLEAR 0x0040
+#define MODE_SYMLINK 0120777
+#define MODE_REGULAR 0100644
+#define LINK_ADDR 0xffff888004a1c000ull
+
+static int assertions, failures;
+
+#define EXPECT(cond)                                                         \
+	do {                                                                 \
+		assertions++;                                                \
+		if (!(cond)) {                                               \
+			failures++;                                          \
+			fprintf(stderr, "%s:%d: %s: expected %s\n", __FILE__, \
+				__LINE__, __func__, #cond);                  \
+		}                                                            \
+	} while (0)
+
+#define EXPECT_STR(got, want)                                                \
+	do {                                                                 \
+		const char *g_ = (got), *w_ = (want);                        \
+		assertions++;                                                \
+		if (!g_ || strcmp(g_, w_)) {                                 \
+			failures++;                                          \
+			fprintf(stderr, "%s:%d: %s: got \"%s\"\n"             \
+				"   want \"%s\"\n", __FILE__, __LINE__,       \
+				__func__, g_ ? g_ : "(null)", w_);           \
+		}                                                            \
+	} while (0)
+
+/* A kernel with every fact: 6.15 and later. */
+static struct idd_check_facts facts_6_15(void)
+{
+	return (struct idd_check_facts){
+		.iop_cached_link = IOP_CACHED_LINK,
+		.i_freeing = I_FREEING,
+		.i_clear = I_CLEAR,
+		.s_private = S_PRIVATE,
+		.has_i_linklen = true,
+		.has_i_dentry = true,
+	};
+}
+
+/* A healthy inode of this mode, named by a dentry, one reference. */
+static struct inodedump_inode inode_of(unsigned mode)
+{
+	return (struct inodedump_inode){
+		.mode = { IDD_OK, mode },
+		.opflags = { IDD_OK, 0 },
+		.flags = { IDD_OK, 0 },
+		.state = { IDD_OK, 0 },
+		.count = { IDD_OK, 1 },
+		.linklen = { IDD_NA, 0 },
+		.has_alias = true,
+	};
+}
+
+/* A symlink whose body is cached: i_link at LINK_ADDR reads as target. */
+static struct inodedump_inode cached_symlink(const char *target,
+					     int64_t linklen)
+{
+	struct inodedump_inode ino = inode_of(MODE_SYMLINK);
+
+	ino.opflags.v = IOP_CACHED_LINK | 0x1; /* and IOP_FASTPERM */
+	ino.linklen = (struct idd_num){ IDD_OK, linklen };
+	ino.i_link = (struct idd_ptr){ .state = IDD_OK, .addr = LINK_ADDR };
+	ino.link = (struct idd_str){ .state = IDD_OK, .s = (char *)target };
+	ino.link_strlen = (struct idd_num){ IDD_OK, (int64_t)strlen(target) };
+	return ino;
+}
+
+static void free_notes(struct idd_notes *notes)
+{
+	for (size_t i = 0; i < notes->n; i++) {
+		free(notes->v[i].name);
+		free(notes->v[i].message);
+	}
+	free(notes->v);
+	*notes = (struct idd_notes){ 0 };
+}
+
+/* Run one row alone; its verdict, and the finding in *f. */
+static enum idd_check_verdict run_one(const char *name,
+				      const struct idd_check_facts *facts,
+				      const struct inodedump_inode *ino,
+				      struct idd_check_finding *f)
+{
+	const struct idd_check *c = idd_check_find(name);
+
+	*f = (struct idd_check_finding){ 0 };
+	if (!c) {
+		fprintf(stderr, "no check named %s\n", name);
+		exit(1);
+	}
+	return c->check(facts, ino, f);
+}
+
+/* ---- the table ---- */
+
+static void table_lists_the_checks_in_order_with_their_origin(void)
+{
+	static const char *const names[] = {
+		"may_open_mode", "cached_link_length",
+		"cached_link_not_symlink", "i_count_negative",
+		"inode_freeing",
+	};
+	size_t n;
+	const struct idd_check *t = idd_checks(&n);
+
+	EXPECT(n == 5);
+	for (size_t i = 0; i < n && i < 5; i++) {
+		EXPECT_STR(t[i].name, names[i]);
+		EXPECT(t[i].condition && *t[i].condition);
+		EXPECT(t[i].function && strstr(t[i].function, "()"));
+		EXPECT(t[i].file && *t[i].file);
+		EXPECT(t[i].members && *t[i].members);
+		EXPECT(t[i].broken_when && *t[i].broken_when);
+		EXPECT(t[i].check != NULL);
+		/* A row that can be skipped says why. */
+		EXPECT(!t[i].needs || (t[i].skip_reason && *t[i].skip_reason));
+		EXPECT(idd_check_find(names[i]) == &t[i]);
+	}
+	EXPECT_STR(idd_check_find("may_open_mode")->file, "fs/namei.c");
+	EXPECT_STR(idd_check_find("may_open_mode")->function, "may_open()");
+	EXPECT_STR(idd_check_find("cached_link_length")->file,
+		   "include/linux/fs.h");
+	EXPECT_STR(idd_check_find("cached_link_length")->function,
+		   "inode_set_cached_link()");
+	EXPECT(strstr(idd_check_find("cached_link_length")->condition,
+		      "strlen(link) != linklen"));
+	EXPECT_STR(idd_check_find("i_count_negative")->file, "fs/inode.c");
+	EXPECT_STR(idd_check_find("inode_freeing")->function, "iput()");
+	EXPECT(idd_check_find("no_such_check") == NULL);
+}
+
+/* ---- cached_link_length ---- */
+
+static void cached_link_longer_than_i_linklen_is_a_truncated_readlink(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("/usr/lib/target", 4);
+	struct idd_check_finding f;
+
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message,
+		   "strlen(i_link) = 15 but i_linklen = 4: "
+		   "inode_set_cached_link() would hit "
+		   "VFS_WARN_ON_INODE(strlen(link) != linklen); "
+		   "readlink() returns a truncated target");
+	EXPECT(!f.has_address);
+}
+
+static void cached_link_shorter_than_i_linklen_reads_past_the_string(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 200);
+	struct idd_check_finding f;
+
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message,
+		   "strlen(i_link) = 3 but i_linklen = 200: "
+		   "inode_set_cached_link() would hit "
+		   "VFS_WARN_ON_INODE(strlen(link) != linklen); "
+		   "readlink() reads past the string");
+}
+
+static void cached_link_of_the_right_length_holds(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 3);
+	struct idd_check_finding f;
+
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	/* An empty link of length 0 is a string of the right length too. */
+	ino = cached_symlink("", 0);
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+}
+
+static void cached_link_null_names_i_linklen(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 3);
+	struct idd_check_finding f;
+
+	ino.i_link.addr = 0;
+	ino.link = (struct idd_str){ IDD_NA, NULL, false };
+	ino.linklen.v = 17;
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message,
+		   "IOP_CACHED_LINK set but i_link is NULL (i_linklen 17)");
+	EXPECT(!f.has_address);
+}
+
+static void cached_link_unreadable_names_its_address(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 3);
+	struct idd_check_finding f;
+
+	ino.link = (struct idd_str){ IDD_UNREADABLE, NULL, false };
+	ino.link_strlen = (struct idd_num){ IDD_UNREADABLE, 0 };
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "IOP_CACHED_LINK set but i_link "
+			      "0xffff888004a1c000 is unreadable (i_linklen 3)");
+	EXPECT(f.has_address);
+	EXPECT(f.address == LINK_ADDR);
+}
+
+static void cached_link_without_nul_is_not_a_string(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	/* i_linklen is an int: a bit pattern of 0xffffffff is -1. */
+	struct inodedump_inode ino = cached_symlink("aaaa", 0xffffffffll);
+	struct idd_check_finding f;
+
+	ino.link.truncated = true;
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_link 0xffff888004a1c000 has no NUL within "
+			      "PATH_MAX (4096) bytes, i_linklen = -1: the "
+			      "cached link is not a string");
+	EXPECT(f.has_address);
+	EXPECT(f.address == LINK_ADDR);
+}
+
+static void cached_link_not_judged_without_the_flag(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 99);
+	struct idd_check_finding f;
+
+	ino.opflags.v = 0x1; /* a symlink read from its page: no cache */
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino.opflags = (struct idd_num){ IDD_UNREADABLE, IOP_CACHED_LINK };
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	/* A regular file is cached_link_not_symlink's, not this check's. */
+	ino = cached_symlink("abc", 99);
+	ino.mode.v = MODE_REGULAR;
+	EXPECT(run_one("cached_link_length", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+}
+
+/* ---- cached_link_not_symlink ---- */
+
+static void cached_link_on_a_regular_file_is_reported(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.opflags.v = IOP_CACHED_LINK | 0x8;
+	EXPECT(run_one("cached_link_not_symlink", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "IOP_CACHED_LINK set in i_opflags 0x48 on a "
+			      "regular inode (mode 0100644): only symlinks "
+			      "cache links");
+	ino = inode_of(0040755);
+	ino.opflags.v = IOP_CACHED_LINK;
+	EXPECT(run_one("cached_link_not_symlink", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "IOP_CACHED_LINK set in i_opflags 0x40 on a "
+			      "directory inode (mode 040755): only symlinks "
+			      "cache links");
+}
+
+static void cached_link_on_a_symlink_is_not_this_checks(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 3);
+	struct idd_check_finding f;
+
+	EXPECT(run_one("cached_link_not_symlink", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino = inode_of(MODE_REGULAR);
+	EXPECT(run_one("cached_link_not_symlink", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+}
+
+/* ---- may_open_mode ---- */
+
+static void mode_without_a_type_reached_by_a_path_is_reported(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(0170644);
+	struct idd_check_finding f;
+
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_mode 0170644 has file type bits 0170000, "
+			      "none of the seven file types: may_open() would "
+			      "hit VFS_BUG_ON_INODE(1, inode)");
+	ino = inode_of(0600);
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_mode 0600 has file type bits 00, "
+			      "none of the seven file types: may_open() would "
+			      "hit VFS_BUG_ON_INODE(1, inode)");
+}
+
+static void mode_without_a_type_on_s_private_is_skipped(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(0600);
+	struct idd_check_finding f;
+
+	ino.flags.v = S_PRIVATE | 0x4000;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_SKIPPED);
+	EXPECT_STR(f.message, "i_mode 0600 has no file type, but the inode "
+			      "is S_PRIVATE (fs-internal): may_open() cannot "
+			      "reach it");
+	/* Unreadable i_flags prove nothing: judged as reachable. */
+	ino.flags.state = IDD_UNREADABLE;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	/* A kernel whose S_PRIVATE is unknown cannot excuse the inode. */
+	ino.flags.state = IDD_OK;
+	facts.s_private = 0;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+}
+
+static void mode_without_a_type_and_no_dentry_is_skipped(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(0);
+	struct idd_check_finding f;
+
+	ino.has_alias = false;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_SKIPPED);
+	EXPECT_STR(f.message, "i_mode 00 has no file type, but no dentry "
+			      "names the inode: may_open() cannot reach it");
+	/* Where the alias list cannot be read, no dentry proves nothing. */
+	facts.has_i_dentry = false;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_mode 00 has file type bits 00, "
+			      "none of the seven file types: may_open() would "
+			      "hit VFS_BUG_ON_INODE(1, inode)");
+}
+
+static void every_file_type_passes_may_open(void)
+{
+	static const unsigned modes[] = { 0100644, 0040755, 0120777, 0010600,
+					  0020620, 0060660, 0140755 };
+	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_finding f;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct inodedump_inode ino = inode_of(modes[i]);
+
+		EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+		       IDD_CHECK_HOLDS);
+	}
+}
+
+/* ---- i_count_negative ---- */
+
+static void negative_i_count_is_reported(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.count.v = -3;
+	EXPECT(run_one("i_count_negative", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_count is -3: more iput() than igrab()");
+	ino.count.v = 0; /* unused, on the LRU: fine */
+	EXPECT(run_one("i_count_negative", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino.count = (struct idd_num){ IDD_UNREADABLE, -1 };
+	EXPECT(run_one("i_count_negative", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+}
+
+/* ---- inode_freeing ---- */
+
+static void freeing_and_cleared_inodes_are_reported(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.state.v = I_FREEING | 0x1;
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_state 0x21 has I_FREEING: the inode is "
+			      "being or has been freed, and nothing may use "
+			      "it");
+	ino.state.v = I_FREEING | I_CLEAR;
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_state 0x60 has I_CLEAR: the inode is "
+			      "being or has been freed, and nothing may use "
+			      "it");
+	ino.state.v = I_CLEAR;
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_state 0x40 has I_CLEAR: the inode is "
+			      "being or has been freed, and nothing may use "
+			      "it");
+}
+
+static void live_or_unreadable_state_holds(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.state.v = 0x8; /* another bit */
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino.state = (struct idd_num){ IDD_UNREADABLE, I_FREEING };
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino.state = (struct idd_num){ IDD_OK, I_FREEING };
+	facts.i_freeing = facts.i_clear = 0;
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+}
+
+/* ---- the runner: notes, their order, skips ---- */
+
+static void healthy_inode_gets_no_note(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("target", 6);
+
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 0);
+	EXPECT(ino.skipped.n == 0);
+}
+
+static void notes_follow_the_table_order(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(0000644);
+
+	ino.opflags.v = IOP_CACHED_LINK;
+	ino.count.v = -1;
+	ino.state.v = I_FREEING;
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 4);
+	if (ino.violations.n == 4) {
+		EXPECT_STR(ino.violations.v[0].name, "may_open_mode");
+		EXPECT_STR(ino.violations.v[1].name, "cached_link_not_symlink");
+		EXPECT_STR(ino.violations.v[2].name, "i_count_negative");
+		EXPECT_STR(ino.violations.v[3].name, "inode_freeing");
+		EXPECT_STR(ino.violations.v[1].message,
+			   "IOP_CACHED_LINK set in i_opflags 0x40 on a invalid "
+			   "inode (mode 0644): only symlinks cache links");
+	}
+	EXPECT(ino.skipped.n == 0);
+	free_notes(&ino.violations);
+}
+
+static void runner_keeps_the_address_of_a_finding(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = cached_symlink("abc", 3);
+
+	ino.link = (struct idd_str){ IDD_UNREADABLE, NULL, false };
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 1);
+	if (ino.violations.n == 1) {
+		EXPECT_STR(ino.violations.v[0].name, "cached_link_length");
+		EXPECT(ino.violations.v[0].has_address);
+		EXPECT(ino.violations.v[0].address == LINK_ADDR);
+	}
+	free_notes(&ino.violations);
+}
+
+static void skipped_may_open_goes_to_skipped(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(0600);
+
+	ino.flags.v = S_PRIVATE;
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 0);
+	EXPECT(ino.skipped.n == 1);
+	if (ino.skipped.n == 1) {
+		EXPECT_STR(ino.skipped.v[0].name, "may_open_mode");
+		EXPECT(!ino.skipped.v[0].has_address);
+	}
+	free_notes(&ino.skipped);
+}
+
+static void kernel_without_i_linklen_skips_cached_links_once(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	/* Broken both ways: would be reported on a 6.14+ kernel. */
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+
+	ino.opflags.v = IOP_CACHED_LINK;
+	facts.has_i_linklen = false;
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 0);
+	EXPECT(ino.skipped.n == 1);
+	if (ino.skipped.n == 1) {
+		EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
+		EXPECT_STR(ino.skipped.v[0].message,
+			   "this kernel has no i_linklen/IOP_CACHED_LINK "
+			   "(added in 6.14)");
+	}
+	free_notes(&ino.skipped);
+
+	/* Nor without IOP_CACHED_LINK's value, i_linklen or not. */
+	facts = facts_6_15();
+	facts.iop_cached_link = 0;
+	ino = cached_symlink("abc", 99);
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 0);
+	EXPECT(ino.skipped.n == 1);
+	if (ino.skipped.n == 1)
+		EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
+	free_notes(&ino.skipped);
+	EXPECT(idd_check_facts_have(&facts) == IDD_CHECK_NEEDS_I_LINKLEN);
+}
+
+static void skips_come_in_table_order(void)
+{
+	struct idd_check_facts facts = facts_6_15();
+	struct inodedump_inode ino = inode_of(0600);
+
+	facts.has_i_linklen = false;
+	ino.has_alias = false;
+	ino.count.v = -2;
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.skipped.n == 2);
+	if (ino.skipped.n == 2) {
+		EXPECT_STR(ino.skipped.v[0].name, "may_open_mode");
+		EXPECT_STR(ino.skipped.v[1].name, "cached_link_length");
+	}
+	EXPECT(ino.violations.n == 1);
+	if (ino.violations.n == 1)
+		EXPECT_STR(ino.violations.v[0].message,
+			   "i_count is -2: more iput() than igrab()");
+	free_notes(&ino.skipped);
+	free_notes(&ino.violations);
+}
+
+/* ---- the facts a session's layout gives ---- */
+
+static void facts_come_from_the_layout(void)
+{
+	struct inode_layout *l = calloc(1, sizeof(*l));
+	struct idd_check_facts facts;
+
+	if (!l)
+		abort();
+	l->state[0] = (struct idd_flag){ "I_DIRTY_SYNC", 0x1 };
+	l->state[1] = (struct idd_flag){ "I_FREEING", 0x20 };
+	l->state[2] = (struct idd_flag){ "I_CLEAR", 0x40 };
+	l->nstate = 3;
+	l->iflags[0] = (struct idd_flag){ "S_SYNC", 0x1 };
+	l->iflags[1] = (struct idd_flag){ "S_PRIVATE", 0x200 };
+	l->niflags = 2;
+	l->cached_link = 0x40;
+	l->i_linklen.present = true;
+	l->i_dentry_first.present = false;
+	idd_check_facts_from_layout(l, &facts);
+	EXPECT(facts.i_freeing == 0x20);
+	EXPECT(facts.i_clear == 0x40);
+	EXPECT(facts.s_private == 0x200);
+	EXPECT(facts.iop_cached_link == 0x40);
+	EXPECT(facts.has_i_linklen);
+	EXPECT(!facts.has_i_dentry);
+
+	/* An older kernel: no i_linklen, no state names known. */
+	*l = (struct inode_layout){ 0 };
+	idd_check_facts_from_layout(l, &facts);
+	EXPECT(!facts.i_freeing && !facts.i_clear && !facts.s_private);
+	EXPECT(idd_check_facts_have(&facts) == 0);
+
+	/* The wrapper runs the table with those facts. */
+	{
+		struct inodedump_inode ino = inode_of(MODE_REGULAR);
+
+		idd_run_checks(l, &ino);
+		EXPECT(ino.skipped.n == 1);
+		if (ino.skipped.n == 1)
+			EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
+		free_notes(&ino.skipped);
+	}
+	free(l);
+}
+
+/* README's "What it checks" has one line per row, naming its origin. */
+static void readme_mirrors_the_table(const char *readme)
+{
+	FILE *f = fopen(readme, "r");
+	char line[2048];
+	bool in_section = false;
+	size_t n, seen = 0;
+	const struct idd_check *t = idd_checks(&n);
+
+	EXPECT(f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "## ", 3))
+			in_section = !strcmp(line, "## What it checks\n");
+		if (!in_section || strncmp(line, "| `", 3))
+			continue;
+		EXPECT(seen < n);
+		if (seen >= n)
+			break;
+		/* The row's name first, then its function and file. */
+		EXPECT(!strncmp(line + 3, t[seen].name, strlen(t[seen].name)));
+		EXPECT(strstr(line, t[seen].function) != NULL);
+		EXPECT(strstr(line, t[seen].file) != NULL);
+		seen++;
+	}
+	fclose(f);
+	EXPECT(seen == n);
+}
+
+int main(int argc, char **argv)
+{
+	table_lists_the_checks_in_order_with_their_origin();
+	cached_link_longer_than_i_linklen_is_a_truncated_readlink();
+	cached_link_shorter_than_i_linklen_reads_past_the_string();
+	cached_link_of_the_right_length_holds();
+	cached_link_null_names_i_linklen();
+	cached_link_unreadable_names_its_address();
+	cached_link_without_nul_is_not_a_string();
+	cached_link_not_judged_without_the_flag();
+	cached_link_on_a_regular_file_is_reported();
+	cached_link_on_a_symlink_is_not_this_checks();
+	mode_without_a_type_reached_by_a_path_is_reported();
+	mode_without_a_type_on_s_private_is_skipped();
+	mode_without_a_type_and_no_dentry_is_skipped();
+	every_file_type_passes_may_open();
+	negative_i_count_is_reported();
+	freeing_and_cleared_inodes_are_reported();
+	live_or_unreadable_state_holds();
+	healthy_inode_gets_no_note();
+	notes_follow_the_table_order();
+	runner_keeps_the_address_of_a_finding();
+	skipped_may_open_goes_to_skipped();
+	kernel_without_i_linklen_skips_cached_links_once();
+	skips_come_in_table_order();
+	facts_come_from_the_layout();
+	if (argc > 1)
+		readme_mirrors_the_table(argv[1]);
+	printf("checks: %d assertions, %d failed\n", assertions, failures);
+	return failures ? 1 : 0;
+}
