@@ -68,7 +68,11 @@ struct inodedump *fuzz_session(void)
 				"fuzz/tools/extract_seeds.py)\n", info_path);
 		abort();
 	}
-	/* Every region empty until an input fills them. */
+	/*
+	 * Every region empty until an input fills them. idd_open_target()
+	 * goes through the session constructor inodedump_open() uses, so
+	 * KASLR, build-id and the vmlinux check are the same as for a dump.
+	 */
 	err = idd_target_open_memory(regions, FUZZ_MAX_REGIONS, info, &t);
 	free(info); /* parsed into the target */
 	if (!err)
@@ -78,15 +82,6 @@ struct inodedump *fuzz_session(void)
 			vmlinux, inodedump_error_message(err));
 		abort();
 	}
-	/*
-	 * idd_open_target() takes KERNELOFFSET into id->kaslr but leaves the
-	 * symbol table unrelocated (find_kaslr() returns before
-	 * idd_symbols_set_kaslr() in that case; inodedump_open() passes the
-	 * offset to idd_symbols_open() instead). Without this no operations
-	 * table is named and init_task/modules are looked for at their link
-	 * addresses. Reported as a bug in lib/inodedump.c; harmless once fixed.
-	 */
-	idd_symbols_set_kaslr(session->syms, session->kaslr);
 	return session;
 }
 

@@ -6,8 +6,21 @@
  * struct inode at a kernel address: every member this kernel has, named as
  * the kernel names it, with the VFS invariants it breaks.
  *
- * Every fallible call returns a struct inodedump_error * (NULL on success).
- * The caller owns it and frees it with inodedump_error_free().
+ * Conventions of the whole API:
+ * - Every fallible call returns a struct inodedump_error * (NULL on
+ *   success). The caller owns it and frees it with inodedump_error_free();
+ *   on an error, no out parameter has been set.
+ * - Handles (struct inodedump, struct inodedump_inode, struct
+ *   inodedump_log) are opaque; each has one destructor, which accepts NULL.
+ * - A const char * the library returns belongs to the object it came
+ *   from and lives as long as it, unless the function says otherwise.
+ * - Options are structs whose first member sz is their size (declare them
+ *   with INODEDUMP_OPTS()). A library older than the caller's header
+ *   refuses options it does not know that are set (non-zero) with
+ *   INODEDUMP_ERR_USAGE; a library newer than it uses its defaults for
+ *   the fields the caller's struct does not have.
+ * - Only the functions marked INODEDUMP_API are exported, each with the
+ *   symbol version INODEDUMP_0.1 (lib/libinodedump.map).
  */
 #ifndef INODEDUMP_H
 #define INODEDUMP_H
@@ -44,19 +57,28 @@ enum inodedump_error_code {
 
 struct inodedump_error;
 
+/* The error's code (never 0). */
 INODEDUMP_API enum inodedump_error_code
 inodedump_error_code(const struct inodedump_error *err);
+/*
+ * What went wrong, for a person: one line, no trailing newline. Owned by
+ * err; valid until inodedump_error_free(err).
+ */
 INODEDUMP_API const char *
 inodedump_error_message(const struct inodedump_error *err);
-/* The kernel address whose read failed; false when none applies. */
+/*
+ * The kernel address whose read failed (FAULT, FILTERED, NOT_INODE): true
+ * and *address set; false when no address applies.
+ */
 INODEDUMP_API bool inodedump_error_address(const struct inodedump_error *err,
 					   uint64_t *address);
+/* Free an error; NULL is allowed. */
 INODEDUMP_API void inodedump_error_free(struct inodedump_error *err);
 
 /*
  * Options for inodedump_open(). Declare with INODEDUMP_OPTS() so that sz is
- * set and every other field zero, then set the fields you need: fields added
- * later stay zero for old callers.
+ * set and every other byte zero, then set the fields you need: fields added
+ * later stay zero for old callers. NULL options mean every default.
  */
 struct inodedump_open_opts {
 	size_t sz;
@@ -72,6 +94,10 @@ struct inodedump_open_opts {
 	const char *debug_root;
 };
 
+/*
+ * Declare options of struct TYPE named NAME: sz set, every other member
+ * (and the padding, which the library checks with the rest) zero.
+ */
 #define INODEDUMP_OPTS(TYPE, NAME) struct TYPE NAME = { .sz = sizeof(struct TYPE) }
 
 /*
@@ -84,18 +110,112 @@ struct inodedump_open_opts {
 typedef int (*inodedump_read_fn)(void *buf, uint64_t address, size_t count,
 				 bool physical, void *arg);
 
+/*
+ * A caller's symbols, asked for addresses vmlinux does not name (module
+ * code and data the host has loaded; drgn and crash know them). When a
+ * symbol covers address: write its name into name (at most name_size
+ * bytes, NUL included), the module that defines it into module ("" for
+ * the kernel itself; at most module_size bytes), address minus the
+ * symbol's start into *offset, and return true. Return false otherwise;
+ * the library then looks in the dump's own module list.
+ */
+typedef bool (*inodedump_symbol_fn)(uint64_t address, char *name,
+				    size_t name_size, char *module,
+				    size_t module_size, uint64_t *offset,
+				    void *arg);
+
+/*
+ * Options for inodedump_open_reader(): the session reads memory through
+ * the caller instead of a dump file. Declare with INODEDUMP_OPTS().
+ */
+struct inodedump_reader_opts {
+	size_t sz;
+	/* Required: reads kernel virtual memory (physical is always false). */
+	inodedump_read_fn read;
+	/* Passed to read and symbol as is. */
+	void *arg;
+	/*
+	 * The kernel's VMCOREINFO text ("KEY=value" lines), or NULL. It gives
+	 * OSRELEASE (the flag tables by version), KERNELOFFSET (KASLR),
+	 * BUILD-ID and SYMBOL()s (checked against vmlinux) and SYMBOL(prb)
+	 * (the log). Copied: need not outlive the call.
+	 */
+	const char *vmcoreinfo;
+	/* Required for now: vmlinux with DWARF, the kernel that is read. */
+	const char *vmlinux;
+	/* Open even if vmcoreinfo's BUILD-ID or symbols disagree with vmlinux. */
+	bool ignore_build_id;
+	/* Optional: names addresses vmlinux does not (module symbols). */
+	inodedump_symbol_fn symbol;
+};
+
+/*
+ * A session: one dump (or memory source) with its kernel's vmlinux. It
+ * caches layouts, symbols and modules as it goes; one thread at a time.
+ */
 struct inodedump;
 
+/*
+ * Open vmcore (a dump file in any format libkdumpfile reads, or
+ * "/proc/kcore" for the running kernel) with its vmlinux (opts->vmlinux,
+ * or found by the dump's release). Refuses a vmlinux that is not the
+ * dump's kernel (INODEDUMP_ERR_MISMATCH) unless opts->ignore_build_id.
+ * On success *out is a session the caller closes with inodedump_close().
+ */
 INODEDUMP_API struct inodedump_error *
 inodedump_open(const char *vmcore, const struct inodedump_open_opts *opts,
 	       struct inodedump **out);
+/*
+ * Open a session over a caller's memory (a drgn or crash session, a
+ * test): every read goes through opts->read. The same steps as
+ * inodedump_open() follow (types, KASLR from VMCOREINFO, build-id, the
+ * vmlinux match check when VMCOREINFO has something to check). The
+ * session calls opts->read and opts->symbol until inodedump_close(); arg
+ * must live as long. *out is closed with inodedump_close().
+ */
+INODEDUMP_API struct inodedump_error *
+inodedump_open_reader(const struct inodedump_reader_opts *opts,
+		      struct inodedump **out);
+/* Close a session and free what it holds; NULL is allowed. */
 INODEDUMP_API void inodedump_close(struct inodedump *id);
 
 /*
- * Facts about the open dump: "osrelease", "build_id", "vmlinux_build_id",
- * "format", "kaslr_offset", "vmlinux", "vmlinux_source", "reader" (who
- * reads the file: "inodedump" or "libkdumpfile"), "translation" (who
- * translates kernel addresses); NULL if unknown.
+ * Keys of inodedump_fact(): what the session knows about the dump and
+ * where it came from. Each value is text.
+ */
+/* The kernel release, VMCOREINFO OSRELEASE ("6.12.118"). */
+#define INODEDUMP_FACT_OSRELEASE "osrelease"
+/* VMCOREINFO BUILD-ID: the build-id of the kernel that wrote the dump. */
+#define INODEDUMP_FACT_BUILD_ID "build_id"
+/* The GNU build-id note of vmlinux, lowercase hex. */
+#define INODEDUMP_FACT_VMLINUX_BUILD_ID "vmlinux_build_id"
+/* The dump's format ("diskdump", "elf", "flattened diskdump", "memory",
+ * "reader", ...). */
+#define INODEDUMP_FACT_FORMAT "format"
+/* Who reads the memory: "inodedump" (our reader), "libkdumpfile",
+ * "caller" (inodedump_open_reader()). */
+#define INODEDUMP_FACT_READER "reader"
+/* Who translates kernel virtual addresses ("inodedump (x86-64, 4-level
+ * page tables)", "libkdumpfile (libaddrxlat)", "caller"). */
+#define INODEDUMP_FACT_TRANSLATION "translation"
+/* The KASLR offset applied to vmlinux's addresses, "0x..." hex. */
+#define INODEDUMP_FACT_KASLR_OFFSET "kaslr_offset"
+/* The path of the vmlinux in use. */
+#define INODEDUMP_FACT_VMLINUX "vmlinux"
+/* How that vmlinux was chosen ("given with -k", "found by the dump's
+ * release R", "given by the caller"). */
+#define INODEDUMP_FACT_VMLINUX_SOURCE "vmlinux_source"
+/* makedumpfile's dump level (-d), decimal; NULL when the format has none. */
+#define INODEDUMP_FACT_DUMP_LEVEL "dump_level"
+/* The dump's architecture as libkdumpfile names it ("x86_64"). */
+#define INODEDUMP_FACT_ARCH "arch"
+/* The dump's page size in bytes, decimal. */
+#define INODEDUMP_FACT_PAGE_SIZE "page_size"
+
+/*
+ * One fact about the open dump by its key (INODEDUMP_FACT_*). Returns
+ * NULL when the key is unknown or the fact is not known for this dump.
+ * The string belongs to the session: valid until inodedump_close(id).
  */
 INODEDUMP_API const char *inodedump_fact(struct inodedump *id,
 					 const char *name);
@@ -112,13 +232,18 @@ enum inodedump_decode_flags {
 };
 
 /*
- * Decode the struct inode at address. Fails only when nothing useful can be
- * said (the inode itself is unreadable, or not an inode without FORCE);
- * parts that cannot be read are recorded in the result's errors.
+ * Decode the struct inode at address (a kernel virtual address), flags
+ * from enum inodedump_decode_flags. Fails only when nothing useful can be
+ * said: the inode's bytes are unreadable (INODEDUMP_ERR_FAULT or
+ * _FILTERED, with the address), or it is no inode and FORCE is not set
+ * (INODEDUMP_ERR_NOT_INODE). Parts that cannot be read are recorded in the
+ * result's errors. *out holds copies of everything it shows: it may
+ * outlive the session; free it with inodedump_inode_free().
  */
 INODEDUMP_API struct inodedump_error *
 inodedump_decode(struct inodedump *id, uint64_t address, unsigned int flags,
 		 struct inodedump_inode **out);
+/* Free a decoded inode; NULL is allowed. */
 INODEDUMP_API void inodedump_inode_free(struct inodedump_inode *inode);
 
 /* Number of broken invariants found in the inode. */
@@ -133,7 +258,7 @@ inodedump_inode_violations(const struct inodedump_inode *inode);
 INODEDUMP_API bool inodedump_inode_number(const struct inodedump_inode *inode,
 					  const char *key, int64_t *value);
 
-/* A person's view of the inode. */
+/* A person's view of the inode, several lines, written to out. */
 INODEDUMP_API void inodedump_inode_print_text(const struct inodedump_inode *inode,
 					      FILE *out);
 /* One JSON object (the schema in README.md), without a trailing newline. */
@@ -142,6 +267,30 @@ INODEDUMP_API void inodedump_inode_print_json(const struct inodedump_inode *inod
 /* The same object on one line (JSON Lines). */
 INODEDUMP_API void
 inodedump_inode_print_jsonl(const struct inodedump_inode *inode, FILE *out);
+
+/* The file type of an inode, from the S_IFMT bits of i_mode. */
+enum inodedump_inode_type {
+	INODEDUMP_INODE_REGULAR,
+	INODEDUMP_INODE_DIRECTORY,
+	INODEDUMP_INODE_SYMLINK,
+	INODEDUMP_INODE_FIFO,
+	INODEDUMP_INODE_CHARDEV,
+	INODEDUMP_INODE_BLOCKDEV,
+	INODEDUMP_INODE_SOCKET,
+	INODEDUMP_INODE_INVALID, /* none of the seven (may_open() would BUG) */
+};
+#define INODEDUMP_INODE_TYPES 8 /* how many values the enum has */
+
+/* The inode's type (INODEDUMP_INODE_INVALID if i_mode was unreadable). */
+INODEDUMP_API enum inodedump_inode_type
+inodedump_inode_type(const struct inodedump_inode *inode);
+/*
+ * The type's name as JSON, text and the sweep's types filter spell it:
+ * "regular", "directory", "symlink", "fifo", "chardev", "blockdev",
+ * "socket", "invalid". A static string; NULL for a value outside the enum.
+ */
+INODEDUMP_API const char *
+inodedump_inode_type_name(enum inodedump_inode_type type);
 
 /* ---- every inode of every superblock ---- */
 
@@ -152,6 +301,11 @@ struct inodedump_sweep_opts {
 	uint64_t sb;	       /* only this superblock (0: every one) */
 	const char *types;     /* "symlink,regular,...": only these types */
 	unsigned int flags;    /* INODEDUMP_DECODE_* for each inode */
+	/*
+	 * Only these types: bit (1u << INODEDUMP_INODE_*) set for each; adds
+	 * to types. 0 and no types: every type.
+	 */
+	unsigned int type_mask;
 };
 
 /* One superblock as the sweep saw it. */
@@ -161,8 +315,7 @@ struct inodedump_sweep_sb {
 	const char *s_id;
 	size_t inodes;	      /* read from s_inodes (before filters) */
 	size_t matched;	      /* passed the filters and were decoded */
-	size_t by_type[8];    /* regular, directory, symlink, fifo, chardev,
-				 blockdev, socket, invalid */
+	size_t by_type[INODEDUMP_INODE_TYPES]; /* by enum inodedump_inode_type */
 	size_t violations;
 	size_t unreadable;    /* list entries that could not be read */
 	const char *error;    /* why the walk of s_inodes stopped early */
@@ -176,17 +329,18 @@ typedef void (*inodedump_sweep_sb_fn)(const struct inodedump_sweep_sb *sb,
 
 /*
  * Walk super_blocks and each superblock's s_inodes, decode and check
- * every inode, call on_inode for each (the inode is freed after the call)
- * and on_sb when a superblock is done. A corrupt list ends that
- * superblock's walk (on_sb gets the reason) and the sweep goes on.
+ * every inode, call on_inode for each that passes the filters and on_sb
+ * when a superblock that passes them is done (either may be NULL). A
+ * corrupt list ends that superblock's walk (on_sb gets the reason in
+ * error) and the sweep goes on. The inode and the sb struct with its
+ * strings are valid during the call only (the inode is freed after it).
+ * Returns an error when the sweep cannot start (options, no super_blocks)
+ * or the list of superblocks itself cannot be read; opts may be NULL.
  */
 INODEDUMP_API struct inodedump_error *
 inodedump_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 		inodedump_sweep_inode_fn on_inode, inodedump_sweep_sb_fn on_sb,
 		void *arg);
-/* The inode's type name: "regular", ..., "invalid". */
-INODEDUMP_API const char *
-inodedump_inode_type(const struct inodedump_inode *inode);
 
 /* ---- the kernel log inside the dump ---- */
 
@@ -206,19 +360,26 @@ struct inodedump_log;
 
 /*
  * Read every finalized record of the printk ring buffer (the lockless
- * format of Linux 5.10 and later), oldest first.
+ * format of Linux 5.10 and later), oldest first. *out holds copies of the
+ * records: it may outlive the session; free it with inodedump_log_free().
  */
 INODEDUMP_API struct inodedump_error *
 inodedump_read_log(struct inodedump *id, struct inodedump_log **out);
+/* How many records the log holds. */
 INODEDUMP_API size_t inodedump_log_count(const struct inodedump_log *log);
 /* Why the log may be incomplete (corrupt ring indices), or NULL. */
 INODEDUMP_API const char *
 inodedump_log_warning(const struct inodedump_log *log);
+/*
+ * Record i (0 = oldest), or NULL when i >= inodedump_log_count(). The
+ * record and its text belong to the log.
+ */
 INODEDUMP_API const struct inodedump_record *
 inodedump_log_record(const struct inodedump_log *log, size_t i);
 /* The log as dmesg(1) prints it ("[%5u.%06u] text"). */
 INODEDUMP_API void inodedump_log_print(const struct inodedump_log *log,
 				       FILE *out);
+/* Free a log and its records; NULL is allowed. */
 INODEDUMP_API void inodedump_log_free(struct inodedump_log *log);
 
 /* Which dump_inode() wrote a report line. */
@@ -253,14 +414,19 @@ struct inodedump_report {
 };
 
 /*
- * Parse one log line (or a record's text) as a dump_inode() report.
- * Returns false when it is none. Used on each record by
- * inodedump_find_reports(); exposed for tests and other log sources.
+ * Parse one log line (or a record's text; len bytes, no NUL needed) as a
+ * dump_inode() report into *out (the caller's). Returns false when it is
+ * none. Used on each record by inodedump_find_reports(); exposed for
+ * tests and other log sources.
  */
 INODEDUMP_API bool inodedump_parse_report(const char *text, size_t len,
 					  struct inodedump_report *out);
 
-/* Every dump_inode() report in the log, with what followed it. */
+/*
+ * Every dump_inode() report in the log, with what followed it: returns
+ * how many, and *out an array of them (NULL when none) that the caller
+ * frees with free(3). Independent of log once returned.
+ */
 INODEDUMP_API size_t inodedump_find_reports(const struct inodedump_log *log,
 					    struct inodedump_report **out);
 

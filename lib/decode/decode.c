@@ -318,7 +318,7 @@ static void name_ops(struct inodedump *id, struct inodedump_inode *ino)
 
 		p->symbol = names[i];
 		if (!p->symbol)
-			p->symbol = idd_module_symbol(id, p->addr, &p->module);
+			p->symbol = idd_session_symbol(id, p->addr, &p->module);
 		memo_put(id, p->addr, p->symbol, p->module);
 	}
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The session: open a dump, find and check its vmlinux, the KASLR offset,
- * and the facts --info reports; close it.
+ * The session: one constructor for every memory source (a dump file, a
+ * memory image, a caller's reader) that finds and checks its vmlinux, the
+ * KASLR offset, and the facts --info reports; close it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "decode/inode.h"
 #include "decode/layout.h"
+#include "decode/opts.h"
 
 /* ---------------------------------------------------------------- open -- */
 
@@ -152,12 +154,6 @@ static struct inodedump_error *check_match(struct inodedump *id,
 	return NULL;
 }
 
-#define OPT(opts, field, dflt)                                                 \
-	((opts) && (opts)->sz >= offsetof(struct inodedump_open_opts, field) + \
-				       sizeof((opts)->field)                   \
-		 ? (opts)->field                                               \
-		 : (dflt))
-
 /*
  * Where distributions put the vmlinux of a release, relative to root:
  * Debian/Ubuntu -dbg packages, Fedora/RHEL debuginfo, /boot, a build tree.
@@ -208,9 +204,14 @@ static struct inodedump_error *find_vmlinux(struct inodedump *id,
 			 release, tried);
 }
 
-struct inodedump_error *idd_open_target(struct idd_target *target,
-					const char *vmlinux,
-					struct inodedump **out)
+/*
+ * The one constructor: every entry point (a dump file, a memory image, a
+ * caller's reader) opens its target, then comes here for the same steps.
+ * Takes ownership of target, also on failure.
+ */
+struct inodedump_error *idd_session_open(struct idd_target *target,
+					 const struct idd_session_config *cfg,
+					 struct inodedump **out)
 {
 	struct inodedump *id = calloc(1, sizeof(*id));
 	struct inodedump_error *err;
@@ -220,47 +221,16 @@ struct inodedump_error *idd_open_target(struct idd_target *target,
 		return idd_nomem();
 	}
 	id->target = target;
-	id->vmlinux = strdup(vmlinux);
-	err = idd_types_open(vmlinux, &id->types);
-	if (!err)
-		err = idd_symbols_open(idd_types_elf(id->types),
-				       idd_types_fd(id->types), 0, &id->syms);
-	if (err) {
-		inodedump_close(id);
-		return err;
-	}
-	find_kaslr(id);
-	id->version = idd_parse_release(
-		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
-	*out = id;
-	return NULL;
-}
-
-struct inodedump_error *inodedump_open(const char *vmcore,
-				       const struct inodedump_open_opts *opts,
-				       struct inodedump **out)
-{
-	struct inodedump *id;
-	struct inodedump_error *err;
-	const char *vmlinux = OPT(opts, vmlinux, NULL);
-	bool ignore = OPT(opts, ignore_build_id, false);
-
-	if (!vmcore)
-		return idd_error(INODEDUMP_ERR_USAGE, "no dump given");
-	id = calloc(1, sizeof(*id));
-	if (!id)
-		return idd_nomem();
-	err = idd_target_open(vmcore, &id->target);
-	if (err)
-		goto fail;
-	if (vmlinux) {
-		id->vmlinux = strdup(vmlinux);
-		id->vmlinux_source = strdup("given with -k");
+	id->host_symbol = cfg->symbol;
+	id->host_arg = cfg->symbol_arg;
+	if (cfg->vmlinux) {
+		id->vmlinux = strdup(cfg->vmlinux);
+		id->vmlinux_source = strdup(cfg->vmlinux_source);
 		if (!id->vmlinux || !id->vmlinux_source) {
 			err = idd_nomem();
 			goto fail;
 		}
-	} else if ((err = find_vmlinux(id, OPT(opts, debug_root, NULL)))) {
+	} else if ((err = find_vmlinux(id, cfg->debug_root))) {
 		goto fail;
 	}
 	err = idd_types_open(id->vmlinux, &id->types);
@@ -288,9 +258,9 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 	if (idd_target_page_size(id->target))
 		id->page_size_text = idd_strdup_printf(
 			"%llu", (unsigned long long)idd_target_page_size(id->target));
-	if (!ignore) {
-		err = check_match(id, vmcore);
-		if (!err && !strcmp(vmcore, "/proc/kcore"))
+	if (!cfg->ignore_build_id) {
+		err = check_match(id, cfg->dump_name);
+		if (!err && cfg->live)
 			err = check_kallsyms(id);
 		if (err)
 			goto fail;
@@ -300,6 +270,145 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 fail:
 	inodedump_close(id);
 	return err;
+}
+
+struct inodedump_error *idd_open_target(struct idd_target *target,
+					const char *vmlinux,
+					struct inodedump **out)
+{
+	const struct idd_session_config cfg = {
+		.vmlinux = vmlinux,
+		.vmlinux_source = "given with the memory image",
+		.dump_name = "the memory image",
+	};
+
+	if (!vmlinux) {
+		idd_target_close(target);
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "a memory image needs its vmlinux");
+	}
+	return idd_session_open(target, &cfg, out);
+}
+
+struct inodedump_error *inodedump_open(const char *vmcore,
+				       const struct inodedump_open_opts *opts,
+				       struct inodedump **out)
+{
+	struct idd_session_config cfg = {
+		.vmlinux = OPTS_GET(opts, vmlinux, NULL),
+		.vmlinux_source = "given with -k",
+		.debug_root = OPTS_GET(opts, debug_root, NULL),
+		.dump_name = vmcore,
+		.ignore_build_id = OPTS_GET(opts, ignore_build_id, false),
+	};
+	struct idd_target *target;
+	struct inodedump_error *err;
+
+	if ((err = OPTS_VALID(opts, inodedump_open_opts)))
+		return err;
+	if (!vmcore || !out)
+		return idd_error(INODEDUMP_ERR_USAGE, "no dump given");
+	cfg.live = !strcmp(vmcore, "/proc/kcore");
+	err = idd_target_open(vmcore, &target);
+	if (err)
+		return err;
+	return idd_session_open(target, &cfg, out);
+}
+
+struct inodedump_error *
+inodedump_open_reader(const struct inodedump_reader_opts *opts,
+		      struct inodedump **out)
+{
+	struct idd_session_config cfg = {
+		.vmlinux = OPTS_GET(opts, vmlinux, NULL),
+		.vmlinux_source = "given by the caller",
+		.dump_name = "the caller's memory",
+		.ignore_build_id = OPTS_GET(opts, ignore_build_id, false),
+		.symbol = OPTS_GET(opts, symbol, NULL),
+		.symbol_arg = OPTS_GET(opts, arg, NULL),
+	};
+	inodedump_read_fn read = OPTS_GET(opts, read, NULL);
+	struct idd_target *target;
+	struct inodedump_error *err;
+
+	if ((err = OPTS_VALID(opts, inodedump_reader_opts)))
+		return err;
+	if (!opts || !out)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "inodedump_open_reader: no options given");
+	if (!read)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "struct inodedump_reader_opts: no read "
+				 "function given");
+	if (!cfg.vmlinux)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "struct inodedump_reader_opts: no vmlinux "
+				 "given (a caller's memory needs its vmlinux)");
+	err = idd_target_open_reader(read, cfg.symbol_arg,
+				     OPTS_GET(opts, vmcoreinfo, NULL), &target);
+	if (err)
+		return err;
+	return idd_session_open(target, &cfg, out);
+}
+
+/*
+ * The name of a symbol vmlinux does not have: the caller's answer first
+ * (it knows its modules), then the dump's own module list.
+ */
+char *idd_session_symbol(struct inodedump *id, uint64_t addr, char **module)
+{
+	char name[512] = "", mod[64] = "";
+	uint64_t offset = 0;
+
+	if (module)
+		*module = NULL;
+	if (!id->host_symbol || !id->host_symbol(addr, name, sizeof(name), mod,
+						 sizeof(mod), &offset,
+						 id->host_arg) ||
+	    !name[0])
+		return idd_module_symbol(id, addr, module);
+	name[sizeof(name) - 1] = mod[sizeof(mod) - 1] = '\0';
+	if (module && mod[0])
+		*module = strdup(mod);
+	if (!offset)
+		return strdup(name);
+	return idd_strdup_printf("%s+0x%llx", name, (unsigned long long)offset);
+}
+
+/* ------------------------------------------------------------- options -- */
+
+/* Each known end is the struct's last member (padding aside). */
+#define LAST_FIELD_IS_LAST(T)                                                  \
+	_Static_assert((IDD_OPTS_KNOWN(T) + _Alignof(struct T) - 1) /          \
+				       _Alignof(struct T) * _Alignof(struct T) == \
+			       sizeof(struct T),                               \
+		       #T "__last_field is not the last member")
+LAST_FIELD_IS_LAST(inodedump_open_opts);
+LAST_FIELD_IS_LAST(inodedump_sweep_opts);
+LAST_FIELD_IS_LAST(inodedump_reader_opts);
+
+struct inodedump_error *idd_opts_check(const void *opts, size_t known,
+				       size_t user_sz, const char *type)
+{
+	const unsigned char *bytes = opts;
+
+	if (!opts)
+		return NULL;
+	if (user_sz < sizeof(size_t))
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "struct %s: sz %zu is too small to be one "
+				 "(declare it with INODEDUMP_OPTS())",
+				 type, user_sz);
+	for (size_t i = known; i < user_sz; i++)
+		if (bytes[i])
+			return idd_error(INODEDUMP_ERR_USAGE,
+					 "struct %s sets options this library "
+					 "does not know: byte %zu of its %zu "
+					 "is not zero, and this inodedump knows "
+					 "its first %zu (built against a newer "
+					 "inodedump.h?)",
+					 type, i, user_sz, known);
+	return NULL;
 }
 
 void inodedump_close(struct inodedump *id)
@@ -327,29 +436,31 @@ void inodedump_close(struct inodedump *id)
 
 const char *inodedump_fact(struct inodedump *id, const char *name)
 {
-	if (!strcmp(name, "osrelease"))
+	if (!id || !name)
+		return NULL;
+	if (!strcmp(name, INODEDUMP_FACT_OSRELEASE))
 		return idd_target_vmcoreinfo(id->target, "OSRELEASE");
-	if (!strcmp(name, "build_id"))
+	if (!strcmp(name, INODEDUMP_FACT_BUILD_ID))
 		return idd_target_vmcoreinfo(id->target, "BUILD-ID");
-	if (!strcmp(name, "vmlinux_build_id"))
+	if (!strcmp(name, INODEDUMP_FACT_VMLINUX_BUILD_ID))
 		return id->build_id_vmlinux;
-	if (!strcmp(name, "format"))
+	if (!strcmp(name, INODEDUMP_FACT_FORMAT))
 		return idd_target_format(id->target);
-	if (!strcmp(name, "reader"))
+	if (!strcmp(name, INODEDUMP_FACT_READER))
 		return idd_target_reader(id->target);
-	if (!strcmp(name, "translation"))
+	if (!strcmp(name, INODEDUMP_FACT_TRANSLATION))
 		return idd_target_translation(id->target);
-	if (!strcmp(name, "kaslr_offset"))
+	if (!strcmp(name, INODEDUMP_FACT_KASLR_OFFSET))
 		return id->kaslr_text;
-	if (!strcmp(name, "vmlinux"))
+	if (!strcmp(name, INODEDUMP_FACT_VMLINUX))
 		return id->vmlinux;
-	if (!strcmp(name, "vmlinux_source"))
+	if (!strcmp(name, INODEDUMP_FACT_VMLINUX_SOURCE))
 		return id->vmlinux_source;
-	if (!strcmp(name, "dump_level"))
+	if (!strcmp(name, INODEDUMP_FACT_DUMP_LEVEL))
 		return id->dump_level_text;
-	if (!strcmp(name, "arch"))
+	if (!strcmp(name, INODEDUMP_FACT_ARCH))
 		return idd_target_arch(id->target);
-	if (!strcmp(name, "page_size"))
+	if (!strcmp(name, INODEDUMP_FACT_PAGE_SIZE))
 		return id->page_size_text;
 	return NULL;
 }

@@ -35,6 +35,8 @@ struct inodedump {
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
 	struct idd_btf *btf;	     /* loaded on first use */
 	bool btf_tried;
+	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
+	void *host_arg;
 	struct sb_memo {	     /* the last superblock decoded */
 		uint64_t addr;
 		char *s_id, *fs_type, *s_op_symbol, *s_op_module;
@@ -43,6 +45,36 @@ struct inodedump {
 		bool valid, has_dev, has_magic, has_op;
 	} sb_memo;
 };
+
+/*
+ * What differs between the entry points that open a session; the steps
+ * that follow are the same for all (idd_session_open()).
+ */
+struct idd_session_config {
+	const char *vmlinux;	    /* NULL: found by the dump's release */
+	const char *vmlinux_source; /* the fact, when vmlinux is given */
+	const char *debug_root;	    /* where to look for it (NULL: /) */
+	const char *dump_name;	    /* the dump in messages */
+	bool ignore_build_id;	    /* skip the vmlinux match check */
+	bool live;		    /* /proc/kcore: check /proc/kallsyms too */
+	inodedump_symbol_fn symbol; /* the caller's symbols, or NULL */
+	void *symbol_arg;
+};
+
+/*
+ * The one session constructor: types, the architecture default, KASLR,
+ * build-id, facts, and the vmlinux match check where the dump has
+ * something to check against. Takes ownership of target, also on failure.
+ */
+struct inodedump_error *idd_session_open(struct idd_target *target,
+					 const struct idd_session_config *cfg,
+					 struct inodedump **out);
+/*
+ * A symbol vmlinux does not name: the caller's symbol callback, then the
+ * dump's modules. "name" or "name+0x10", malloc'd, or NULL; *module (if
+ * module) the module's name, malloc'd, or NULL.
+ */
+char *idd_session_symbol(struct inodedump *id, uint64_t addr, char **module);
 
 struct inodedump_inode;
 /* inodedump.c: the decode, also handing back i_sb_list.next from its bytes. */

@@ -10,47 +10,46 @@
 #include <string.h>
 
 #include "decode/inode.h"
+#include "decode/opts.h"
 
 #define MAX_SUPERBLOCKS 65536
 #define MAX_INODES_PER_SB (1u << 26)
 #define NAME_MAX_SB 64
 
-static const char *const type_names[8] = { "regular", "directory", "symlink",
-					   "fifo",    "chardev",   "blockdev",
-					   "socket",  "invalid" };
-
-static unsigned type_index(const char *name)
+enum inodedump_inode_type
+inodedump_inode_type(const struct inodedump_inode *ino)
 {
-	for (unsigned i = 0; i < 8; i++)
-		if (!strcmp(type_names[i], name))
-			return i;
-	return 7;
+	if (!ino || ino->mode.state != IDD_OK)
+		return INODEDUMP_INODE_INVALID;
+	return idd_mode_type((unsigned)ino->mode.v);
 }
 
-const char *inodedump_inode_type(const struct inodedump_inode *ino)
+const char *inodedump_inode_type_name(enum inodedump_inode_type type)
 {
-	return idd_mode_type_name((unsigned)ino->mode.v);
+	return idd_inode_type_name(type);
 }
 
-/* "symlink,regular" -> bit mask of type indexes; 0 for NULL. */
+/* "symlink,regular" -> bit mask of enum inodedump_inode_type; 0 for NULL. */
 static struct inodedump_error *parse_types(const char *types, unsigned *mask)
 {
-	*mask = 0;
 	for (const char *p = types; p && *p;) {
 		size_t len = strcspn(p, ",");
-		unsigned i;
+		enum inodedump_inode_type type;
 
-		for (i = 0; i < 8; i++)
-			if (strlen(type_names[i]) == len &&
-			    !strncmp(type_names[i], p, len))
-				break;
-		if (i == 8)
+		if (!idd_inode_type_parse(p, len, &type)) {
+			char known[128] = "";
+
+			for (unsigned i = 0; i < INODEDUMP_INODE_TYPES; i++)
+				snprintf(known + strlen(known),
+					 sizeof(known) - strlen(known), "%s%s",
+					 i ? ", " : "",
+					 idd_inode_type_name(
+						 (enum inodedump_inode_type)i));
 			return idd_error(INODEDUMP_ERR_USAGE,
-					 "unknown inode type '%.*s' (one of "
-					 "regular, directory, symlink, fifo, "
-					 "chardev, blockdev, socket, invalid)",
-					 (int)len, p);
-		*mask |= 1u << i;
+					 "unknown inode type '%.*s' (one of %s)",
+					 (int)len, p, known);
+		}
+		*mask |= 1u << type;
 		p += len + (p[len] == ',');
 	}
 	return NULL;
@@ -101,8 +100,8 @@ static uint64_t u64_at(const uint8_t *buf, const struct idd_member *m)
 
 struct sweep_state {
 	struct inodedump *id;
-	const struct inodedump_sweep_opts *opts;
-	unsigned types;
+	unsigned flags;
+	unsigned types; /* 1u << enum inodedump_inode_type; 0: every type */
 	inodedump_sweep_inode_fn on_inode;
 	void *arg;
 };
@@ -114,12 +113,13 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 	uint64_t head = sb_addr + l->s_inodes.offset;
 	uint64_t node = u64_at(sb_buf, &l->s_inodes_next);
 	struct idd_visited seen = { 0 };
-	unsigned flags = st->opts->flags;
+	unsigned flags = st->flags;
 
 	while (node != head) {
 		struct inodedump_inode *ino = NULL;
 		struct inodedump_error *err;
 		uint64_t inode = node - l->i_sb_list.offset, next = 0;
+		enum inodedump_inode_type type;
 
 		if (idd_visit(&seen, node) || out->inodes >= MAX_INODES_PER_SB) {
 			*error = idd_strdup_printf(
@@ -140,10 +140,10 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 			break;
 		}
 		out->inodes++;
-		if (!st->types ||
-		    (st->types & (1u << type_index(inodedump_inode_type(ino))))) {
+		type = inodedump_inode_type(ino);
+		if (!st->types || (st->types & (1u << type))) {
 			out->matched++;
-			out->by_type[type_index(inodedump_inode_type(ino))]++;
+			out->by_type[type]++;
 			if (ino->violations.n)
 				out->violations++;
 			if (st->on_inode)
@@ -161,14 +161,24 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 					inodedump_sweep_sb_fn on_sb, void *arg)
 {
 	struct sb_layout l;
-	struct sweep_state st = { id, opts, 0, on_inode, arg };
+	struct sweep_state st = { id, 0, 0, on_inode, arg };
 	struct inodedump_error *err;
 	struct idd_visited seen = { 0 };
+	const char *fs = OPTS_GET(opts, fs, NULL);
+	uint64_t only_sb = OPTS_GET(opts, sb, 0);
 	uint64_t head, node;
 	uint8_t *buf = NULL;
 	size_t count = 0;
 
-	if ((err = parse_types(opts->types, &st.types)) ||
+	if ((err = OPTS_VALID(opts, inodedump_sweep_opts)))
+		return err;
+	st.flags = OPTS_GET(opts, flags, 0);
+	st.types = OPTS_GET(opts, type_mask, 0);
+	if (st.types >> INODEDUMP_INODE_TYPES)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "struct inodedump_sweep_opts: type_mask 0x%x "
+				 "has bits of no inode type", st.types);
+	if ((err = parse_types(OPTS_GET(opts, types, NULL), &st.types)) ||
 	    (err = idd_layout_ready(id)) || (err = sb_layout(id, &l)))
 		return err;
 	idd_symbols_expect_many(id->syms);
@@ -182,7 +192,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	while (!err && node != head) {
 		uint64_t sb_addr = node - l.s_list.offset;
 		struct inodedump_sweep_sb out = { .address = sb_addr };
-		char s_id[NAME_MAX_SB] = "", *fs = NULL, *error = NULL;
+		char s_id[NAME_MAX_SB] = "", *fs_type = NULL, *error = NULL;
 		uint64_t name;
 		bool truncated;
 
@@ -204,20 +214,20 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 
 			if (!e2)
 				e2 = idd_target_read_string(id->target, name, 64,
-							    &fs, &truncated);
+							    &fs_type, &truncated);
 			inodedump_error_free(e2);
 		}
-		out.fs_type = fs ? fs : "?";
+		out.fs_type = fs_type ? fs_type : "?";
 		out.s_id = s_id;
-		if ((!opts->fs || (fs && !strcmp(fs, opts->fs))) &&
-		    (!opts->sb || opts->sb == sb_addr)) {
+		if ((!fs || (fs_type && !strcmp(fs_type, fs))) &&
+		    (!only_sb || only_sb == sb_addr)) {
 			walk_inodes(&st, &l, sb_addr, buf, &out, &error);
 			out.error = error;
 			if (on_sb)
 				on_sb(&out, arg);
 		}
 		free(error);
-		free(fs);
+		free(fs_type);
 		node = u64_at(buf, &l.s_list_next);
 	}
 	idd_visited_free(&seen);

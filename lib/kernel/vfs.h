@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "inodedump.h"
+
 /* ---- VFS knowledge (vfs_types.c) ---- */
 struct idd_flag {
 	const char *name;
@@ -31,7 +33,14 @@ size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
 			   struct idd_flag *out, size_t max);
 /* "IOP_LOOKUP|IOP_XATTR|0x100" style list into a malloc'd NULL-ended array. */
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
-const char *idd_mode_type_name(unsigned mode); /* "regular", ..., "invalid" */
+/* The file type of an i_mode, from the one table of types (S_IFMT). */
+enum inodedump_inode_type idd_mode_type(unsigned mode);
+/* "regular", ..., "invalid"; NULL for a value outside the enum. */
+const char *idd_inode_type_name(enum inodedump_inode_type type);
+/* The type whose name is name[0..len), as --type spells it. */
+bool idd_inode_type_parse(const char *name, size_t len,
+			  enum inodedump_inode_type *out);
+const char *idd_mode_type_name(unsigned mode); /* name of idd_mode_type() */
 void idd_mode_string(unsigned mode, char out[11]); /* "-rwsr-xr-x" */
 
 #endif

@@ -193,29 +193,60 @@ char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)
 	return names;
 }
 
+/*
+ * The file types of i_mode (S_IFMT), written once: the public enum's order,
+ * the name the JSON, the text view and the sweep's --type use, and the
+ * letter of ls -l.
+ */
+static const struct {
+	unsigned fmt; /* S_IFMT bits; 0 for "invalid" */
+	const char *name;
+	char letter;
+} inode_types[INODEDUMP_INODE_TYPES] = {
+	[INODEDUMP_INODE_REGULAR] = { 0100000, "regular", '-' },
+	[INODEDUMP_INODE_DIRECTORY] = { 0040000, "directory", 'd' },
+	[INODEDUMP_INODE_SYMLINK] = { 0120000, "symlink", 'l' },
+	[INODEDUMP_INODE_FIFO] = { 0010000, "fifo", 'p' },
+	[INODEDUMP_INODE_CHARDEV] = { 0020000, "chardev", 'c' },
+	[INODEDUMP_INODE_BLOCKDEV] = { 0060000, "blockdev", 'b' },
+	[INODEDUMP_INODE_SOCKET] = { 0140000, "socket", 's' },
+	[INODEDUMP_INODE_INVALID] = { 0, "invalid", '?' },
+};
+
+enum inodedump_inode_type idd_mode_type(unsigned mode)
+{
+	for (unsigned i = 0; i < INODEDUMP_INODE_INVALID; i++)
+		if ((mode & 0170000) == inode_types[i].fmt)
+			return (enum inodedump_inode_type)i;
+	return INODEDUMP_INODE_INVALID;
+}
+
+const char *idd_inode_type_name(enum inodedump_inode_type type)
+{
+	return (unsigned)type < INODEDUMP_INODE_TYPES ? inode_types[type].name
+						      : NULL;
+}
+
+bool idd_inode_type_parse(const char *name, size_t len,
+			  enum inodedump_inode_type *out)
+{
+	for (unsigned i = 0; i < INODEDUMP_INODE_TYPES; i++)
+		if (strlen(inode_types[i].name) == len &&
+		    !memcmp(inode_types[i].name, name, len)) {
+			*out = (enum inodedump_inode_type)i;
+			return true;
+		}
+	return false;
+}
+
 const char *idd_mode_type_name(unsigned mode)
 {
-	switch (mode & 0170000) {
-	case 0100000: return "regular";
-	case 0040000: return "directory";
-	case 0120000: return "symlink";
-	case 0010000: return "fifo";
-	case 0020000: return "chardev";
-	case 0060000: return "blockdev";
-	case 0140000: return "socket";
-	default: return "invalid";
-	}
+	return inode_types[idd_mode_type(mode)].name;
 }
 
 void idd_mode_string(unsigned mode, char out[11])
 {
-	static const char types[16] = {
-		[001] = 'p', [002] = 'c', [004] = 'd', [006] = 'b',
-		[010] = '-', [012] = 'l', [014] = 's',
-	};
-	char t = types[(mode >> 12) & 017];
-
-	out[0] = t ? t : '?';
+	out[0] = inode_types[idd_mode_type(mode)].letter;
 	out[1] = mode & 0400 ? 'r' : '-';
 	out[2] = mode & 0200 ? 'w' : '-';
 	out[3] = mode & 04000 ? (mode & 0100 ? 's' : 'S') : (mode & 0100 ? 'x' : '-');
