@@ -306,8 +306,11 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 
 	if ((err = OPTS_VALID(opts, inodedump_open_opts)))
 		return err;
-	if (!vmcore || !out)
+	if (!vmcore)
 		return idd_error(INODEDUMP_ERR_USAGE, "no dump given");
+	if (!out)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "inodedump_open: nowhere to put the session");
 	cfg.live = !strcmp(vmcore, "/proc/kcore");
 	err = idd_target_open(vmcore, &target);
 	if (err)
@@ -333,9 +336,13 @@ inodedump_open_reader(const struct inodedump_reader_opts *opts,
 
 	if ((err = OPTS_VALID(opts, inodedump_reader_opts)))
 		return err;
-	if (!opts || !out)
+	if (!opts)
 		return idd_error(INODEDUMP_ERR_USAGE,
 				 "inodedump_open_reader: no options given");
+	if (!out)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "inodedump_open_reader: nowhere to put the "
+				 "session");
 	if (!read)
 		return idd_error(INODEDUMP_ERR_USAGE,
 				 "struct inodedump_reader_opts: no read "
