@@ -36,11 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ "mount", "" },		{ "mount", "." },
 	};
 	struct inodedump *id = fuzz_session();
-	struct idd_btf *btf;
+	struct idd_btf *btf = NULL;
 	uint64_t first;
 
 	fuzz_image_load(data, size, &first);
-	btf = idd_btf_load(id);
+	inodedump_error_free(idd_btf_load(id->types, id->syms, id->target, &btf));
 	if (btf) {
 		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
 			struct idd_member m;

@@ -49,7 +49,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (inodedump_log_record(log, count))
 		abort();
 	(void)inodedump_log_warning(log);
-	n = inodedump_find_reports(log, &reps);
+	err = inodedump_find_reports(log, &reps, &n);
+	if (err) {
+		if (inodedump_error_code(err) != INODEDUMP_ERR_NOMEM)
+			abort(); /* the only way it may fail */
+		inodedump_error_free(err);
+		n = 0;
+	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(fuzz_sink(), "report %s at 0x%llx seq %llu %s %s\n",
 			reps[i].reason, (unsigned long long)reps[i].address,

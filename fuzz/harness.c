@@ -171,7 +171,12 @@ void fuzz_session_warm(void)
 			err ? inodedump_error_message(err) : "out of memory");
 		abort();
 	}
-	idd_decode_paths(id, ino);
+	err = idd_decode_paths(id, ino);
+	if (err) {
+		fprintf(stderr, "fuzz: path layout: %s\n",
+			inodedump_error_message(err));
+		abort();
+	}
 	inodedump_inode_free(ino);
 	fuzz_session_reset();
 }

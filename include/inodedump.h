@@ -423,12 +423,15 @@ INODEDUMP_API bool inodedump_parse_report(const char *text, size_t len,
 					  struct inodedump_report *out);
 
 /*
- * Every dump_inode() report in the log, with what followed it: returns
- * how many, and *out an array of them (NULL when none) that the caller
- * frees with free(3). Independent of log once returned.
+ * Every dump_inode() report in the log, with what followed it: *reports
+ * is an array of *count reports, malloc'd (the caller frees it with
+ * free(3)), NULL when there are none; independent of log once returned.
+ * Fails only when out of memory, and then hands back nothing (never a
+ * shortened list).
  */
-INODEDUMP_API size_t inodedump_find_reports(const struct inodedump_log *log,
-					    struct inodedump_report **out);
+INODEDUMP_API struct inodedump_error *
+inodedump_find_reports(const struct inodedump_log *log,
+		       struct inodedump_report **reports, size_t *count);
 
 #ifdef __cplusplus
 }

@@ -328,7 +328,13 @@ static int decode_reports(struct inodedump *id, unsigned flags, bool json)
 	}
 	if (inodedump_log_warning(log))
 		fprintf(stderr, "vmcore-inode: %s\n", inodedump_log_warning(log));
-	n = inodedump_find_reports(log, &reps);
+	err = inodedump_find_reports(log, &reps, &n);
+	if (err) {
+		fprintf(stderr, "vmcore-inode: %s\n", inodedump_error_message(err));
+		inodedump_error_free(err);
+		inodedump_log_free(log);
+		return EXIT_UNREADABLE;
+	}
 	if (json) {
 		print_json_head(id);
 		printf("],\n  \"reports\": [");

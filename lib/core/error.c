@@ -16,6 +16,16 @@ struct inodedump_error *idd_nomem(void)
 	return &nomem_error;
 }
 
+struct inodedump_error *idd_error_unless(struct inodedump_error *err,
+					 enum inodedump_error_code code)
+{
+	if (err && err->code == code) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	return err;
+}
+
 static char *vformat(const char *fmt, va_list ap)
 {
 	char *s;

@@ -30,6 +30,22 @@ struct inodedump_error *idd_error_wrap(struct inodedump_error *err,
 				       const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
 struct inodedump_error *idd_nomem(void);
+/*
+ * err unless its code is code: then err is freed and NULL returned. For
+ * errors that only mean "absent" to a caller, which goes on without the
+ * thing while any other error (out of memory) still reaches its caller.
+ */
+struct inodedump_error *idd_error_unless(struct inodedump_error *err,
+					 enum inodedump_error_code code);
+static inline bool idd_error_is_nomem(const struct inodedump_error *err)
+{
+	return err && err->code == INODEDUMP_ERR_NOMEM;
+}
+/* For _cleanup_(idd_error_freep): an error that is only looked at. */
+static inline void idd_error_freep(struct inodedump_error **err)
+{
+	inodedump_error_free(*err);
+}
 char *idd_strdup_printf(const char *fmt, ...) IDD_ATTR_PRINTF(1, 2);
 
 #endif

@@ -12,13 +12,13 @@ static size_t slot(uint64_t addr, size_t cap)
 	return (size_t)(addr * 0x9e3779b97f4a7c15ull) & (cap - 1);
 }
 
-static bool grow(struct idd_visited *v)
+static struct inodedump_error *grow(struct idd_visited *v)
 {
 	size_t cap = v->cap ? 2 * v->cap : 64;
 	uint64_t *slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
-		return false;
+		return idd_nomem();
 	for (size_t i = 0; i < v->cap; i++) {
 		size_t h;
 
@@ -31,20 +31,35 @@ static bool grow(struct idd_visited *v)
 	free(v->slots);
 	v->slots = slots;
 	v->cap = cap;
-	return true;
+	return NULL;
 }
 
-bool idd_visit(struct idd_visited *v, uint64_t addr)
+struct inodedump_error *idd_visit(struct idd_visited *v, uint64_t addr,
+				  bool *seen)
 {
-	if (2 * (v->n + 1) > v->cap && !grow(v))
-		return true; /* out of memory: say "seen" so the walk stops */
+	struct inodedump_error *err;
+
+	/*
+	 * No node lives at 0 (it also marks an empty slot): a NULL link in a
+	 * circular list is corruption, and counts as met before so that the
+	 * walk stops there.
+	 */
+	if (!addr) {
+		*seen = true;
+		return NULL;
+	}
+	if (2 * (v->n + 1) > v->cap && (err = grow(v)))
+		return err;
 	for (size_t h = slot(addr, v->cap);; h = (h + 1) & (v->cap - 1)) {
-		if (v->slots[h] == addr)
-			return true;
+		if (v->slots[h] == addr) {
+			*seen = true;
+			return NULL;
+		}
 		if (!v->slots[h]) {
 			v->slots[h] = addr;
 			v->n++;
-			return false;
+			*seen = false;
+			return NULL;
 		}
 	}
 }

@@ -7,14 +7,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+
 /* ---- bounded walks (visited.c) ---- */
 struct idd_visited {
 	uint64_t *slots; /* open addressing; 0 is empty (never a node) */
 	size_t cap, n;
 };
 
-/* Remember addr; true if it was seen before (the list loops). */
-bool idd_visit(struct idd_visited *v, uint64_t addr);
+/*
+ * Remember addr; *seen says it was met before (the list loops; 0, a
+ * NULL link, always counts as met). Fails
+ * only when the set cannot grow (out of memory): a walk then stops with
+ * that error rather than take it for a loop.
+ */
+struct inodedump_error *idd_visit(struct idd_visited *v, uint64_t addr,
+				  bool *seen);
 void idd_visited_free(struct idd_visited *v);
+
+/* struct idd_visited seen _cleanup_visited_ = { 0 }; */
+#define _cleanup_visited_ __attribute__((__cleanup__(idd_visited_free)))
 
 #endif

@@ -291,8 +291,10 @@ static void take_ptr(struct inodedump *id, struct idd_ptr *out,
  * Name an inode's operations pointers: remembered answers first, then one
  * pass over vmlinux's symbols for all the rest, then the modules.
  */
-static void name_ops(struct inodedump *id, struct inodedump_inode *ino)
+static struct inodedump_error *name_ops(struct inodedump *id,
+					struct inodedump_inode *ino)
 {
+	struct inodedump_error *err;
 	struct idd_ptr *ops[] = { &ino->i_op, &ino->i_fop, &ino->a_ops,
 				  &ino->s_op };
 	uint64_t want[4];
@@ -311,16 +313,28 @@ static void name_ops(struct inodedump *id, struct inodedump_inode *ino)
 		want[n++] = p->addr;
 	}
 	if (!n)
-		return;
-	idd_symbols_names(id->syms, want, n, names);
-	for (size_t i = 0; i < n; i++) {
+		return NULL;
+	err = idd_symbols_names(id->syms, want, n, names);
+	for (size_t i = 0; !err && i < n; i++) {
 		struct idd_ptr *p = pending[i];
 
 		p->symbol = names[i];
-		if (!p->symbol)
-			p->symbol = idd_session_symbol(id, p->addr, &p->module);
-		memo_put(id, p->addr, p->symbol, p->module);
+		names[i] = NULL;
+		if (!p->symbol) {
+			err = idd_session_symbol(id, p->addr, &p->symbol,
+						 &p->module);
+			/* An unreadable module symbol leaves it unnamed. */
+			if (!idd_error_is_nomem(err)) {
+				inodedump_error_free(err);
+				err = NULL;
+			}
+		}
+		if (!err)
+			memo_put(id, p->addr, p->symbol, p->module);
 	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	return err;
 }
 
 static bool printable_name(const char *s)
@@ -679,11 +693,16 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	decode_mapping(id, ino, buf);
 	decode_union(id, ino, buf);
 	decode_flags(l, ino);
-	name_ops(id, ino);
-	if (!ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS))
-		idd_decode_paths(id, ino);
-	if (flags & INODEDUMP_DECODE_HOLDERS)
-		idd_decode_holders(id, ino);
+	err = name_ops(id, ino);
+	if (!err && !ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS))
+		err = idd_decode_paths(id, ino);
+	if (!err && (flags & INODEDUMP_DECODE_HOLDERS))
+		err = idd_decode_holders(id, ino);
+	if (err) {
+		free(buf);
+		inodedump_inode_free(ino);
+		return err;
+	}
 	idd_run_checks(id->layout, ino);
 	free(buf);
 	*out = ino;

@@ -8,10 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
+#include "core/cleanup.h"
 #include "decode/inode.h"
 
 #define MAX_TASKS (1 << 16)
 #define MAX_FDS (1 << 16)
+#define MAX_HELD (1u << 20)
 
 struct holder_layout {
 	struct idd_struct task, files, fdt, file, fs;
@@ -25,22 +28,34 @@ struct held {
 	struct idd_holder h;
 };
 
+/* The session's one walk: every (inode, task) pair it met. */
 struct idd_holders {
 	struct held *v;
 	size_t n, cap;
-	char *error; /* why the walk stopped early */
+	struct inodedump_error *stopped; /* why the walk stopped early */
 };
 
-static bool layout(struct inodedump *id, struct holder_layout *l)
+static bool pointer(const struct idd_member *m)
+{
+	return m->present && m->size == 8;
+}
+
+/*
+ * The members the walk needs. A type this kernel lacks leaves l->ok false;
+ * only other errors (out of memory) are returned.
+ */
+static struct inodedump_error *load_holder_layout(struct inodedump *id,
+						  struct holder_layout *l)
 {
 	struct idd_types *t = id->types;
 	struct idd_struct dentry;
+	struct inodedump_error *err;
 
 	memset(l, 0, sizeof(*l));
-	if (idd_types_struct(t, "task_struct", &l->task) ||
-	    idd_types_struct(t, "file", &l->file) ||
-	    idd_types_struct(t, "dentry", &dentry))
-		return false;
+	if ((err = idd_types_struct(t, "task_struct", &l->task)) ||
+	    (err = idd_types_struct(t, "file", &l->file)) ||
+	    (err = idd_types_struct(t, "dentry", &dentry)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
 	idd_types_member(t, &l->task, "tasks", &l->tasks);
 	idd_types_member(t, &l->task, "tasks.next", &l->list_next);
 	idd_types_member(t, &l->task, "pid", &l->pid);
@@ -49,55 +64,78 @@ static bool layout(struct inodedump *id, struct holder_layout *l)
 	idd_types_member(t, &l->task, "fs", &l->fs_ptr);
 	idd_types_member(t, &l->file, "f_inode", &l->f_inode);
 	idd_types_member(t, &dentry, "d_inode", &l->d_inode);
-	if (!l->tasks.present || !l->files_ptr.present || !l->fs_ptr.present ||
-	    idd_types_pointee_struct(t, &l->files_ptr, &l->files) ||
-	    idd_types_pointee_struct(t, &l->fs_ptr, &l->fs))
-		return false;
+	if (!l->tasks.present || !l->files_ptr.present || !l->fs_ptr.present)
+		return NULL;
+	if ((err = idd_types_pointee_struct(t, &l->files_ptr, &l->files)) ||
+	    (err = idd_types_pointee_struct(t, &l->fs_ptr, &l->fs)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
 	idd_types_member(t, &l->files, "fdt", &l->fdt_ptr);
-	if (!l->fdt_ptr.present ||
-	    idd_types_pointee_struct(t, &l->fdt_ptr, &l->fdt))
-		return false;
+	if (!l->fdt_ptr.present)
+		return NULL;
+	if ((err = idd_types_pointee_struct(t, &l->fdt_ptr, &l->fdt)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
 	idd_types_member(t, &l->fdt, "max_fds", &l->max_fds);
 	idd_types_member(t, &l->fdt, "fd", &l->fd);
 	idd_types_member(t, &l->fs, "pwd.dentry", &l->pwd_dentry);
 	idd_types_member(t, &l->fs, "root.dentry", &l->root_dentry);
-	l->ok = l->list_next.present && l->pid.present && l->comm.present &&
-		l->max_fds.present && l->fd.present && l->f_inode.present &&
-		l->pwd_dentry.present && l->root_dentry.present &&
-		l->d_inode.present;
-	return l->ok;
+	l->ok = pointer(&l->list_next) && l->pid.present && l->comm.present &&
+		pointer(&l->files_ptr) && pointer(&l->fs_ptr) &&
+		pointer(&l->fdt_ptr) && l->max_fds.present &&
+		pointer(&l->fd) && pointer(&l->f_inode) &&
+		pointer(&l->pwd_dentry) && pointer(&l->root_dentry) &&
+		pointer(&l->d_inode);
+	return NULL;
 }
 
-static struct inodedump_error *rd(struct inodedump *id, uint64_t addr,
-				  const struct idd_member *m, uint64_t *out)
+/* An integer member (pid, max_fds) of the struct at addr. */
+static struct inodedump_error *read_int(struct inodedump *id, uint64_t addr,
+					const struct idd_member *m,
+					uint64_t *out)
 {
-	uint8_t buf[8];
-	struct idd_member rel = *m;
+	uint8_t bytes[8];
+	size_t n = m->size < sizeof(bytes) ? (size_t)m->size : sizeof(bytes);
 	struct inodedump_error *err;
 
-	if (rel.size > 8)
-		rel.size = 8;
-	err = idd_target_read(id->target, addr + m->offset, buf, rel.size);
-	rel.offset = 0;
+	err = idd_target_read(id->target, addr + m->offset, bytes, n);
 	if (!err)
-		*out = idd_member_uval(&rel, buf);
+		*out = idd_load_le(bytes, n);
 	return err;
 }
 
-#define MAX_HELD (1u << 20)
-
-static void add(struct idd_holders *hs, uint64_t inode, const char *kind,
-		uint64_t pid, const char *comm, int64_t fd)
+/*
+ * A pointer whose memory may be unreadable, which only means "not this
+ * one": *out is then 0. Out of memory is still an error.
+ */
+static struct inodedump_error *read_ptr_or_0(struct inodedump *id,
+					     uint64_t addr, uint64_t *out)
 {
+	struct inodedump_error *err = idd_target_read_u64(id->target, addr, out);
+
+	if (err && !idd_error_is_nomem(err)) {
+		inodedump_error_free(err);
+		*out = 0;
+		return NULL;
+	}
+	return err;
+}
+
+/* Remember that task pid holds inode; bounded to MAX_HELD in all. */
+static struct inodedump_error *add_held(struct idd_holders *hs,
+					uint64_t inode, const char *kind,
+					uint64_t pid, const char *comm,
+					int64_t fd)
+{
+	if (!inode)
+		return NULL;
 	if (hs->n == hs->cap) {
 		size_t cap = hs->cap ? 2 * hs->cap : 64;
 		struct held *grown;
 
 		if (hs->n >= MAX_HELD)
-			return;
+			return NULL;
 		grown = realloc(hs->v, cap * sizeof(*grown));
 		if (!grown)
-			return;
+			return idd_nomem();
 		hs->v = grown;
 		hs->cap = cap;
 	}
@@ -108,47 +146,59 @@ static void add(struct idd_holders *hs, uint64_t inode, const char *kind,
 	e->h.pid = pid;
 	e->h.fd = fd;
 	snprintf(e->h.comm, sizeof(e->h.comm), "%s", comm);
+	return NULL;
 }
 
-/* A read whose failure only means "not this one". */
-static bool rd_ok(struct inodedump *id, uint64_t addr,
-		  const struct idd_member *m, uint64_t *out)
+/* The inode of the dentry member of fs (cwd, root); 0 when unreadable. */
+static struct inodedump_error *fs_dentry_inode(struct inodedump *id,
+					       const struct holder_layout *l,
+					       uint64_t fs,
+					       const struct idd_member *m,
+					       uint64_t *inode)
 {
-	struct inodedump_error *err = rd(id, addr, m, out);
+	uint64_t dentry;
+	struct inodedump_error *err;
 
-	inodedump_error_free(err);
-	return err == NULL;
+	*inode = 0;
+	err = read_ptr_or_0(id, fs + m->offset, &dentry);
+	if (err || !dentry)
+		return err;
+	return read_ptr_or_0(id, dentry + l->d_inode.offset, inode);
 }
 
+/* What one task holds: its cwd and root, and its open files. */
 static struct inodedump_error *task_holds(struct inodedump *id,
 					  const struct holder_layout *l,
 					  uint64_t task, struct idd_holders *hs)
 {
-	uint64_t pid, files, fs, fdt, max_fds, fd_array, dentry, inode;
+	uint64_t pid, files, fs, fdt, max_fds, fd_array, inode;
 	char comm[16] = "";
 	struct inodedump_error *err;
-	uint64_t *fds;
+	_cleanup_free_ uint64_t *fds = NULL;
 
-	if ((err = rd(id, task, &l->pid, &pid)) ||
-	    (err = rd(id, task, &l->files_ptr, &files)) ||
-	    (err = rd(id, task, &l->fs_ptr, &fs)) ||
+	if ((err = read_int(id, task, &l->pid, &pid)) ||
+	    (err = idd_target_read_u64(id->target, task + l->files_ptr.offset,
+				       &files)) ||
+	    (err = idd_target_read_u64(id->target, task + l->fs_ptr.offset,
+				       &fs)) ||
 	    (err = idd_target_read(id->target, task + l->comm.offset, comm,
 				   l->comm.size < sizeof(comm) ? l->comm.size
 							       : sizeof(comm) - 1)))
 		return err;
 	if (fs) {
-		if (rd_ok(id, fs, &l->pwd_dentry, &dentry) && dentry &&
-		    rd_ok(id, dentry, &l->d_inode, &inode))
-			add(hs, inode, "cwd", pid, comm, -1);
-		if (rd_ok(id, fs, &l->root_dentry, &dentry) && dentry &&
-		    rd_ok(id, dentry, &l->d_inode, &inode))
-			add(hs, inode, "root", pid, comm, -1);
+		if ((err = fs_dentry_inode(id, l, fs, &l->pwd_dentry, &inode)) ||
+		    (err = add_held(hs, inode, "cwd", pid, comm, -1)) ||
+		    (err = fs_dentry_inode(id, l, fs, &l->root_dentry, &inode)) ||
+		    (err = add_held(hs, inode, "root", pid, comm, -1)))
+			return err;
 	}
 	if (!files)
 		return NULL; /* a kernel thread */
-	if ((err = rd(id, files, &l->fdt_ptr, &fdt)) ||
-	    (err = rd(id, fdt, &l->max_fds, &max_fds)) ||
-	    (err = rd(id, fdt, &l->fd, &fd_array)))
+	if ((err = idd_target_read_u64(id->target, files + l->fdt_ptr.offset,
+				       &fdt)) ||
+	    (err = read_int(id, fdt, &l->max_fds, &max_fds)) ||
+	    (err = idd_target_read_u64(id->target, fdt + l->fd.offset,
+				       &fd_array)))
 		return err;
 	if (max_fds > MAX_FDS)
 		max_fds = MAX_FDS;
@@ -159,74 +209,93 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 	for (uint64_t i = 0; !err && i < max_fds; i++) {
 		if (!fds[i])
 			continue;
-		if (rd_ok(id, fds[i], &l->f_inode, &inode))
-			add(hs, inode, "fd", pid, comm, (int64_t)i);
+		if ((err = read_ptr_or_0(id, fds[i] + l->f_inode.offset, &inode)) ||
+		    (err = add_held(hs, inode, "fd", pid, comm, (int64_t)i)))
+			return err;
 	}
-	free(fds);
 	return err;
 }
 
-static void walk(struct inodedump *id, struct idd_holders *hs)
+/*
+ * Walk every task from init_task into hs. Why the walk stopped early (a
+ * type this kernel lacks, a corrupt list, a fault) is kept in
+ * hs->stopped; only running out of memory is returned.
+ */
+static struct inodedump_error *walk_tasks(struct inodedump *id,
+					  struct idd_holders *hs)
 {
+	_cleanup_visited_ struct idd_visited seen = { 0 };
 	struct holder_layout l;
-	uint64_t init_task, head, node;
-	struct inodedump_error *err = NULL;
+	uint64_t init_task, head, node, next_offset;
+	struct inodedump_error *err;
 	size_t count = 0;
 
-	if (!layout(id, &l)) {
-		hs->error = strdup("this kernel's task/file types lack a member "
-				   "the holder walk needs");
-		return;
+	if ((err = load_holder_layout(id, &l)))
+		return err;
+	if (!l.ok) {
+		hs->stopped = idd_error(INODEDUMP_ERR_TYPE,
+					"this kernel's task/file types lack a "
+					"member the holder walk needs");
+		return idd_error_is_nomem(hs->stopped) ? hs->stopped : NULL;
 	}
 	if (!idd_symbols_address(id->syms, "init_task", &init_task)) {
-		hs->error = strdup("no symbol init_task in vmlinux");
-		return;
+		hs->stopped = idd_error(INODEDUMP_ERR_TYPE,
+					"no symbol init_task in vmlinux");
+		return idd_error_is_nomem(hs->stopped) ? hs->stopped : NULL;
 	}
-	struct idd_member next = { .present = true, .size = 8,
-				   .offset = l.list_next.offset - l.tasks.offset };
-
+	/* tasks.next, from the list node (tasks) rather than the task. */
+	next_offset = l.list_next.offset - l.tasks.offset;
 	head = init_task + l.tasks.offset;
-	err = rd(id, head, &next, &node);
-	struct idd_visited seen = { 0 };
-
+	err = idd_target_read_u64(id->target, head + next_offset, &node);
 	while (!err && node != head) {
 		uint64_t task = node - l.tasks.offset;
-		struct inodedump_error *terr;
+		struct inodedump_error *task_err;
+		bool again;
 
-		if (idd_visit(&seen, node) || ++count > MAX_TASKS) {
+		if ((err = idd_visit(&seen, node, &again)))
+			return err;
+		if (again || ++count > MAX_TASKS) {
 			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
 					   "task list loops at 0x%" PRIx64
 					   " without returning to init_task: "
 					   "corrupt", node);
 			break;
 		}
-		terr = task_holds(id, &l, task, hs);
-		if (terr) /* one unreadable task does not end the walk */
-			inodedump_error_free(terr);
-		err = rd(id, node, &next, &node);
+		task_err = task_holds(id, &l, task, hs);
+		if (idd_error_is_nomem(task_err))
+			return task_err;
+		/* One unreadable task does not end the walk. */
+		inodedump_error_free(task_err);
+		err = idd_target_read_u64(id->target, node + next_offset, &node);
 	}
-	idd_visited_free(&seen);
-	if (err) {
-		hs->error = idd_strdup_printf("task walk stopped after %zu tasks: "
-					      "%s", count,
-					      inodedump_error_message(err));
-		inodedump_error_free(err);
-	}
+	if (idd_error_is_nomem(err))
+		return err;
+	if (err)
+		hs->stopped = idd_error_wrap(err, "task walk stopped after %zu "
+					     "tasks", count);
+	return NULL;
 }
 
-void idd_decode_holders(struct inodedump *id, struct inodedump_inode *ino)
+struct inodedump_error *idd_decode_holders(struct inodedump *id,
+					   struct inodedump_inode *ino)
 {
 	struct idd_holders *hs = id->holders;
+	struct inodedump_error *err;
 
 	if (!hs) {
-		hs = id->holders = calloc(1, sizeof(*hs));
+		hs = calloc(1, sizeof(*hs));
 		if (!hs)
-			return;
-		walk(id, hs);
+			return idd_nomem();
+		if ((err = walk_tasks(id, hs))) {
+			idd_holders_free(hs);
+			return err;
+		}
+		id->holders = hs;
 	}
 	ino->holders_known = true;
-	if (hs->error)
-		idd_notes_add(&ino->errors, "holders", false, 0, "%s", hs->error);
+	if (hs->stopped)
+		idd_notes_add(&ino->errors, "holders", false, 0, "%s",
+			      inodedump_error_message(hs->stopped));
 	for (size_t i = 0; i < hs->n; i++) {
 		struct idd_holder *grown;
 
@@ -234,10 +303,11 @@ void idd_decode_holders(struct inodedump *id, struct inodedump_inode *ino)
 			continue;
 		grown = realloc(ino->holders, (ino->nholders + 1) * sizeof(*grown));
 		if (!grown)
-			return;
+			return idd_nomem();
 		ino->holders = grown;
 		ino->holders[ino->nholders++] = hs->v[i].h;
 	}
+	return NULL;
 }
 
 void idd_holders_free(struct idd_holders *hs)
@@ -245,6 +315,6 @@ void idd_holders_free(struct idd_holders *hs)
 	if (!hs)
 		return;
 	free(hs->v);
-	free(hs->error);
+	inodedump_error_free(hs->stopped);
 	free(hs);
 }

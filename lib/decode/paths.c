@@ -4,11 +4,15 @@
  * d_parent chain, then through the mounts of its superblock (s_mounts) up
  * each mount's mountpoint to the root mount. Every walk is bounded; a cycle
  * or a corrupt pointer ends the walk with a note, never a hang.
+ *
+ * What the dump does not let us read becomes a note in the inode's errors;
+ * only running out of memory is returned to the decode.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cleanup.h"
 #include "decode/inode.h"
 
 #define MAX_ALIASES 64
@@ -16,6 +20,7 @@
 #define MAX_MOUNTS 256	 /* mounts of one superblock */
 #define MAX_MOUNT_HOPS 64 /* nested mounts */
 #define NAME_MAX_BYTES 255
+#define PATH_BYTES 4096	 /* PATH_MAX */
 
 struct path_layout {
 	bool ok;
@@ -30,43 +35,57 @@ struct path_layout {
 /*
  * struct mount is private to fs/: in DWARF only the units of fs/ files have
  * it, deep in .debug_info. BTF, where the kernel has it, is far cheaper.
+ * *found: BTF has every member of struct mount the walk needs.
  */
-static bool mount_from_btf(struct inodedump *id, struct path_layout *l)
+static struct inodedump_error *mount_from_btf(struct inodedump *id,
+					      struct path_layout *l,
+					      bool *found)
 {
+	*found = false;
 	if (!id->btf_tried) {
+		struct inodedump_error *err = idd_btf_load(id->types, id->syms,
+							   id->target, &id->btf);
+
+		if (idd_error_is_nomem(err))
+			return err;
+		/* BTF that cannot be read: struct mount comes from DWARF. */
+		inodedump_error_free(err);
 		id->btf_tried = true;
-		id->btf = idd_btf_load(id);
 	}
-	return id->btf &&
-	       idd_btf_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
-	       idd_btf_member(id->btf, "mount", "mnt_mountpoint",
-			      &l->mnt_mountpoint) &&
-	       idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root) &&
-	       idd_btf_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
+	*found = id->btf &&
+		 idd_btf_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
+		 idd_btf_member(id->btf, "mount", "mnt_mountpoint",
+				&l->mnt_mountpoint) &&
+		 idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root) &&
+		 idd_btf_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
+	return NULL;
 }
 
-static struct path_layout *path_layout(struct inodedump *id)
+/*
+ * The members the walk needs. A type this kernel lacks leaves l->ok false
+ * (the walk is skipped with a note); only other errors are returned.
+ */
+static struct inodedump_error *find_path_members(struct inodedump *id,
+						 struct path_layout *l)
 {
-	struct path_layout *l;
 	struct idd_types *t = id->types;
-	struct idd_struct inode, sb;
-	struct idd_member i_sb;
+	struct idd_struct inode, sb, node;
+	struct idd_member i_sb, i_lru;
+	struct inodedump_error *err;
+	bool have_mount;
 
-	if (id->paths_layout)
-		return id->paths_layout;
-	l = calloc(1, sizeof(*l));
-	if (!l)
-		return NULL;
-	id->paths_layout = l;
-	if (idd_types_struct(t, "inode", &inode) ||
-	    idd_types_struct(t, "dentry", &l->dentry))
-		return l;
-	if (!mount_from_btf(id, l)) {
+	if ((err = idd_types_struct(t, "inode", &inode)) ||
+	    (err = idd_types_struct(t, "dentry", &l->dentry)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
+	if ((err = mount_from_btf(id, l, &have_mount)))
+		return err;
+	if (!have_mount) {
 		/* No BTF: struct mount from the DWARF of fs/namespace.c. */
-		idd_anchor(id, "fs/namespace.c",
+		idd_anchor(t, id->syms, "fs/namespace.c",
 			   (const char *const[]){ "mntput", "kern_mount", NULL });
-		if (idd_types_struct_in(t, "mount", "fs/namespace.c", &l->mount))
-			return l;
+		err = idd_types_struct_in(t, "mount", "fs/namespace.c", &l->mount);
+		if (err)
+			return idd_error_unless(err, INODEDUMP_ERR_TYPE);
 		idd_types_member(t, &l->mount, "mnt_parent", &l->mnt_parent);
 		idd_types_member(t, &l->mount, "mnt_mountpoint",
 				 &l->mnt_mountpoint);
@@ -75,22 +94,19 @@ static struct path_layout *path_layout(struct inodedump *id)
 	}
 	idd_types_member(t, &inode, "i_dentry.first", &l->i_dentry_first);
 	idd_types_member(t, &inode, "i_sb", &i_sb);
-	{
-		struct idd_struct node;
-		struct idd_member i_lru;
+	err = idd_types_pointee_struct(t, &l->i_dentry_first, &node);
+	if (!err)
+		idd_types_member(t, &node, "next", &l->hlist_next);
+	else if ((err = idd_error_unless(err, INODEDUMP_ERR_TYPE)))
+		return err;
+	idd_types_member(t, &inode, "i_lru", &i_lru);
+	if (i_lru.present && i_lru.kind == IDD_KIND_STRUCT) {
+		struct idd_struct list = { .die = i_lru.type, .size = i_lru.size };
 
-		if (!idd_types_pointee_struct(t, &l->i_dentry_first, &node))
-			idd_types_member(t, &node, "next", &l->hlist_next);
-		idd_types_member(t, &inode, "i_lru", &i_lru);
-		if (i_lru.present && i_lru.kind == IDD_KIND_STRUCT) {
-			struct idd_struct list = { .die = i_lru.type,
-						   .size = i_lru.size };
-
-			idd_types_member(t, &list, "next", &l->list_next);
-		}
+		idd_types_member(t, &list, "next", &l->list_next);
 	}
-	if (idd_types_pointee_struct(t, &i_sb, &sb))
-		return l;
+	if ((err = idd_types_pointee_struct(t, &i_sb, &sb)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
 	idd_types_member(t, &sb, "s_mounts", &l->s_mounts);
 	idd_types_member(t, &l->dentry, "d_parent", &l->d_parent);
 	idd_types_member(t, &l->dentry, "d_name.len", &l->d_name_len);
@@ -103,13 +119,26 @@ static struct path_layout *path_layout(struct inodedump *id)
 		l->mnt_parent.present && l->mnt_mountpoint.present &&
 		l->mnt_root.present && l->mnt_instance.present &&
 		l->hlist_next.present && l->list_next.present;
-	return l;
+	return NULL;
 }
 
-static struct inodedump_error *read_u64(struct inodedump *id, uint64_t addr,
-					uint64_t *out)
+/* The session's path layout, found on first use and kept (*out not owned). */
+static struct inodedump_error *load_path_layout(struct inodedump *id,
+						struct path_layout **out)
 {
-	return idd_target_read_u64(id->target, addr, out);
+	_cleanup_free_ struct path_layout *l = NULL;
+	struct inodedump_error *err;
+
+	if (!id->paths_layout) {
+		l = calloc(1, sizeof(*l));
+		if (!l)
+			return idd_nomem();
+		if ((err = find_path_members(id, l)))
+			return err;
+		id->paths_layout = TAKE_PTR(l);
+	}
+	*out = id->paths_layout;
+	return NULL;
 }
 
 struct dentry_info {
@@ -122,7 +151,7 @@ static struct inodedump_error *read_dentry(struct inodedump *id,
 					   const struct path_layout *l,
 					   uint64_t addr, struct dentry_info *out)
 {
-	uint8_t *buf = malloc(l->dentry.size);
+	_cleanup_free_ uint8_t *buf = malloc(l->dentry.size);
 	struct inodedump_error *err;
 	uint64_t len, name;
 	size_t got;
@@ -130,17 +159,16 @@ static struct inodedump_error *read_dentry(struct inodedump *id,
 	if (!buf)
 		return idd_nomem();
 	err = idd_target_read(id->target, addr, buf, l->dentry.size);
-	if (!err) {
-		out->parent = idd_member_uval(&l->d_parent, buf);
-		len = idd_member_uval(&l->d_name_len, buf);
-		name = idd_member_uval(&l->d_name_name, buf);
-		out->hashed = !l->d_hash_pprev.present ||
-			      idd_member_uval(&l->d_hash_pprev, buf) != 0;
-		got = len > NAME_MAX_BYTES ? NAME_MAX_BYTES : (size_t)len;
-		err = idd_target_read(id->target, name, out->name, got);
-		out->name[err ? 0 : got] = '\0';
-	}
-	free(buf);
+	if (err)
+		return err;
+	out->parent = idd_member_uval(&l->d_parent, buf);
+	len = idd_member_uval(&l->d_name_len, buf);
+	name = idd_member_uval(&l->d_name_name, buf);
+	out->hashed = !l->d_hash_pprev.present ||
+		      idd_member_uval(&l->d_hash_pprev, buf) != 0;
+	got = len > NAME_MAX_BYTES ? NAME_MAX_BYTES : (size_t)len;
+	err = idd_target_read(id->target, name, out->name, got);
+	out->name[err ? 0 : got] = '\0';
 	return err;
 }
 
@@ -157,212 +185,251 @@ static bool prepend(char *buf, size_t *start, const char *name)
 	return true;
 }
 
-/* Keep the newest reason a walk failed; the older one is freed. */
-static void set_why(char **why, char *reason)
-{
-	free(*why);
-	*why = reason;
-}
-
 /*
  * The path of dentry as seen through mount mnt: up to the mount's root,
  * then from its mountpoint in the parent mount, up to a mount that is its
- * own parent. NULL when this mount does not contain the dentry. Every
- * dentry and mount met is remembered: a loop ends the walk at once.
+ * own parent. *path is malloc'd (the caller frees it), or NULL when this
+ * mount does not contain the dentry. An error says why the walk could not
+ * finish: a loop, a fault, or out of memory. Every dentry and mount met is
+ * remembered: a loop ends the walk at once.
  */
-static char *path_through(struct inodedump *id, const struct path_layout *l,
-			  uint64_t dentry, uint64_t mnt, char **why)
+static struct inodedump_error *path_through(struct inodedump *id,
+					    const struct path_layout *l,
+					    uint64_t dentry, uint64_t mnt,
+					    char **path)
 {
-	char *buf = malloc(4096 + 1);
-	size_t start = 4096;
+	_cleanup_free_ char *buf = malloc(PATH_BYTES + 1);
+	_cleanup_visited_ struct idd_visited seen = { 0 };
+	size_t start = PATH_BYTES;
 	int depth = 0, hops = 0;
-	struct idd_visited seen = { 0 };
-	struct inodedump_error *err = NULL;
+	struct inodedump_error *err;
 
+	*path = NULL;
 	if (!buf)
-		return NULL;
+		return idd_nomem();
 	buf[start] = '\0';
 	for (;;) {
 		uint64_t mnt_root, parent_mnt;
 		struct dentry_info d;
+		bool again = ++depth > MAX_DEPTH;
 
-		if (++depth > MAX_DEPTH || idd_visit(&seen, dentry ^ mnt)) {
-			set_why(why, idd_strdup_printf(
-				"dentry 0x%" PRIx64 " met twice on the way up "
-				"(d_parent or mount chain loops)", dentry));
-			goto fail;
-		}
-		if ((err = read_u64(id, mnt + l->mnt_root.offset, &mnt_root)))
-			goto fail;
+		if (!again && (err = idd_visit(&seen, dentry ^ mnt, &again)))
+			return err;
+		if (again)
+			return idd_error_at(INODEDUMP_ERR_DUMP, dentry,
+					    "dentry 0x%" PRIx64 " met twice on "
+					    "the way up (d_parent or mount "
+					    "chain loops)", dentry);
+		err = idd_target_read_u64(id->target, mnt + l->mnt_root.offset,
+					  &mnt_root);
+		if (err)
+			return err;
 		if (dentry == mnt_root) {
-			if ((err = read_u64(id, mnt + l->mnt_parent.offset,
-					    &parent_mnt)))
-				goto fail;
+			err = idd_target_read_u64(id->target,
+						  mnt + l->mnt_parent.offset,
+						  &parent_mnt);
+			if (err)
+				return err;
 			if (parent_mnt == mnt || !parent_mnt)
 				break; /* the root of a mount tree */
-			if (++hops > MAX_MOUNT_HOPS) {
-				set_why(why, strdup("mount chain too deep"));
-				goto fail;
-			}
-			if ((err = read_u64(id, mnt + l->mnt_mountpoint.offset,
-					    &dentry)))
-				goto fail;
+			if (++hops > MAX_MOUNT_HOPS)
+				return idd_error_at(INODEDUMP_ERR_DUMP, mnt,
+						    "mount chain too deep");
+			err = idd_target_read_u64(id->target,
+						  mnt + l->mnt_mountpoint.offset,
+						  &dentry);
+			if (err)
+				return err;
 			mnt = parent_mnt;
 			continue;
 		}
 		if ((err = read_dentry(id, l, dentry, &d)))
-			goto fail;
+			return err;
 		if (d.parent == dentry) {
 			/*
 			 * A root dentry that is not the mount's root: this
 			 * mount shows another subtree (a bind mount), or the
 			 * mount tree is inconsistent.
 			 */
-			if (hops)
-				set_why(why, idd_strdup_printf(
-					"dentry 0x%" PRIx64 " is not below the "
-					"root of mount 0x%" PRIx64 ": mount tree "
-					"inconsistent", dentry, mnt));
-			goto fail;
+			if (!hops)
+				return NULL;
+			return idd_error_at(INODEDUMP_ERR_DUMP, dentry,
+					    "dentry 0x%" PRIx64 " is not below "
+					    "the root of mount 0x%" PRIx64 ": "
+					    "mount tree inconsistent", dentry,
+					    mnt);
 		}
-		if (!prepend(buf, &start, d.name)) {
-			set_why(why, strdup("path longer than PATH_MAX"));
-			goto fail;
-		}
+		if (!prepend(buf, &start, d.name))
+			return idd_error_at(INODEDUMP_ERR_DUMP, dentry,
+					    "path longer than PATH_MAX");
 		dentry = d.parent;
 	}
-	idd_visited_free(&seen);
-	if (start == 4096)
+	if (start == PATH_BYTES)
 		prepend(buf, &start, "");
-	memmove(buf, buf + start, 4096 - start + 1);
-	return buf;
-fail:
-	if (err) {
-		set_why(why, strdup(inodedump_error_message(err)));
-		inodedump_error_free(err);
-	}
-	idd_visited_free(&seen);
-	free(buf);
+	memmove(buf, buf + start, PATH_BYTES - start + 1);
+	*path = TAKE_PTR(buf);
 	return NULL;
 }
 
-static void add_path(struct inodedump_inode *ino, char *path)
+/* Add path (taken over, freed here if not kept) to ino->paths, once. */
+static struct inodedump_error *add_path(struct inodedump_inode *ino,
+					char *path)
 {
+	_cleanup_free_ char *owned = path;
 	char **grown = realloc(ino->paths, (ino->npaths + 2) * sizeof(*grown));
 
-	if (!grown) {
-		free(path);
-		return;
-	}
+	if (!grown)
+		return idd_nomem();
 	ino->paths = grown;
 	/* The same name seen through two mounts is one path. */
-	for (size_t i = 0; i < ino->npaths; i++) {
-		if (!strcmp(ino->paths[i], path)) {
-			free(path);
-			return;
-		}
-	}
-	ino->paths[ino->npaths++] = path;
+	for (size_t i = 0; i < ino->npaths; i++)
+		if (!strcmp(ino->paths[i], owned))
+			return NULL;
+	ino->paths[ino->npaths++] = TAKE_PTR(owned);
 	ino->paths[ino->npaths] = NULL;
+	return NULL;
 }
 
-/* Pseudo filesystems are named the way /proc/PID/fd shows them. */
-static bool pseudo_path(struct inodedump_inode *ino, const char *alias_name)
+/*
+ * Pseudo filesystems are named the way /proc/PID/fd shows them; *named
+ * says this inode is on one and its path was added.
+ */
+static struct inodedump_error *pseudo_path(struct inodedump_inode *ino,
+					   const char *alias_name, bool *named)
 {
 	const char *fs = ino->fs_type.s;
-	char *p = NULL;
+	char *p;
 
+	*named = false;
 	if (!fs)
-		return false;
+		return NULL;
 	if (!strcmp(fs, "pipefs"))
 		p = idd_strdup_printf("pipe:[%" PRIu64 "]", (uint64_t)ino->ino.v);
 	else if (!strcmp(fs, "sockfs"))
 		p = idd_strdup_printf("socket:[%" PRIu64 "]", (uint64_t)ino->ino.v);
 	else if (!strcmp(fs, "anon_inodefs"))
 		p = idd_strdup_printf("anon_inode:%s", alias_name ? alias_name : "?");
+	else
+		return NULL;
 	if (!p)
-		return false;
-	add_path(ino, p);
-	return true;
+		return idd_nomem();
+	*named = true;
+	return add_path(ino, p);
 }
 
-static void paths_of_alias(struct inodedump *id, const struct path_layout *l,
-			   struct inodedump_inode *ino, uint64_t dentry)
+/* A path through an alias that was removed, as /proc/PID/fd shows it. */
+static struct inodedump_error *mark_deleted(char **path)
+{
+	char *deleted = idd_strdup_printf("%s (deleted)", *path);
+
+	if (!deleted)
+		return idd_nomem();
+	free(*path);
+	*path = deleted;
+	return NULL;
+}
+
+/* The paths of one dentry alias, through every mount of the superblock. */
+static struct inodedump_error *paths_of_alias(struct inodedump *id,
+					      const struct path_layout *l,
+					      struct inodedump_inode *ino,
+					      uint64_t dentry)
 {
 	uint64_t head = ino->sb.addr + l->s_mounts.offset, node;
-	struct dentry_info d;
+	_cleanup_visited_ struct idd_visited seen = { 0 };
+	/* The newest reason a walk through a mount failed. */
+	_cleanup_(idd_error_freep) struct inodedump_error *walk_err = NULL;
 	struct inodedump_error *err;
-	char *why = NULL;
+	struct dentry_info d;
+	bool pseudo, again = false;
 	int mounts = 0;
 
 	err = read_dentry(id, l, dentry, &d);
 	if (err) {
+		if (idd_error_is_nomem(err))
+			return err;
 		idd_notes_add(&ino->errors, "i_dentry", true, dentry,
 			      "dentry 0x%" PRIx64 ": %s", dentry,
 			      inodedump_error_message(err));
 		inodedump_error_free(err);
-		return;
+		return NULL;
 	}
-	if (pseudo_path(ino, d.name))
-		return;
+	if ((err = pseudo_path(ino, d.name, &pseudo)) || pseudo)
+		return err;
 	if (!d.hashed && d.parent != dentry)
 		ino->unlinked_alias = true;
-	struct idd_visited seen = { 0 };
-
-	err = read_u64(id, head + l->list_next.offset, &node);
-	while (!err && node != head && mounts++ < MAX_MOUNTS &&
-	       !idd_visit(&seen, node)) {
+	err = idd_target_read_u64(id->target, head + l->list_next.offset, &node);
+	while (!err && node != head && mounts++ < MAX_MOUNTS) {
 		uint64_t mnt = node - l->mnt_instance.offset;
-		char *p = path_through(id, l, dentry, mnt, &why);
+		char *p;
+		struct inodedump_error *why;
 
-		if (p && ino->unlinked_alias) {
-			char *deleted = idd_strdup_printf("%s (deleted)", p);
-
-			free(p);
-			p = deleted;
+		if ((err = idd_visit(&seen, node, &again)) || again)
+			break;
+		why = path_through(id, l, dentry, mnt, &p);
+		if (idd_error_is_nomem(why))
+			return why;
+		if (why) {
+			inodedump_error_free(walk_err);
+			walk_err = why;
 		}
-		if (p)
-			add_path(ino, p);
-		err = read_u64(id, node + l->list_next.offset, &node);
+		if (p && ino->unlinked_alias && (err = mark_deleted(&p))) {
+			free(p);
+			return err;
+		}
+		if (p && (err = add_path(ino, p)))
+			return err;
+		err = idd_target_read_u64(id->target, node + l->list_next.offset,
+					  &node);
 	}
+	if (idd_error_is_nomem(err))
+		return err;
 	if (!err && node != head && mounts <= MAX_MOUNTS)
 		mounts = MAX_MOUNTS + 1; /* stopped at a repeat: a loop */
-	idd_visited_free(&seen);
-	if (err || mounts > MAX_MOUNTS || (why && !ino->npaths))
+	if (err || mounts > MAX_MOUNTS || (walk_err && !ino->npaths))
 		idd_notes_add(&ino->errors, "paths", false, 0, "%s",
 			      err ? inodedump_error_message(err)
 			      : mounts > MAX_MOUNTS ? "s_mounts list loops or is too long"
-						    : why);
+						    : inodedump_error_message(walk_err));
 	inodedump_error_free(err);
-	free(why);
+	return NULL;
 }
 
-void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino)
+struct inodedump_error *idd_decode_paths(struct inodedump *id,
+					 struct inodedump_inode *ino)
 {
-	struct path_layout *l = path_layout(id);
+	_cleanup_visited_ struct idd_visited seen = { 0 };
+	struct path_layout *l = NULL;
+	struct inodedump_error *err;
 	uint64_t node = 0;
 	int aliases = 0;
-	struct inodedump_error *err;
+	bool again, pseudo;
 
-	if (!l || !l->ok) {
+	if ((err = load_path_layout(id, &l)))
+		return err;
+	if (!l->ok) {
 		idd_notes_add(&ino->skipped, "paths", false, 0,
 			      "this kernel's dentry/mount types lack a member "
 			      "the path walk needs");
-		return;
+		return NULL;
 	}
 	ino->paths_known = true;
-	struct idd_visited seen = { 0 };
-
-	err = read_u64(id, ino->address + l->i_dentry_first.offset, &node);
+	err = idd_target_read_u64(id->target,
+				  ino->address + l->i_dentry_first.offset, &node);
 	while (!err && node && aliases++ < MAX_ALIASES) {
-		if (idd_visit(&seen, node)) {
+		if ((err = idd_visit(&seen, node, &again)))
+			break;
+		if (again) {
 			aliases = MAX_ALIASES + 1;
 			break;
 		}
-		paths_of_alias(id, l, ino, node - l->d_alias.offset);
-		err = read_u64(id, node + l->hlist_next.offset, &node);
+		if ((err = paths_of_alias(id, l, ino, node - l->d_alias.offset)))
+			break;
+		err = idd_target_read_u64(id->target, node + l->hlist_next.offset,
+					  &node);
 	}
-	idd_visited_free(&seen);
+	if (idd_error_is_nomem(err))
+		return err;
 	if (aliases > MAX_ALIASES)
 		idd_notes_add(&ino->errors, "i_dentry", false, 0,
 			      "more than %d dentry aliases: list corrupt or "
@@ -373,5 +440,6 @@ void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino)
 		inodedump_error_free(err);
 	}
 	if (!aliases)
-		pseudo_path(ino, NULL);
+		return pseudo_path(ino, NULL, &pseudo);
+	return NULL;
 }

@@ -14,20 +14,6 @@
 
 /* ---------------------------------------------------------------- open -- */
 
-void idd_anchor(struct inodedump *id, const char *cu_hint,
-		const char *const *functions)
-{
-	for (; *functions; functions++) {
-		uint64_t addr;
-
-		if (idd_symbols_address(id->syms, *functions, &addr)) {
-			idd_types_anchor(id->types, cu_hint, addr - id->kaslr);
-			return;
-		}
-	}
-}
-
-
 static bool parse_hex(const char *s, uint64_t *out)
 {
 	char *end;
@@ -247,7 +233,9 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 	if (err)
 		goto fail;
 	find_kaslr(id);
-	id->build_id_vmlinux = idd_elf_build_id(idd_types_elf(id->types));
+	err = idd_elf_build_id(idd_types_elf(id->types), &id->build_id_vmlinux);
+	if (err)
+		goto fail;
 	id->version = idd_parse_release(
 		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
 	id->kaslr_text = idd_strdup_printf("0x%llx",
@@ -362,24 +350,31 @@ inodedump_open_reader(const struct inodedump_reader_opts *opts,
  * The name of a symbol vmlinux does not have: the caller's answer first
  * (it knows its modules), then the dump's own module list.
  */
-char *idd_session_symbol(struct inodedump *id, uint64_t addr, char **module)
+struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
+					   char **name, char **module)
 {
-	char name[512] = "", mod[64] = "";
+	char host_name[512] = "", mod[64] = "";
 	uint64_t offset = 0;
 
-	if (module)
+	*name = *module = NULL;
+	if (!id->host_symbol ||
+	    !id->host_symbol(addr, host_name, sizeof(host_name), mod,
+			     sizeof(mod), &offset, id->host_arg) ||
+	    !host_name[0])
+		return idd_module_symbol(&id->modules, id->target, id->types,
+					 id->syms, addr, name, module);
+	host_name[sizeof(host_name) - 1] = mod[sizeof(mod) - 1] = '\0';
+	if (mod[0] && !(*module = strdup(mod)))
+		return idd_nomem();
+	*name = offset ? idd_strdup_printf("%s+0x%llx", host_name,
+					   (unsigned long long)offset)
+		       : strdup(host_name);
+	if (!*name) {
+		free(*module);
 		*module = NULL;
-	if (!id->host_symbol || !id->host_symbol(addr, name, sizeof(name), mod,
-						 sizeof(mod), &offset,
-						 id->host_arg) ||
-	    !name[0])
-		return idd_module_symbol(id, addr, module);
-	name[sizeof(name) - 1] = mod[sizeof(mod) - 1] = '\0';
-	if (module && mod[0])
-		*module = strdup(mod);
-	if (!offset)
-		return strdup(name);
-	return idd_strdup_printf("%s+0x%llx", name, (unsigned long long)offset);
+		return idd_nomem();
+	}
+	return NULL;
 }
 
 /* ------------------------------------------------------------- options -- */

@@ -71,10 +71,11 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 					 struct inodedump **out);
 /*
  * A symbol vmlinux does not name: the caller's symbol callback, then the
- * dump's modules. "name" or "name+0x10", malloc'd, or NULL; *module (if
- * module) the module's name, malloc'd, or NULL.
+ * dump's modules. *name "name" or "name+0x10" and *module the module's
+ * name, both malloc'd (the caller frees them), or NULL when none.
  */
-char *idd_session_symbol(struct inodedump *id, uint64_t addr, char **module);
+struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
+					   char **name, char **module);
 
 struct inodedump_inode;
 /* inodedump.c: the decode, also handing back i_sb_list.next from its bytes. */
@@ -83,14 +84,17 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				   struct inodedump_inode **out,
 				   uint64_t *sb_list_next);
 struct inodedump_error *idd_layout_ready(struct inodedump *id);
-/* Point the type search at cu_hint's unit via one of its functions. */
-void idd_anchor(struct inodedump *id, const char *cu_hint,
-		const char *const *functions);
-/* paths.c: fill ino->paths from its dentry aliases and the mount tree. */
-void idd_decode_paths(struct inodedump *id, struct inodedump_inode *ino);
-/* holders.c: the tasks holding ino open, or as cwd/root. */
+/*
+ * paths.c: fill ino->paths from its dentry aliases and the mount tree.
+ * What the dump does not let it read becomes a note in ino->errors; an
+ * error return is the session's (out of memory).
+ */
+struct inodedump_error *idd_decode_paths(struct inodedump *id,
+					 struct inodedump_inode *ino);
+/* holders.c: the tasks holding ino open, or as cwd/root; notes as above. */
 struct idd_holders;
-void idd_decode_holders(struct inodedump *id, struct inodedump_inode *ino);
+struct inodedump_error *idd_decode_holders(struct inodedump *id,
+					   struct inodedump_inode *ino);
 void idd_holders_free(struct idd_holders *hs);
 
 #endif

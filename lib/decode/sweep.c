@@ -120,8 +120,15 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 		struct inodedump_error *err;
 		uint64_t inode = node - l->i_sb_list.offset, next = 0;
 		enum inodedump_inode_type type;
+		bool again;
 
-		if (idd_visit(&seen, node) || out->inodes >= MAX_INODES_PER_SB) {
+		err = idd_visit(&seen, node, &again);
+		if (err) {
+			*error = idd_strdup_printf("%s", inodedump_error_message(err));
+			inodedump_error_free(err);
+			break;
+		}
+		if (again || out->inodes >= MAX_INODES_PER_SB) {
 			*error = idd_strdup_printf(
 				"s_inodes list loops back to 0x%" PRIx64
 				" after %zu inodes without returning to the "
@@ -196,7 +203,11 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		uint64_t name;
 		bool truncated;
 
-		if (idd_visit(&seen, node) || ++count > MAX_SUPERBLOCKS) {
+		bool again;
+
+		if ((err = idd_visit(&seen, node, &again)))
+			break;
+		if (again || ++count > MAX_SUPERBLOCKS) {
 			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
 					   "super_blocks list loops at 0x%" PRIx64
 					   ": corrupt", node);

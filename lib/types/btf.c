@@ -8,11 +8,14 @@
  * a few megabytes, in one table.
  */
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/session.h"
+#include "core/cleanup.h"
+#include "target/target.h"
+#include "types/types.h"
 
 #define BTF_MAGIC 0xeB9F
 #define BTF_MAX_SIZE (64u << 20)
@@ -148,18 +151,25 @@ static bool valid(struct idd_btf *b, uint32_t id)
 }
 
 /*
- * Parse the BTF at data; owned (malloc'd) is freed with the result, else
- * data must outlive it (vmlinux's mapping).
+ * Parse the BTF at data (from where, for messages); owned (malloc'd) is
+ * freed with the result, or here on error, else data must outlive it
+ * (vmlinux's mapping).
  */
-static struct idd_btf *btf_parse(const uint8_t *data, size_t size,
-				 uint8_t *owned)
+static struct inodedump_error *btf_parse(const uint8_t *data, size_t size,
+					 uint8_t *owned, const char *where,
+					 struct idd_btf **out)
 {
-	struct idd_btf *b = calloc(1, sizeof(*b));
+	_cleanup_free_ uint8_t *owned_copy = owned;
+	_cleanup_free_ struct idd_btf *b = calloc(1, sizeof(*b));
 	uint32_t hdr_len, type_off, type_len, str_off, str_len;
 	uint16_t magic;
 
-	if (!b || size < 24)
-		goto fail;
+	if (!b)
+		return idd_nomem();
+	if (size < 24)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "BTF %s: %zu bytes, shorter than its header",
+				 where, size);
 	memcpy(&magic, data, 2);
 	hdr_len = u32(data + 4);
 	type_off = u32(data + 8);
@@ -169,8 +179,9 @@ static struct idd_btf *btf_parse(const uint8_t *data, size_t size,
 	if (magic != BTF_MAGIC || hdr_len < 24 || hdr_len > size ||
 	    type_off > size - hdr_len || type_len > size - hdr_len - type_off ||
 	    str_off > size - hdr_len || str_len > size - hdr_len - str_off)
-		goto fail;
-	b->data = owned;
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "BTF %s: header corrupt (magic 0x%x)", where,
+				 magic);
 	b->size = size;
 	b->types = data + hdr_len + type_off;
 	b->types_len = type_len;
@@ -178,18 +189,16 @@ static struct idd_btf *btf_parse(const uint8_t *data, size_t size,
 	b->strings_len = str_len;
 	/* Every string must end inside the section. */
 	if (!str_len || b->strings[str_len - 1] != '\0')
-		goto fail;
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "BTF %s: string section does not end in a NUL",
+				 where);
 	b->ntypes = 1; /* records are checked as they are first needed */
 	b->marks = malloc(((uint64_t)type_len / 12 / BTF_MARK + 2) *
 			  sizeof(*b->marks));
 	if (!b->marks)
-		goto fail;
-	return b;
-fail:
-	if (b)
-		free(b->marks);
-	free(b);
-	free(owned);
+		return idd_nomem();
+	b->data = TAKE_PTR(owned_copy);
+	*out = TAKE_PTR(b);
 	return NULL;
 }
 
@@ -202,11 +211,13 @@ void idd_btf_free(struct idd_btf *b)
 	free(b);
 }
 
-static struct idd_btf *from_vmlinux(Elf *elf)
+/* vmlinux's .BTF section; *out NULL when it has none with contents. */
+static struct inodedump_error *from_vmlinux(Elf *elf, struct idd_btf **out)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 
+	*out = NULL;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 		return NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -222,38 +233,56 @@ static struct idd_btf *from_vmlinux(Elf *elf)
 		if (!d || !d->d_buf || !d->d_size || d->d_size > BTF_MAX_SIZE)
 			return NULL;
 		/* Read in place: the mapping lives as long as the session. */
-		return btf_parse(d->d_buf, d->d_size, NULL);
+		return btf_parse(d->d_buf, d->d_size, NULL, "in vmlinux", out);
 	}
 	return NULL;
 }
 
-static struct idd_btf *from_memory(struct inodedump *id)
+/*
+ * The kernel's BTF in the dump's memory; *out NULL when vmlinux has no
+ * __start_BTF/__stop_BTF (or a size no kernel has).
+ */
+static struct inodedump_error *from_memory(struct idd_symbols *syms,
+					   struct idd_target *t,
+					   struct idd_btf **out)
 {
 	uint64_t start, stop;
-	uint8_t *copy;
+	_cleanup_free_ uint8_t *copy = NULL;
 	struct inodedump_error *err;
 
-	if (!idd_symbols_address(id->syms, "__start_BTF", &start) ||
-	    !idd_symbols_address(id->syms, "__stop_BTF", &stop) ||
+	*out = NULL;
+	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
+	    !idd_symbols_address(syms, "__stop_BTF", &stop) ||
 	    stop <= start || stop - start > BTF_MAX_SIZE)
 		return NULL;
 	copy = malloc(stop - start);
 	if (!copy)
-		return NULL;
-	err = idd_target_read(id->target, start, copy, stop - start);
-	if (err) {
-		inodedump_error_free(err);
-		free(copy);
-		return NULL;
-	}
-	return btf_parse(copy, stop - start, copy);
+		return idd_nomem();
+	err = idd_target_read(t, start, copy, stop - start);
+	if (err)
+		return idd_error_wrap(err, "BTF at 0x%" PRIx64, start);
+	uint8_t *data = TAKE_PTR(copy); /* btf_parse() owns it now */
+
+	return btf_parse(data, stop - start, data, "in the dump", out);
 }
 
-struct idd_btf *idd_btf_load(struct inodedump *id)
+struct inodedump_error *idd_btf_load(struct idd_types *types,
+				     struct idd_symbols *syms,
+				     struct idd_target *t,
+				     struct idd_btf **out)
 {
-	struct idd_btf *b = from_vmlinux(idd_types_elf(id->types));
+	struct inodedump_error *err = from_vmlinux(idd_types_elf(types), out);
+	struct inodedump_error *mem_err;
 
-	return b ? b : from_memory(id);
+	if ((!err && *out) || idd_error_is_nomem(err))
+		return err;
+	/* No usable .BTF in vmlinux: the kernel's own copy, in memory. */
+	mem_err = from_memory(syms, t, out);
+	if (mem_err || *out) {
+		inodedump_error_free(err);
+		return mem_err;
+	}
+	return err;
 }
 
 /* The btf_type record of a valid id (1 .. ntypes-1). */

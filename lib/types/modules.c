@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/session.h"
+#include "core/cleanup.h"
+#include "target/target.h"
+#include "types/types.h"
 
 #define MAX_MODULES 4096
 #define MAX_MODULE_SYMS (1u << 20)
@@ -31,7 +33,8 @@ struct module_syms {
 struct idd_modules {
 	struct module_syms *mods;
 	size_t n;
-	char *warning; /* why some or all modules could not be read */
+	/* Why the list could not be read whole: the modules before it stay. */
+	struct inodedump_error *list_error;
 };
 
 struct module_layout {
@@ -40,13 +43,13 @@ struct module_layout {
 		num_symtab, strtab, st_name, st_value, st_size;
 };
 
-static struct inodedump_error *module_layout(struct inodedump *id,
-					     struct module_layout *l)
+static struct inodedump_error *load_module_layout(struct idd_types *t,
+						  struct idd_symbols *syms,
+						  struct module_layout *l)
 {
-	struct idd_types *t = id->types;
 	struct inodedump_error *err;
 
-	idd_anchor(id, "kernel/module/main.c",
+	idd_anchor(t, syms, "kernel/module/main.c",
 		   (const char *const[]){ "module_put", "__module_get", NULL });
 	err = idd_types_struct_in(t, "module", "kernel/module/main.c", &l->module);
 	if (err)
@@ -78,50 +81,44 @@ static struct inodedump_error *module_layout(struct inodedump *id,
 	return NULL;
 }
 
-static struct inodedump_error *read_module(struct inodedump *id,
+/* out->syms is malloc'd, also on error: idd_modules_free() frees it. */
+static struct inodedump_error *read_module(struct idd_target *t,
 					   const struct module_layout *l,
 					   uint64_t mod_addr,
 					   struct module_syms *out)
 {
-	uint8_t *mod = malloc(l->module.size), *ks = NULL, *tab = NULL;
+	_cleanup_free_ uint8_t *mod = malloc(l->module.size);
+	_cleanup_free_ uint8_t *ks = malloc(l->kallsyms.size);
+	_cleanup_free_ uint8_t *tab = NULL;
 	struct inodedump_error *err;
 	uint64_t ks_addr, count, strtab;
 
-	if (!mod)
+	if (!mod || !ks)
 		return idd_nomem();
-	err = idd_target_read(id->target, mod_addr, mod, l->module.size);
+	err = idd_target_read(t, mod_addr, mod, l->module.size);
 	if (err)
-		goto out;
+		return err;
 	memcpy(out->name, mod + l->name.offset,
 	       l->name.size < MODULE_NAME_MAX ? l->name.size : MODULE_NAME_MAX);
 	out->name[MODULE_NAME_MAX - 1] = '\0';
 	ks_addr = idd_member_uval(&l->kallsyms_ptr, mod);
-	ks = malloc(l->kallsyms.size);
-	if (!ks) {
-		err = idd_nomem();
-		goto out;
-	}
-	err = idd_target_read(id->target, ks_addr, ks, l->kallsyms.size);
+	err = idd_target_read(t, ks_addr, ks, l->kallsyms.size);
 	if (err)
-		goto out;
+		return err;
 	count = idd_member_uval(&l->num_symtab, ks);
 	strtab = idd_member_uval(&l->strtab, ks);
-	if (count > MAX_MODULE_SYMS) {
-		err = idd_error_at(INODEDUMP_ERR_DUMP, ks_addr,
-				   "module %s claims %" PRIu64 " symbols",
-				   out->name, count);
-		goto out;
-	}
+	if (count > MAX_MODULE_SYMS)
+		return idd_error_at(INODEDUMP_ERR_DUMP, ks_addr,
+				    "module %s claims %" PRIu64 " symbols",
+				    out->name, count);
 	tab = malloc(count * l->sym.size + 1);
 	out->syms = calloc(count + 1, sizeof(*out->syms));
-	if (!tab || !out->syms) {
-		err = idd_nomem();
-		goto out;
-	}
-	err = idd_target_read(id->target, idd_member_uval(&l->symtab, ks), tab,
+	if (!tab || !out->syms)
+		return idd_nomem();
+	err = idd_target_read(t, idd_member_uval(&l->symtab, ks), tab,
 			      count * l->sym.size);
 	if (err)
-		goto out;
+		return err;
 	for (uint64_t i = 0; i < count; i++) {
 		const uint8_t *s = tab + i * l->sym.size;
 		struct module_sym *m = &out->syms[out->n];
@@ -132,28 +129,28 @@ static struct inodedump_error *read_module(struct inodedump *id,
 		if (m->value && idd_member_uval(&l->st_name, s))
 			out->n++;
 	}
-out:
-	free(mod);
-	free(ks);
-	free(tab);
-	return err;
+	return NULL;
 }
 
-static void load_modules(struct inodedump *id)
+/*
+ * Walk the kernel's "modules" list into mods. A module that cannot be
+ * read ends the walk; the error is kept in mods->list_error and the
+ * modules before it stay usable. Only running out of memory is returned.
+ */
+static struct inodedump_error *read_modules(struct idd_target *t,
+					    struct idd_types *types,
+					    struct idd_symbols *syms,
+					    struct idd_modules *mods)
 {
-	struct idd_modules *mods = calloc(1, sizeof(*mods));
 	struct module_layout l;
 	struct inodedump_error *err;
 	uint64_t head, next = 0;
 
-	id->modules = mods;
-	if (!mods)
-		return;
-	if (!idd_symbols_address(id->syms, "modules", &head))
-		return;
-	err = module_layout(id, &l);
+	if (!idd_symbols_address(syms, "modules", &head))
+		return NULL; /* a kernel without modules */
+	err = load_module_layout(types, syms, &l);
 	if (!err)
-		err = idd_target_read_u64(id->target, head, &next);
+		err = idd_target_read_u64(t, head, &next);
 	while (!err && next != head) {
 		struct module_syms *grown;
 
@@ -165,35 +162,30 @@ static void load_modules(struct inodedump *id)
 		}
 		grown = realloc(mods->mods, (mods->n + 1) * sizeof(*grown));
 		if (!grown)
-			break;
+			return idd_nomem();
 		mods->mods = grown;
 		memset(&mods->mods[mods->n], 0, sizeof(*grown));
-		err = read_module(id, &l, next - l.list.offset,
+		err = read_module(t, &l, next - l.list.offset,
 				  &mods->mods[mods->n]);
 		mods->n++;
 		if (!err)
-			err = idd_target_read_u64(id->target, next, &next);
+			err = idd_target_read_u64(t, next, &next);
 	}
-	if (err) {
-		mods->warning = strdup(inodedump_error_message(err));
-		inodedump_error_free(err);
-	}
+	if (idd_error_is_nomem(err))
+		return err;
+	mods->list_error = err;
+	return NULL;
 }
 
-char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module)
+/* The module symbol covering addr, and its module; NULL when none. */
+static const struct module_sym *covering(const struct idd_modules *mods,
+					 uint64_t addr,
+					 const struct module_syms **owner)
 {
 	const struct module_sym *best = NULL;
-	const struct module_syms *owner = NULL;
-	char *name = NULL, *full;
-	bool truncated;
-	struct inodedump_error *err;
 
-	if (!id->modules)
-		load_modules(id);
-	if (!id->modules)
-		return NULL;
-	for (size_t m = 0; m < id->modules->n; m++) {
-		const struct module_syms *ms = &id->modules->mods[m];
+	for (size_t m = 0; m < mods->n; m++) {
+		const struct module_syms *ms = &mods->mods[m];
 
 		for (size_t i = 0; i < ms->n; i++) {
 			const struct module_sym *s = &ms->syms[i];
@@ -203,25 +195,62 @@ char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module)
 			if (!best || s->value > best->value ||
 			    (s->value == best->value && s->size > best->size)) {
 				best = s;
-				owner = ms;
+				*owner = ms;
 			}
 		}
 	}
+	return best;
+}
+
+struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
+					  struct idd_target *t,
+					  struct idd_types *types,
+					  struct idd_symbols *syms,
+					  uint64_t addr, char **name,
+					  char **module)
+{
+	const struct module_sym *best;
+	const struct module_syms *owner = NULL;
+	_cleanup_free_ char *sym = NULL;
+	_cleanup_free_ char *mod = NULL;
+	struct inodedump_error *err;
+	bool truncated;
+
+	*name = *module = NULL;
+	if (!*cache) {
+		struct idd_modules *mods = calloc(1, sizeof(*mods));
+
+		if (!mods)
+			return idd_nomem();
+		err = read_modules(t, types, syms, mods);
+		if (err) {
+			idd_modules_free(mods);
+			return err;
+		}
+		*cache = mods;
+	}
+	best = covering(*cache, addr, &owner);
 	if (!best)
 		return NULL;
-	err = idd_target_read_string(id->target, best->name_addr, 128, &name,
-				     &truncated);
-	if (err) {
-		inodedump_error_free(err);
-		return NULL;
+	err = idd_target_read_string(t, best->name_addr, 128, &sym, &truncated);
+	if (err)
+		return idd_error_wrap(err, "name of module %s's symbol at 0x%"
+				      PRIx64, owner->name, best->value);
+	mod = strdup(owner->name);
+	if (!mod)
+		return idd_nomem();
+	if (addr != best->value) {
+		char *full = idd_strdup_printf("%s+0x%" PRIx64, sym,
+					       addr - best->value);
+
+		if (!full)
+			return idd_nomem();
+		free(sym);
+		sym = full;
 	}
-	if (module)
-		*module = strdup(owner->name);
-	if (addr == best->value)
-		return name;
-	full = idd_strdup_printf("%s+0x%" PRIx64, name, addr - best->value);
-	free(name);
-	return full;
+	*name = TAKE_PTR(sym);
+	*module = TAKE_PTR(mod);
+	return NULL;
 }
 
 void idd_modules_free(struct idd_modules *mods)
@@ -231,6 +260,6 @@ void idd_modules_free(struct idd_modules *mods)
 	for (size_t i = 0; i < mods->n; i++)
 		free(mods->mods[i].syms);
 	free(mods->mods);
-	free(mods->warning);
+	inodedump_error_free(mods->list_error);
 	free(mods);
 }

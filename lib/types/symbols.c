@@ -111,6 +111,19 @@ void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset)
 	syms->kaslr = kaslr_offset;
 }
 
+void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
+		const char *cu_hint, const char *const *functions)
+{
+	for (; *functions; functions++) {
+		uint64_t addr;
+
+		if (idd_symbols_address(syms, *functions, &addr)) {
+			idd_types_anchor(types, cu_hint, addr - syms->kaslr);
+			return;
+		}
+	}
+}
+
 void idd_symbols_close(struct idd_symbols *syms)
 {
 	if (syms)
@@ -213,25 +226,36 @@ static void build_index(struct idd_symbols *syms)
 	sort_entries(syms->index, syms->nindex);
 }
 
-static char *format_name(struct idd_symbols *syms, size_t name_off,
-			 uint64_t value, uint64_t size, uint64_t link)
+/*
+ * *out: name or name+0x.. for link, NULL when the symbol is no owner of
+ * it; malloc'd.
+ */
+static struct inodedump_error *format_name(struct idd_symbols *syms,
+					   size_t name_off, uint64_t value,
+					   uint64_t size, uint64_t link,
+					   char **out)
 {
 	const char *name = sym_name(syms, name_off);
 
+	*out = NULL;
 	/* An unsized symbol far below the address is no owner of it. */
 	if (!name || (!size && link - value >= 0x10000))
 		return NULL;
 	if (link == value)
-		return strdup(name);
-	return idd_strdup_printf("%s+0x%llx", name,
-				 (unsigned long long)(link - value));
+		*out = strdup(name);
+	else
+		*out = idd_strdup_printf("%s+0x%llx", name,
+					 (unsigned long long)(link - value));
+	return *out ? NULL : idd_nomem();
 }
 
 /* The greatest symbol at or below link that is unsized or contains it. */
-static char *indexed_name(struct idd_symbols *syms, uint64_t link)
+static struct inodedump_error *indexed_name(struct idd_symbols *syms,
+					    uint64_t link, char **out)
 {
 	size_t lo = 0, hi = syms->nindex;
 
+	*out = NULL;
 	while (lo < hi) { /* first entry with value > link */
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -252,7 +276,7 @@ static char *indexed_name(struct idd_symbols *syms, uint64_t link)
 		e = &syms->index[first];
 		if (e->size && link - e->value >= e->size)
 			e = &syms->index[i - 1];
-		return format_name(syms, e->name, e->value, e->size, link);
+		return format_name(syms, e->name, e->value, e->size, link, out);
 	}
 	return NULL;
 }
@@ -263,20 +287,22 @@ void idd_symbols_expect_many(struct idd_symbols *syms)
 		build_index(syms);
 }
 
-char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
+struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
+					 uint64_t addr, char **name)
 {
 	uint64_t link = addr - syms->kaslr;
 
+	*name = NULL;
 	if (++syms->lookups > LINEAR_LOOKUPS && !syms->index)
 		build_index(syms);
 	if (syms->index)
-		return indexed_name(syms, link);
+		return indexed_name(syms, link, name);
 	GElf_Sym best = { 0 };
 	const char *best_name = NULL;
 
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
-		const char *name;
+		const char *n;
 
 		if (!get_sym(syms, i, &sym) || !usable(&sym) ||
 		    sym.st_value > link)
@@ -286,15 +312,15 @@ char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
 		/* A sized symbol must contain the address. */
 		if (sym.st_size && link - sym.st_value >= sym.st_size)
 			continue;
-		name = elf_strptr(syms->elf, syms->strndx, sym.st_name);
-		if (!name || !*name || name[0] == '$')
+		n = elf_strptr(syms->elf, syms->strndx, sym.st_name);
+		if (!n || !*n || n[0] == '$')
 			continue;
 		/* Prefer a sized symbol over an alias marker at the same address. */
 		if (best_name && sym.st_value == best.st_value && best.st_size &&
 		    !sym.st_size)
 			continue;
 		best = sym;
-		best_name = name;
+		best_name = n;
 	}
 	if (!best_name)
 		return NULL;
@@ -302,9 +328,12 @@ char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr)
 	if (!best.st_size && link - best.st_value >= 0x10000)
 		return NULL;
 	if (link == best.st_value)
-		return strdup(best_name);
-	return idd_strdup_printf("%s+0x%llx", best_name,
-				 (unsigned long long)(link - best.st_value));
+		*name = strdup(best_name);
+	else
+		*name = idd_strdup_printf("%s+0x%llx", best_name,
+					  (unsigned long long)(link -
+							       best.st_value));
+	return *name ? NULL : idd_nomem();
 }
 
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
@@ -330,10 +359,11 @@ bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 	return false;
 }
 
-char *idd_elf_build_id(Elf *elf)
+struct inodedump_error *idd_elf_build_id(Elf *elf, char **hex)
 {
 	Elf_Scn *scn = NULL;
 
+	*hex = NULL;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr shdr;
 		Elf_Data *data;
@@ -350,18 +380,17 @@ char *idd_elf_build_id(Elf *elf)
 			const char *nname = (const char *)data->d_buf + name_off;
 			const uint8_t *desc =
 				(const uint8_t *)data->d_buf + desc_off;
-			char *hex;
 
 			if (nhdr.n_type != NT_GNU_BUILD_ID || nhdr.n_namesz != 4 ||
 			    memcmp(nname, "GNU", 4) != 0)
 				continue;
-			hex = malloc(2 * nhdr.n_descsz + 1);
-			if (!hex)
-				return NULL;
+			*hex = malloc(2 * nhdr.n_descsz + 1);
+			if (!*hex)
+				return idd_nomem();
 			for (size_t i = 0; i < nhdr.n_descsz; i++)
-				sprintf(hex + 2 * i, "%02x", desc[i]);
-			hex[2 * nhdr.n_descsz] = '\0';
-			return hex;
+				sprintf(*hex + 2 * i, "%02x", desc[i]);
+			(*hex)[2 * nhdr.n_descsz] = '\0';
+			return NULL;
 		}
 	}
 	return NULL;
@@ -389,23 +418,39 @@ const char *idd_elf_arch(Elf *elf)
 	}
 }
 
+/* On error no name is handed back: out[] all NULL. */
+static struct inodedump_error *drop_names_on_error(struct inodedump_error *err,
+						   char **out, size_t n)
+{
+	for (size_t k = 0; err && k < n; k++) {
+		free(out[k]);
+		out[k] = NULL;
+	}
+	return err;
+}
+
 /*
  * Name several data addresses in one pass over the symbol table (or
  * through the index once built): a decode names its four operations
  * tables together.
  */
-void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
-		       size_t n, char **out)
+struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
+					  const uint64_t *addrs, size_t n,
+					  char **out)
 {
+	struct inodedump_error *err = NULL;
+
 	struct {
 		GElf_Sym sym;
 		bool found;
 	} best[8] = { 0 };
 
+	for (size_t i = 0; i < n; i++)
+		out[i] = NULL;
 	if (n > 8 || ++syms->lookups > LINEAR_LOOKUPS || syms->index) {
-		for (size_t i = 0; i < n; i++)
-			out[i] = idd_symbols_name(syms, addrs[i]);
-		return;
+		for (size_t i = 0; i < n && !err; i++)
+			err = idd_symbols_name(syms, addrs[i], &out[i]);
+		return drop_names_on_error(err, out, n);
 	}
 	uint64_t lo = UINT64_MAX, hi = 0;
 
@@ -478,11 +523,11 @@ void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
 		}
 	}
 	free(chunk);
-	for (size_t k = 0; k < n; k++)
-		out[k] = best[k].found
-				 ? format_name(syms, best[k].sym.st_name,
-					       best[k].sym.st_value,
-					       best[k].sym.st_size,
-					       addrs[k] - syms->kaslr)
-				 : NULL;
+	for (size_t k = 0; k < n && !err; k++)
+		if (best[k].found)
+			err = format_name(syms, best[k].sym.st_name,
+					  best[k].sym.st_value,
+					  best[k].sym.st_size,
+					  addrs[k] - syms->kaslr, &out[k]);
+	return drop_names_on_error(err, out, n);
 }

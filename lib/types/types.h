@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 
-struct inodedump;
+struct idd_target;
 
 /* ---- types (dwarf.c): struct layouts from vmlinux DWARF, found lazily ---- */
 struct idd_types;
@@ -98,30 +98,72 @@ struct inodedump_error *idd_symbols_open(struct Elf *elf, int fd,
 					 struct idd_symbols **out);
 void idd_symbols_close(struct idd_symbols *syms);
 void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset);
-/* "name" or "name+0x10" for a runtime address; NULL when none. malloc'd. */
-char *idd_symbols_name(struct idd_symbols *syms, uint64_t addr);
+/*
+ * *name: "name" or "name+0x10" for a runtime address, NULL when no symbol
+ * covers it; malloc'd, the caller frees it.
+ */
+struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
+					 uint64_t addr, char **name);
 /* Many lookups ahead (a sweep): index the data symbols now. */
 void idd_symbols_expect_many(struct idd_symbols *syms);
-/* The same for n <= 8 addresses at once; out[i] malloc'd or NULL. */
-void idd_symbols_names(struct idd_symbols *syms, const uint64_t *addrs,
-		       size_t n, char **out);
+/*
+ * The same for n <= 8 addresses at once: out[i] as *name above, the
+ * caller frees each; on error every out[i] is NULL.
+ */
+struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
+					  const uint64_t *addrs, size_t n,
+					  char **out);
+/* The runtime address of a symbol; false when vmlinux has none so named. */
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			 uint64_t *addr);
-/* The GNU build-id note of vmlinux as lowercase hex, or NULL. malloc'd. */
-char *idd_elf_build_id(struct Elf *elf);
+/*
+ * Point the type search at cu_hint's unit through the first of functions
+ * (each defined in that file) that vmlinux has, at its link-time address
+ * (idd_types_anchor). Only makes later lookups faster.
+ */
+void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
+		const char *cu_hint, const char *const *functions);
+/*
+ * *hex: the GNU build-id note of vmlinux as lowercase hex, NULL when it
+ * has none; malloc'd, the caller frees it.
+ */
+struct inodedump_error *idd_elf_build_id(struct Elf *elf, char **hex);
 
 struct idd_btf;
 struct idd_modules;
 
-/* btf.c: BTF from vmlinux's .BTF, else from the dump's memory; NULL if none. */
-struct idd_btf *idd_btf_load(struct inodedump *id);
+/*
+ * btf.c: BTF from vmlinux's .BTF, else from the dump's memory (between
+ * the symbols __start_BTF and __stop_BTF, read through t). *out is NULL
+ * when neither has any; an error says why BTF that is there could not be
+ * read (a fault names its address). Free with idd_btf_free().
+ */
+struct inodedump_error *idd_btf_load(struct idd_types *types,
+				     struct idd_symbols *syms,
+				     struct idd_target *t,
+				     struct idd_btf **out);
 void idd_btf_free(struct idd_btf *btf);
-/* A member's offset by dotted path, like idd_types_member(). */
+/*
+ * A member's offset by dotted path, like idd_types_member(); false when
+ * the BTF has no such struct or member (a pure lookup: it cannot fail).
+ */
 bool idd_btf_member(struct idd_btf *btf, const char *structname,
 		    const char *path, struct idd_member *out);
 
-/* modules.c: a module symbol covering addr ("ext4_sops"), its module. */
-char *idd_module_symbol(struct inodedump *id, uint64_t addr, char **module);
+/*
+ * modules.c: the symbol of a loaded module that covers addr
+ * ("ext4_sops", "ext4_sops+0x8") and its module's name, both malloc'd
+ * (the caller frees them), or both NULL when no module symbol covers it.
+ * The modules' symbol tables are read through t on the first call and
+ * kept in *cache (free it with idd_modules_free()); a module list that
+ * cannot be read whole leaves the modules read before the fault.
+ */
+struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
+					  struct idd_target *t,
+					  struct idd_types *types,
+					  struct idd_symbols *syms,
+					  uint64_t addr, char **name,
+					  char **module);
 void idd_modules_free(struct idd_modules *mods);
 
 #endif

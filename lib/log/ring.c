@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The kernel log: the printk ring buffer read out of the dump (the
+ * lockless format of Linux 5.10+).
+ *
+ * The ring is read in three bulk reads (descriptors, infos, text data) and
+ * walked from tail_id to head_id, at most once around: a corrupt index can
+ * neither loop nor read outside the arrays.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cleanup.h"
+#include "decode/session.h"
+#include "log/log.h"
+
+#define RING_CU "kernel/printk/printk_ringbuffer.c"
+#define PRINTK_CU "kernel/printk/printk.c"
+#define MAX_COUNT_BITS 24 /* 16M descriptors: far beyond any real log */
+#define MAX_SIZE_BITS 28 /* 256 MiB of text: beyond any log_buf_len seen */
+
+struct ring_layout {
+	struct idd_struct rb, desc, info;
+	struct idd_member count_bits, descs, infos, head_id, tail_id, size_bits,
+		data;
+	struct idd_member state_var, lpos_begin, lpos_next;
+	struct idd_member seq, ts_nsec, text_len, facility, flags, level,
+		caller_id;
+	int64_t committed, finalized, log_cont;
+};
+
+static struct inodedump_error *need(const struct idd_member *m,
+				    const char *what)
+{
+	if (m->present)
+		return NULL;
+	return idd_error(INODEDUMP_ERR_TYPE,
+			 "this kernel's printk ring buffer has no %s: only the "
+			 "lockless ring of Linux 5.10 and later is read",
+			 what);
+}
+
+static struct inodedump_error *load_ring_layout(struct inodedump *id,
+						struct ring_layout *l)
+{
+	struct idd_types *t = id->types;
+	struct inodedump_error *err;
+
+	idd_anchor(t, id->syms, RING_CU,
+		   (const char *const[]){ "prb_reserve", "prb_commit", NULL });
+	idd_anchor(t, id->syms, PRINTK_CU,
+		   (const char *const[]){ "vprintk_emit", "_printk", NULL });
+	err = idd_types_struct_in(t, "printk_ringbuffer", RING_CU, &l->rb);
+	if (err)
+		return idd_error_wrap(err, "kernel log");
+#define NEED_MEMBER(s, field, path)                                            \
+	do {                                                                   \
+		idd_types_member(t, &l->s, path, &l->field);                   \
+		if ((err = need(&l->field, path)))                             \
+			return err;                                            \
+	} while (0)
+	NEED_MEMBER(rb, count_bits, "desc_ring.count_bits");
+	NEED_MEMBER(rb, descs, "desc_ring.descs");
+	NEED_MEMBER(rb, infos, "desc_ring.infos");
+	NEED_MEMBER(rb, head_id, "desc_ring.head_id.counter");
+	NEED_MEMBER(rb, tail_id, "desc_ring.tail_id.counter");
+	NEED_MEMBER(rb, size_bits, "text_data_ring.size_bits");
+	NEED_MEMBER(rb, data, "text_data_ring.data");
+	if ((err = idd_types_pointee_struct(t, &l->descs, &l->desc)) ||
+	    (err = idd_types_pointee_struct(t, &l->infos, &l->info)))
+		return idd_error_wrap(err, "kernel log");
+	NEED_MEMBER(desc, state_var, "state_var.counter");
+	NEED_MEMBER(desc, lpos_begin, "text_blk_lpos.begin");
+	NEED_MEMBER(desc, lpos_next, "text_blk_lpos.next");
+	NEED_MEMBER(info, seq, "seq");
+	NEED_MEMBER(info, ts_nsec, "ts_nsec");
+	NEED_MEMBER(info, text_len, "text_len");
+	NEED_MEMBER(info, facility, "facility");
+	NEED_MEMBER(info, flags, "flags");
+	NEED_MEMBER(info, level, "level");
+	NEED_MEMBER(info, caller_id, "caller_id");
+#undef NEED_MEMBER
+	if (!idd_types_enumerator(t, RING_CU, "desc_committed", &l->committed) ||
+	    !idd_types_enumerator(t, RING_CU, "desc_finalized", &l->finalized))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "vmlinux has no enum desc_state in %s", RING_CU);
+	if (!idd_types_enumerator(t, PRINTK_CU, "LOG_CONT", &l->log_cont) &&
+	    !idd_types_enumerator(t, RING_CU, "LOG_CONT", &l->log_cont))
+		l->log_cont = 0; /* continuation flags then read as unset */
+	return NULL;
+}
+
+/* size bytes at addr into *out, malloc'd (the caller frees it). */
+static struct inodedump_error *read_array(struct inodedump *id, uint64_t addr,
+					  size_t size, uint8_t **out,
+					  const char *what)
+{
+	_cleanup_free_ uint8_t *buf = malloc(size ? size : 1);
+	struct inodedump_error *err;
+
+	if (!buf)
+		return idd_nomem();
+	err = idd_target_read(id->target, addr, buf, size);
+	if (err)
+		return idd_error_wrap(err, "kernel log %s", what);
+	*out = TAKE_PTR(buf);
+	return NULL;
+}
+
+/*
+ * Where a record's text lies in the data ring, as the kernel's get_data()
+ * decides it: a regular block, or one wrapped to the start of the ring.
+ */
+static bool block_text(uint64_t begin, uint64_t next, unsigned size_bits,
+		       uint64_t *off, uint64_t *len)
+{
+	uint64_t size = UINT64_C(1) << size_bits, mask = size - 1;
+
+	if (begin & 1 || next & 1) /* data-less record */
+		return false;
+	if ((begin >> size_bits) == (next >> size_bits) && begin < next) {
+		*off = begin & mask;
+		*len = next - begin;
+	} else if (((begin + size) >> size_bits) == (next >> size_bits)) {
+		*off = 0;
+		*len = next & mask;
+	} else {
+		return false;
+	}
+	/* Each block starts with the descriptor id (an unsigned long). */
+	if (*len < 8 || *off + *len > size)
+		return false;
+	*off += 8;
+	*len -= 8;
+	return true;
+}
+
+/* The ring's layout and its three arrays, read whole. */
+struct ring {
+	struct ring_layout l;
+	uint8_t *descs, *infos, *data;
+	uint64_t count, head, tail;
+	unsigned size_bits;
+};
+
+static void ring_release(struct ring *r)
+{
+	free(r->descs);
+	free(r->infos);
+	free(r->data);
+}
+
+static void log_freep(struct inodedump_log **log)
+{
+	inodedump_log_free(*log);
+}
+
+/*
+ * The descriptor state sits in the top two bits of state_var, whose width
+ * is the kernel's unsigned long (DESC_SV_BITS): taken from its type.
+ */
+static unsigned desc_flags_shift(const struct ring_layout *l)
+{
+	return 8 * (unsigned)l->state_var.size - 2;
+}
+
+/*
+ * Append record rid to log (which has room for it) when its descriptor is
+ * committed or finalized; others are skipped.
+ */
+static struct inodedump_error *add_record(struct ring *r,
+					  struct inodedump_log *log,
+					  uint64_t rid)
+{
+	const struct ring_layout *l = &r->l;
+	uint64_t idx = rid & (r->count - 1);
+	const uint8_t *desc = r->descs + idx * l->desc.size;
+	const uint8_t *info = r->infos + idx * l->info.size;
+	uint64_t sv = idd_member_uval(&l->state_var, desc);
+	unsigned shift = desc_flags_shift(l);
+	uint64_t id_mask = (UINT64_C(1) << shift) - 1;
+	uint64_t state = (sv >> shift) & 3, off, len, text_len;
+	struct inodedump_record *rec = &log->recs[log->n];
+	char *text;
+
+	if ((sv & id_mask) != (rid & id_mask) ||
+	    (state != (uint64_t)l->committed && state != (uint64_t)l->finalized))
+		return NULL;
+	if (!block_text(idd_member_uval(&l->lpos_begin, desc),
+			idd_member_uval(&l->lpos_next, desc), r->size_bits, &off,
+			&len))
+		len = 0;
+	text_len = idd_member_uval(&l->text_len, info);
+	if (text_len > len)
+		text_len = len;
+	text = malloc(text_len + 1);
+	if (!text)
+		return idd_nomem();
+	if (text_len)
+		memcpy(text, r->data + off, text_len);
+	text[text_len] = '\0';
+	rec->text = text;
+	rec->text_len = text_len;
+	rec->seq = idd_member_uval(&l->seq, info);
+	rec->ts_nsec = idd_member_uval(&l->ts_nsec, info);
+	rec->level = (uint8_t)idd_member_uval(&l->level, info);
+	rec->facility = (uint8_t)idd_member_uval(&l->facility, info);
+	rec->continuation = l->log_cont &&
+			    (idd_member_uval(&l->flags, info) & (uint64_t)l->log_cont);
+	rec->caller_id = (uint32_t)idd_member_uval(&l->caller_id, info);
+	log->n++;
+	return NULL;
+}
+
+static struct inodedump_error *read_ring(struct inodedump *id, struct ring *r,
+					 uint64_t rb_addr)
+{
+	struct ring_layout *l = &r->l;
+	_cleanup_free_ uint8_t *rb = NULL;
+	unsigned count_bits;
+	struct inodedump_error *err;
+
+	err = read_array(id, rb_addr, l->rb.size, &rb, "struct printk_ringbuffer");
+	if (err)
+		return err;
+	count_bits = (unsigned)idd_member_uval(&l->count_bits, rb);
+	r->size_bits = (unsigned)idd_member_uval(&l->size_bits, rb);
+	r->head = idd_member_uval(&l->head_id, rb);
+	r->tail = idd_member_uval(&l->tail_id, rb);
+	if (count_bits > MAX_COUNT_BITS || r->size_bits > MAX_SIZE_BITS ||
+	    r->size_bits < 4)
+		return idd_error_at(INODEDUMP_ERR_DUMP, rb_addr,
+				    "kernel log ring at 0x%" PRIx64
+				    " is corrupt: count_bits %u, size_bits %u",
+				    rb_addr, count_bits, r->size_bits);
+	r->count = UINT64_C(1) << count_bits;
+	/* A real ring (LOG_BUF_SHIFT <= 25) is far below this in all. */
+	if (r->count * (l->desc.size + l->info.size) +
+		    (UINT64_C(1) << r->size_bits) > (UINT64_C(512) << 20))
+		return idd_error_at(INODEDUMP_ERR_DUMP, rb_addr,
+				    "kernel log ring at 0x%" PRIx64
+				    " is corrupt: %" PRIu64 " descriptors and "
+				    "%" PRIu64 " bytes of text are beyond any "
+				    "real log", rb_addr, r->count,
+				    UINT64_C(1) << r->size_bits);
+	if ((err = read_array(id, idd_member_uval(&l->descs, rb),
+			      r->count * l->desc.size, &r->descs,
+			      "descriptors")) ||
+	    (err = read_array(id, idd_member_uval(&l->infos, rb),
+			      r->count * l->info.size, &r->infos, "infos")))
+		return err;
+	return read_array(id, idd_member_uval(&l->data, rb),
+			  UINT64_C(1) << r->size_bits, &r->data, "text data");
+}
+
+struct inodedump_error *inodedump_read_log(struct inodedump *id,
+					   struct inodedump_log **out)
+{
+	_cleanup_(ring_release) struct ring r = { 0 };
+	_cleanup_(log_freep) struct inodedump_log *log = NULL;
+	struct inodedump_error *err;
+	uint64_t prb_sym, rb_addr, id_mask;
+	const char *v = idd_target_vmcoreinfo(id->target, "SYMBOL(prb)");
+	bool reached = false;
+
+	if (!(v && (prb_sym = strtoull(v, NULL, 16))) &&
+	    !idd_symbols_address(id->syms, "prb", &prb_sym))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "no symbol prb in VMCOREINFO or vmlinux: only "
+				 "the lockless printk ring of Linux 5.10 and "
+				 "later is read");
+	if ((err = load_ring_layout(id, &r.l)) ||
+	    (err = idd_target_read_u64(id->target, prb_sym, &rb_addr)) ||
+	    (err = read_ring(id, &r, rb_addr)))
+		return err;
+	log = calloc(1, sizeof(*log));
+	if (!log)
+		return idd_nomem();
+	log->recs = calloc(r.count, sizeof(*log->recs));
+	if (!log->recs)
+		return idd_nomem();
+	/* tail..head inclusive, never more than once around the ring. */
+	id_mask = (UINT64_C(1) << desc_flags_shift(&r.l)) - 1;
+	for (uint64_t rid = r.tail & id_mask, n = 0; n < r.count;
+	     rid = (rid + 1) & id_mask, n++) {
+		if ((err = add_record(&r, log, rid)))
+			return err;
+		if (rid == (r.head & id_mask)) {
+			reached = true;
+			break;
+		}
+	}
+	if (!reached || !log->n) {
+		log->corrupt = idd_error_at(
+			INODEDUMP_ERR_DUMP, rb_addr,
+			"kernel log ring at 0x%" PRIx64 " is corrupt: tail_id "
+			"0x%" PRIx64 " and head_id 0x%" PRIx64 " are not within "
+			"%" PRIu64 " descriptors of each other; %zu records read",
+			rb_addr, r.tail, r.head, r.count, log->n);
+		if (idd_error_is_nomem(log->corrupt)) {
+			log->corrupt = NULL;
+			return idd_nomem();
+		}
+	}
+	*out = TAKE_PTR(log);
+	return NULL;
+}
+
+const char *inodedump_log_warning(const struct inodedump_log *log)
+{
+	return log->corrupt ? inodedump_error_message(log->corrupt) : NULL;
+}
+
+size_t inodedump_log_count(const struct inodedump_log *log)
+{
+	return log->n;
+}
+
+const struct inodedump_record *
+inodedump_log_record(const struct inodedump_log *log, size_t i)
+{
+	return i < log->n ? &log->recs[i] : NULL;
+}
+
+void inodedump_log_print(const struct inodedump_log *log, FILE *out)
+{
+	for (size_t i = 0; i < log->n; i++) {
+		const struct inodedump_record *r = &log->recs[i];
+
+		fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] ",
+			r->ts_nsec / 1000000000, r->ts_nsec % 1000000000 / 1000);
+		fwrite(r->text, 1, r->text_len, out);
+		fputc('\n', out);
+	}
+}
+
+void inodedump_log_free(struct inodedump_log *log)
+{
+	if (!log)
+		return;
+	for (size_t i = 0; i < log->n; i++)
+		free((char *)log->recs[i].text);
+	free(log->recs);
+	inodedump_error_free(log->corrupt);
+	free(log);
+}
