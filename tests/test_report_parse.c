@@ -72,6 +72,41 @@ static void test_2026(void)
 	CHECK(r.address == 0xffff888004a8e6a0ull);
 }
 
+/*
+ * When dump_inode() cannot read the superblock it prints the name
+ * "<unknown, sb unreadable>", spaces and all (6.18 and 7.0 alike).
+ */
+static void test_unreadable_sb(void)
+{
+	struct inodedump_report r;
+
+	CHECK(parse("VFS_WARN_ON_INODE(x): inode:ffff888004a8e6a0 "
+		    "fs:<unknown, sb unreadable> mode:100644 opflags:0x0 "
+		    "flags:0x0 state:0x0 count:1", &r));
+	CHECK(r.format == INODEDUMP_REPORT_2026 && r.has_fields);
+	CHECK(!strcmp(r.fields.fs_type, "<unknown, sb unreadable>"));
+	CHECK(r.fields.mode == 0100644 && r.fields.count == 1);
+	CHECK(parse("VFS_WARN_ON_INODE(x) encountered for inode ffff888004a8e6a0\n"
+		    "fs <unknown, sb unreadable> mode 100644 opflags 0x0 "
+		    "flags 0x0 state 0x0 count 1", &r));
+	CHECK(r.format == INODEDUMP_REPORT_6_18 && r.has_fields);
+	CHECK(!strcmp(r.fields.fs_type, "<unknown, sb unreadable>"));
+}
+
+/* 7.0 prints %#x: 0 without a prefix, others with 0x. */
+static void test_2026_zero_and_prefixed_numbers(void)
+{
+	struct inodedump_report r;
+
+	CHECK(parse("VFS_BUG_ON_INODE(!S_ISLNK(inode->i_mode)): "
+		    "inode:0xffff888004a8e6a0 fs:tmpfs mode:120777 opflags:0 "
+		    "flags:0 state:0 count:0", &r));
+	CHECK(r.format == INODEDUMP_REPORT_2026);
+	CHECK(!strcmp(r.reason, "VFS_BUG_ON_INODE(!S_ISLNK(inode->i_mode))"));
+	CHECK(r.address == 0xffff888004a8e6a0ull);
+	CHECK(r.fields.opflags == 0 && r.fields.count == 0);
+}
+
 static void test_rejects(void)
 {
 	struct inodedump_report r;
@@ -87,6 +122,15 @@ static void test_rejects(void)
 	CHECK(!parse("X: inode:ffff888004a8e6a0 fs:ext4 mode:100644", &r));
 	CHECK(!parse("X: unreadable inode:", &r));
 	CHECK(!parse("", &r));
+	CHECK(!parse("WARNING: CPU: 0 PID: 95 at fs/namei.c:5386 f+0x0/0x1", &r));
+	CHECK(!parse("X: inode:ffff888004a8e6a0 fs: mode:100644 opflags:0x0 "
+		     "flags:0x0 state:0x0 count:1", &r));
+	CHECK(!parse("X: inode:ffff888004a8e6a0 fs:ext4 mode:100644 "
+		     "opflags:0x0 flags:0x0 state:0x0", &r));
+	/* A filesystem name longer than the kernel's 63 bytes. */
+	CHECK(!parse("X: inode:ffff888004a8e6a0 fs:"
+		     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		     " mode:100644 opflags:0x0 flags:0x0 state:0x0 count:1", &r));
 	/* A 6.18 second line that is garbled leaves a 6.15 report. */
 	CHECK(parse("X encountered for inode ffff888004a8e6a0\nfs tmpfs mode zz",
 		    &r));
@@ -116,6 +160,8 @@ int main(void)
 	test_6_15();
 	test_6_18();
 	test_2026();
+	test_unreadable_sb();
+	test_2026_zero_and_prefixed_numbers();
 	test_rejects();
 	printf("%d checks passed, %d failed\n", passed, failed);
 	return failed || !passed;

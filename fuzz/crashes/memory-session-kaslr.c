@@ -39,7 +39,11 @@ int main(void)
 		return 1;
 	}
 	/* The victim inode's i_op in the committed fixture (KASLR applied). */
-	name = idd_symbols_name(id->syms, 0xfffffffface12c40ull);
+	err = idd_symbols_name(id->syms, 0xfffffffface12c40ull, &name);
+	if (err) {
+		fprintf(stderr, "%s\n", inodedump_error_message(err));
+		return 1;
+	}
 	printf("kaslr 0x%llx, i_op 0xfffffffface12c40 is %s\n",
 	       (unsigned long long)id->kaslr, name ? name : "(none)");
 	idd_symbols_address(id->syms, "init_task", &init_task);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/bytes.h"
+#include "core/cleanup.h"
 #include "types/types.h"
 
 #define CACHE_MAX 32
@@ -78,43 +79,43 @@ int idd_types_fd(struct idd_types *types)
 	return types->fd;
 }
 
+static void types_closep(struct idd_types **types)
+{
+	idd_types_close(*types);
+}
+
 struct inodedump_error *idd_types_open(const char *vmlinux,
 				       struct idd_types **out)
 {
-	struct idd_types *types = calloc(1, sizeof(*types));
-	struct inodedump_error *err = NULL;
+	_cleanup_(types_closep) struct idd_types *types =
+		calloc(1, sizeof(*types));
 
 	if (!types)
 		return idd_nomem();
 	elf_version(EV_CURRENT);
+	types->fd = -1;
 	types->path = strdup(vmlinux);
+	if (!types->path)
+		return idd_nomem();
 	types->fd = open(vmlinux, O_RDONLY | O_CLOEXEC);
-	if (types->fd < 0) {
-		err = idd_error(INODEDUMP_ERR_VMLINUX, "cannot open vmlinux %s: %s",
-				vmlinux, strerror(errno));
-		goto fail;
-	}
+	if (types->fd < 0)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "cannot open vmlinux %s: %s", vmlinux,
+				 strerror(errno));
 	types->elf = elf_begin(types->fd, ELF_C_READ_MMAP, NULL);
-	if (!types->elf || elf_kind(types->elf) != ELF_K_ELF) {
-		err = idd_error(INODEDUMP_ERR_VMLINUX,
-				"vmlinux %s is not an ELF file: %s", vmlinux,
-				elf_errmsg(-1));
-		goto fail;
-	}
+	if (!types->elf || elf_kind(types->elf) != ELF_K_ELF)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "vmlinux %s is not an ELF file: %s", vmlinux,
+				 elf_errmsg(-1));
 	types->dwarf = dwarf_begin_elf(types->elf, DWARF_C_READ, NULL);
-	if (!types->dwarf) {
-		err = idd_error(INODEDUMP_ERR_VMLINUX,
-				"vmlinux %s has no DWARF debug information "
-				"(%s); use the kernel's debuginfo vmlinux, e.g. "
-				"/usr/lib/debug/boot/vmlinux-<release>",
-				vmlinux, dwarf_errmsg(-1));
-		goto fail;
-	}
-	*out = types;
+	if (!types->dwarf)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "vmlinux %s has no DWARF debug information "
+				 "(%s); use the kernel's debuginfo vmlinux, e.g. "
+				 "/usr/lib/debug/boot/vmlinux-<release>",
+				 vmlinux, dwarf_errmsg(-1));
+	*out = TAKE_PTR(types);
 	return NULL;
-fail:
-	idd_types_close(types);
-	return err;
 }
 
 void idd_types_close(struct idd_types *types)
