@@ -21,7 +21,7 @@ export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
 rm -rf "$dir/profiles"
 mkdir -p "$dir/profiles"
 # The files each target is about (its line coverage is shown).
-declare -A focus=([report_parse]="lib/log/printk.c" [printk]="lib/log/printk.c"
+declare -A focus=([report_parse]="lib/log/reports.c" [printk]="lib/log/ring.c lib/log/reports.c"
   [flattened]="lib/target/target.c" [dumpfile]="lib/target/dumpfile.c"
   [json]="lib/output/report.c lib/decode/decode.c"
   [decode]="lib/decode/decode.c lib/decode/paths.c lib/decode/holders.c lib/types/modules.c lib/checks/checks.c lib/output/report.c"

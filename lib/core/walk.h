@@ -16,10 +16,9 @@ struct idd_visited {
 };
 
 /*
- * Remember addr; *seen says it was met before (the list loops; 0, a
- * NULL link, always counts as met). Fails
- * only when the set cannot grow (out of memory): a walk then stops with
- * that error rather than take it for a loop.
+ * Remember addr; *seen says it was met before: the list loops (0, a NULL
+ * link, always counts as met). Fails only when the set cannot grow (out
+ * of memory): the walk then stops with that error, not as at a loop.
  */
 struct inodedump_error *idd_visit(struct idd_visited *v, uint64_t addr,
 				  bool *seen);

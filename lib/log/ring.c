@@ -7,7 +7,6 @@
  * walked from tail_id to head_id, at most once around: a corrupt index can
  * neither loop nor read outside the arrays.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
