@@ -33,6 +33,7 @@ struct idd_holders {
 	struct held *v;
 	size_t n, cap;
 	struct inodedump_error *stopped; /* why the walk stopped early */
+	bool full;			 /* MAX_HELD reached: some left out */
 };
 
 static bool pointer(const struct idd_member *m)
@@ -131,8 +132,10 @@ static struct inodedump_error *add_held(struct idd_holders *hs,
 		size_t cap = hs->cap ? 2 * hs->cap : 64;
 		struct held *grown;
 
-		if (hs->n >= MAX_HELD)
+		if (hs->n >= MAX_HELD) {
+			hs->full = true;
 			return NULL;
+		}
 		grown = realloc(hs->v, cap * sizeof(*grown));
 		if (!grown)
 			return idd_nomem();
@@ -273,7 +276,12 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 	if (err)
 		hs->stopped = idd_error_wrap(err, "task walk stopped after %zu "
 					     "tasks", count);
-	return NULL;
+	else if (hs->full)
+		hs->stopped = idd_error(INODEDUMP_ERR_DUMP,
+					"more than %u open files, cwds and roots "
+					"in %zu tasks: the rest were not "
+					"recorded", MAX_HELD, count);
+	return idd_error_is_nomem(hs->stopped) ? hs->stopped : NULL;
 }
 
 struct inodedump_error *idd_decode_holders(struct inodedump *id,
