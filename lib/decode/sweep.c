@@ -201,9 +201,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		struct inodedump_sweep_sb out = { .address = sb_addr };
 		char s_id[NAME_MAX_SB] = "", *fs_type = NULL, *error = NULL;
 		uint64_t name;
-		bool truncated;
-
-		bool again;
+		bool truncated, again;
 
 		if ((err = idd_visit(&seen, node, &again)))
 			break;
