@@ -2,9 +2,10 @@
 /*
  * Target c: opening a dump file, idd_target_open(). The input is written to
  * a memfd and opened by its /proc/self/fd path, so a flattened input
- * ("makedumpfile" signature, type 1) goes through the static
- * is_flattened()/unflatten() of lib/target.c and the rearranged file (or
- * the input itself) through libkdumpfile. An open target is then queried
+ * ("makedumpfile" signature, type 1) goes through idd_flattened_is() and
+ * idd_flattened_unflatten() (lib/target/flattened.c), and the rearranged
+ * file (or the input itself) through the header probes and our readers
+ * or libkdumpfile. An open target is then queried
  * the way inodedump_open() and a decode do: format, VMCOREINFO, dump level,
  * arch, page size, release, and reads at the fixture's kernel addresses
  * (which exercise read_failure() and the page-table translation).

@@ -7,11 +7,24 @@
 
 struct inodedump;
 
-/* ---- target (target.c): the dump's memory and VMCOREINFO ---- */
+/*
+ * ---- target: the dump's memory and VMCOREINFO ----
+ * One interface over backends (backend.h), one file each: diskdump.c and
+ * elf.c (our readers), flattened.c, kdumpfile.c (libkdumpfile by dlopen),
+ * memory.c, reader.c; the page walk in x86_64.c; what they share in
+ * target.c.
+ */
 struct idd_target;
 
+/* A dump file or /proc/kcore: our reader if it takes it, else libkdumpfile. */
 struct inodedump_error *idd_target_open(const char *path,
 					struct idd_target **out);
+/*
+ * Our readers alone, never libkdumpfile (the fuzzer of our readers): an
+ * error when they do not take the file. No flattened files.
+ */
+struct inodedump_error *idd_target_open_ours(const char *path,
+					     struct idd_target **out);
 /* Kernel memory held in a buffer: [start, start + size). */
 struct idd_memory_region {
 	uint64_t start;
@@ -30,6 +43,14 @@ struct inodedump_error *idd_target_open_reader(inodedump_read_fn read,
 					       void *arg,
 					       const char *vmcoreinfo,
 					       struct idd_target **out);
+/*
+ * Physical memory in buffers, our page walk translating from VMCOREINFO
+ * (tests of the walk); arch names the machine ("x86_64"), pages of 4 KiB.
+ */
+struct inodedump_error *idd_target_open_physical(
+	const struct idd_memory_region *regions, size_t n, const char *arch,
+	const char *vmcoreinfo, struct idd_target **out);
+/* Not a file: a memory image or a caller's reader. */
 bool idd_target_is_memory(const struct idd_target *t);
 /* Who reads the file ("inodedump", "libkdumpfile", "memory") and who
  * translates addresses; reads libkdumpfile did because ours could not. */
@@ -70,20 +91,5 @@ const char *idd_target_format(struct idd_target *t);
 /* makedumpfile's dump level (-d), or -1 when the format has none. */
 int idd_target_dump_level(struct idd_target *t);
 bool idd_target_little_endian(struct idd_target *t);
-
-/*
- * dumpfile.c: our reader of compressed kdump and x86-64 ELF dumps by
- * physical address; NULL from open means "not ours, use libkdumpfile".
- */
-struct idd_dumpfile;
-struct idd_dumpfile *idd_dumpfile_open(int fd);
-void idd_dumpfile_close(struct idd_dumpfile *d);
-bool idd_dumpfile_read(struct idd_dumpfile *d, uint64_t pa, void *buf,
-		       size_t len);
-const char *idd_dumpfile_format(const struct idd_dumpfile *d);
-const char *idd_dumpfile_arch(const struct idd_dumpfile *d);
-const char *idd_dumpfile_release(const struct idd_dumpfile *d);
-const char *idd_dumpfile_vmcoreinfo(const struct idd_dumpfile *d);
-uint32_t idd_dumpfile_page_size(const struct idd_dumpfile *d);
 
 #endif

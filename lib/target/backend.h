@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * target: what a backend gives the generic target (target.c). One file
+ * per backend, each behind a struct idd_backend_ops, as libkdumpfile's
+ * format_ops: diskdump.c and elf.c (our readers), kdumpfile.c
+ * (libkdumpfile by dlopen: /proc/kcore, other formats, and the reads ours
+ * cannot do), memory.c (buffers), reader.c (a caller's reader). The page
+ * walk (x86_64.c) reads page tables through read_phys. Not installed.
+ */
+#ifndef IDD_TARGET_BACKEND_H
+#define IDD_TARGET_BACKEND_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "target/target.h"
+
+struct idd_backend;
+
+struct idd_backend_ops {
+	/* Who reads the file: idd_target_reader(). */
+	const char *reader;
+	/* Who translates addresses when our page walk does not. */
+	const char *translation;
+	/*
+	 * The backend's read_virt is the only translation (a memory image,
+	 * a caller's reader): our walk is not tried and no read is a
+	 * fallback.
+	 */
+	bool translates;
+	/* Bytes at a physical address, all or false; NULL: none. */
+	bool (*read_phys)(struct idd_backend *b, uint64_t pa, void *buf,
+			  size_t len);
+	/*
+	 * Bytes at a kernel virtual address by the backend's translation,
+	 * with the error that says why not. NULL (our readers): what our
+	 * walk cannot read goes to libkdumpfile over the same file.
+	 */
+	struct inodedump_error *(*read_virt)(struct idd_backend *b,
+					     uint64_t addr, void *buf,
+					     size_t len);
+	/* The facts; each may be NULL (no answer). */
+	const char *(*format)(struct idd_backend *b);
+	const char *(*arch)(struct idd_backend *b);
+	uint64_t (*page_size)(struct idd_backend *b);
+	const char *(*uts_release)(struct idd_backend *b);
+	int (*dump_level)(struct idd_backend *b);
+	bool (*little_endian)(struct idd_backend *b);
+	/* The VMCOREINFO text, read once by the target at open. */
+	const char *(*vmcoreinfo)(struct idd_backend *b);
+	/*
+	 * The backend keeps a default architecture itself (libkdumpfile
+	 * needs it for its own translation); else the target answers with
+	 * the default when arch() has none.
+	 */
+	void (*set_default_arch)(struct idd_backend *b, const char *arch);
+	/* False when physical addresses are not the machine's (Xen). */
+	bool (*machine_physical)(struct idd_backend *b);
+	void (*close)(struct idd_backend *b);
+};
+
+struct idd_backend {
+	const struct idd_backend_ops *ops;
+	struct idd_target *target; /* the facts a backend's messages need */
+};
+
+/* ---- the generic target, for backends (target.c) ---- */
+/* A target with no backend yet. */
+struct idd_target *idd_target_new(void);
+/* Give t its backend (owned from now): format, byte order, VMCOREINFO. */
+void idd_target_attach(struct idd_target *t, struct idd_backend *b);
+void idd_target_parse_vmcoreinfo(struct idd_target *t, const char *raw);
+/*
+ * A read libkdumpfile could not do of a page that is not in the dump,
+ * in a format whose writer leaves pages out on purpose: the error that
+ * says so, with the dump level; NULL when the format leaves none out.
+ */
+struct inodedump_error *idd_target_filtered(struct idd_target *t,
+					    uint64_t addr, uint64_t phys);
+
+/* ---- backends ---- */
+/*
+ * Each file format's header is read here once, by its probe: a header
+ * that does not fit its file is refused with an error (libkdumpfile
+ * 0.5.1 would trust it); otherwise *out is our reader's backend when it
+ * takes the file (ours is false: not even tried), else NULL.
+ */
+struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
+					   const char *path, int fd,
+					   off_t size, bool ours,
+					   int *dump_level,
+					   struct idd_backend **out);
+struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
+				      int fd, off_t size, bool ours,
+				      struct idd_backend **out);
+/* makedumpfile's flattened format, rearranged into a memfd (flattened.c). */
+bool idd_flattened_is(int fd);
+struct inodedump_error *idd_flattened_unflatten(const char *path, int in,
+						int *out);
+/*
+ * libkdumpfile on fd (borrowed): dump_level is what our header parse
+ * found (-1 when none), default_arch names the machine when the header
+ * does not ("" for none).
+ */
+struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
+					   const char *path, int dump_level,
+					   const char *default_arch,
+					   struct idd_backend **out);
+
+/* ---- file helpers for the backends ---- */
+static inline bool idd_pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	uint8_t *p = buf;
+
+	if (off > INT64_MAX)
+		return false;
+	while (len) {
+		ssize_t got = pread(fd, p, len, (off_t)off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		p += got;
+		off += (uint64_t)got;
+		len -= (size_t)got;
+	}
+	return true;
+}
+
+/* Up to len bytes at off: how many the file has there. */
+static inline size_t idd_pread_upto(int fd, void *buf, size_t len,
+				    uint64_t off)
+{
+	uint8_t *p = buf;
+	size_t done = 0;
+
+	while (done < len && off + done <= INT64_MAX) {
+		ssize_t got = pread(fd, p + done, len - done,
+				    (off_t)(off + done));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		done += (size_t)got;
+	}
+	return done;
+}
+
+static inline uint16_t idd_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t idd_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t idd_le64(const uint8_t *p)
+{
+	return idd_le32(p) | (uint64_t)idd_le32(p + 4) << 32;
+}
+
+#endif

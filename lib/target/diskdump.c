@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * makedumpfile's compressed kdump (diskdump) format: the header read and
+ * checked once, and our reader of it by physical address. The reader
+ * exists for speed (libkdumpfile pulls in C++ through snappy and sets up
+ * more than a one-inode decode needs); it takes only what it fully
+ * understands and says no to the rest (split or incomplete dumps, header
+ * versions before 6), which then goes to libkdumpfile, as does every read
+ * it cannot do (snappy pages, damaged descriptors): libkdumpfile's
+ * messages stay the ones users see for damaged files.
+ *
+ * Offsets below are the file format's own (makedumpfile's
+ * diskdump_mod.h: struct disk_dump_header, then struct kdump_sub_header
+ * at block_size), not a kernel's layout.
+ */
+#include <lzo/lzo1x.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "target/backend.h"
+
+#define DD_SIGNATURE "KDUMP   "
+#define DD_ZLIB 0x1
+#define DD_LZO 0x2
+#define DD_SNAPPY 0x4
+#define DD_INCOMPLETE 0x8
+#define DD_ZSTD 0x20
+#define DD_MAX_PAGE (1u << 20)
+/* disk_dump_header */
+#define DD_HEADER_SIZE 464
+#define DD_VERSION 8
+#define DD_UTSNAME 12 /* six fields of 65 bytes */
+#define DD_UTS_FIELD 65
+#define DD_STATUS 424
+#define DD_BLOCK_SIZE 428
+#define DD_SUB_HDR_SIZE 432
+#define DD_BITMAP_BLOCKS 436
+/* kdump_sub_header */
+#define DD_SUB_SIZE 104
+#define DD_SUB_DUMP_LEVEL 8
+#define DD_SUB_SPLIT 12
+#define DD_SUB_VMCOREINFO 32 /* offset, size; then the notes' */
+#define DD_SUB_MAX_PFN 96
+#define DD_DESC_SIZE 24	       /* page_desc: offset, size, flags, page_flags */
+#define RANK_BITS 4096u	       /* bits of bitmap per rank entry */
+#define NOTES_MAX (16u << 20)  /* more VMCOREINFO than this: not ours */
+#define PAGE_CACHE 64
+
+/* The header and sub-header, as much of each as the file has. */
+struct header {
+	uint8_t h[DD_HEADER_SIZE], sub[DD_SUB_SIZE];
+	size_t h_len, sub_len;
+	int32_t block_size;
+	uint32_t bitmap_blocks;
+};
+
+struct diskdump {
+	struct idd_backend base;
+	int fd;
+	int dump_level;
+	char arch[DD_UTS_FIELD], release[DD_UTS_FIELD];
+	char *vmcoreinfo;
+	uint32_t page_size;
+	uint64_t max_pfn;
+	uint64_t bitmap2_off, desc_off;
+	uint64_t *rank;	   /* set bits of bitmap 2 before each RANK_BITS */
+	uint8_t bits[RANK_BITS / 8]; /* bitmap 2's block bits_block */
+	uint64_t bits_block;
+	bool bits_valid;
+	uint8_t *cbuf;	   /* compressed page */
+	/* the pages last read (page tables and data take turns) */
+	uint64_t cached_pfn[PAGE_CACHE];
+	bool cached[PAGE_CACHE];
+	unsigned next;
+	uint8_t *page; /* PAGE_CACHE pages */
+};
+
+static struct diskdump *to_diskdump(struct idd_backend *b)
+{
+	return (struct diskdump *)b;
+}
+
+/*
+ * libkdumpfile 0.5.1 allocates what a diskdump header asks for before it
+ * checks it against the file: a corrupt block size or note size becomes a
+ * multi-gigabyte malloc. Refuse headers that do not fit their file.
+ */
+static struct inodedump_error *check_header(const char *path,
+					    const struct header *hd,
+					    off_t size)
+{
+	int32_t block_size = hd->block_size;
+	int32_t bitmap_blocks = (int32_t)hd->bitmap_blocks;
+
+	if (hd->h_len < DD_BITMAP_BLOCKS + 4)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: diskdump header truncated", path);
+	if (block_size < 512 || block_size > (1 << 20) ||
+	    (block_size & (block_size - 1)))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt diskdump header: block size %d",
+				 path, block_size);
+	if (bitmap_blocks < 0 ||
+	    (int64_t)bitmap_blocks * block_size > (int64_t)size)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt or truncated diskdump: %d bitmap "
+				 "blocks of %d bytes but the file has %lld",
+				 path, bitmap_blocks, block_size, (long long)size);
+	if (hd->sub_len < 64)
+		return NULL;
+	/* offset/size of VMCOREINFO and of the ELF notes */
+	for (int i = 0; i < 2; i++) {
+		uint64_t off = idd_le64(hd->sub + DD_SUB_VMCOREINFO + 16 * i);
+		uint64_t len = idd_le64(hd->sub + DD_SUB_VMCOREINFO + 16 * i + 8);
+
+		if (len > (uint64_t)size || off > (uint64_t)size - len)
+			return idd_error(INODEDUMP_ERR_DUMP,
+					 "%s: corrupt diskdump sub-header: %s at "
+					 "%llu, %llu bytes, past the end of the "
+					 "file (%lld bytes)",
+					 path, i == 0 ? "VMCOREINFO" : "notes",
+					 (unsigned long long)off,
+					 (unsigned long long)len, (long long)size);
+	}
+	return NULL;
+}
+
+/* makedumpfile's -d from the sub-header, or -1. */
+static int header_dump_level(const struct header *hd)
+{
+	int32_t level;
+
+	if (hd->sub_len < DD_SUB_DUMP_LEVEL + 4)
+		return -1;
+	level = (int32_t)idd_le32(hd->sub + DD_SUB_DUMP_LEVEL);
+	return level < 0 || level > 31 ? -1 : level;
+}
+
+static void copy_field(char *dst, size_t size, const uint8_t *src,
+		       size_t srclen)
+{
+	size_t n = strnlen((const char *)src, srclen);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static char *read_text(int fd, uint64_t off, uint64_t size)
+{
+	char *s;
+
+	if (!size || size > NOTES_MAX)
+		return NULL;
+	s = malloc(size + 1);
+	if (!s)
+		return NULL;
+	if (!idd_pread_all(fd, s, size, off)) {
+		free(s);
+		return NULL;
+	}
+	s[size] = '\0';
+	return s;
+}
+
+/* rank[i]: the set bits of bitmap 2 before block i (RANK_BITS each). */
+static bool build_rank(struct diskdump *d, uint64_t blocks)
+{
+	/* Up to 64 KiB of the bitmap per read. */
+	static _Thread_local uint8_t chunk[128 * RANK_BITS / 8];
+
+	d->rank[0] = 0;
+	for (uint64_t done = 0; done < blocks;) {
+		uint64_t n = blocks - done < 128 ? blocks - done : 128;
+
+		if (!idd_pread_all(d->fd, chunk, n * (RANK_BITS / 8),
+				   d->bitmap2_off + done * (RANK_BITS / 8)))
+			return false;
+		for (uint64_t b = 0; b < n; b++, done++) {
+			uint64_t sum = 0;
+			const uint8_t *p = chunk + b * (RANK_BITS / 8);
+
+			for (size_t w = 0; w < RANK_BITS / 8; w += 8)
+				sum += (uint64_t)__builtin_popcountll(idd_le64(p + w));
+			d->rank[done + 1] = d->rank[done] + sum;
+		}
+	}
+	return true;
+}
+
+/*
+ * The last page's descriptor says where the file must end (the bitmap's
+ * set bits count the descriptors): a truncated file is libkdumpfile's,
+ * and its messages.
+ */
+static bool check_last_page(struct diskdump *d, uint64_t file_size)
+{
+	uint8_t desc[DD_DESC_SIZE];
+	uint64_t blocks = (d->max_pfn + RANK_BITS - 1) / RANK_BITS, n;
+
+	if (!build_rank(d, blocks))
+		return false;
+	n = d->rank[blocks];
+	return n && n <= d->max_pfn &&
+	       idd_pread_all(d->fd, desc, sizeof(desc),
+			     d->desc_off + (n - 1) * DD_DESC_SIZE) &&
+	       idd_le64(desc) <= file_size &&
+	       idd_le32(desc + 8) <= file_size - idd_le64(desc);
+}
+
+/* Whether our reader takes the file; d is filled when it does. */
+static bool take(struct diskdump *d, const struct header *hd,
+		 uint64_t file_size)
+{
+	const uint8_t *h = hd->h, *sub = hd->sub;
+	int32_t version = (int32_t)idd_le32(h + DD_VERSION);
+	int32_t block_size = hd->block_size;
+	int32_t sub_hdr_size = (int32_t)idd_le32(h + DD_SUB_HDR_SIZE);
+	uint32_t status = idd_le32(h + DD_STATUS);
+	uint32_t bitmap_blocks = hd->bitmap_blocks;
+	uint64_t bitmap_off, vi_off, vi_size;
+
+	if (hd->h_len < DD_HEADER_SIZE || hd->sub_len < DD_SUB_SIZE)
+		return false;
+	/* Versions 6+ carry 64-bit pfns and VMCOREINFO in the sub-header. */
+	if (version < 6 || version > 64 || (status & DD_INCOMPLETE) ||
+	    block_size < 512 || (uint32_t)block_size > DD_MAX_PAGE ||
+	    (block_size & (block_size - 1)) || sub_hdr_size < 1 ||
+	    sub_hdr_size > 4096 || !bitmap_blocks || (bitmap_blocks & 1))
+		return false;
+	if (idd_le32(sub + DD_SUB_SPLIT) != 0) /* split over several files */
+		return false;
+	vi_off = idd_le64(sub + DD_SUB_VMCOREINFO);
+	vi_size = idd_le64(sub + DD_SUB_VMCOREINFO + 8);
+	d->max_pfn = idd_le64(sub + DD_SUB_MAX_PFN);
+	d->page_size = (uint32_t)block_size;
+	copy_field(d->release, sizeof(d->release),
+		   h + DD_UTSNAME + 2 * DD_UTS_FIELD, DD_UTS_FIELD);
+	copy_field(d->arch, sizeof(d->arch), h + DD_UTSNAME + 4 * DD_UTS_FIELD,
+		   DD_UTS_FIELD);
+	bitmap_off = (uint64_t)block_size * (1 + (uint64_t)sub_hdr_size);
+	d->bitmap2_off = bitmap_off + (uint64_t)bitmap_blocks / 2 * block_size;
+	d->desc_off = bitmap_off + (uint64_t)bitmap_blocks * block_size;
+	/* Both bitmaps must hold max_pfn bits and lie inside the file. */
+	if (d->max_pfn > (uint64_t)bitmap_blocks / 2 * block_size * 8 ||
+	    d->desc_off > file_size || vi_off > file_size ||
+	    vi_size > file_size - vi_off)
+		return false;
+	d->rank = calloc(d->max_pfn / RANK_BITS + 2, sizeof(*d->rank));
+	if (!d->rank || !check_last_page(d, file_size))
+		return false;
+	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
+	d->cbuf = malloc(d->page_size);
+	d->page = malloc((size_t)d->page_size * PAGE_CACHE);
+	return d->vmcoreinfo && d->cbuf && d->page;
+}
+
+/* ---- reads ---- */
+
+/*
+ * Set bits of bitmap 2 below pfn (whose bit is set), or -1. rank[] is
+ * complete from take(); the block of bits last looked at is kept.
+ */
+static int64_t desc_index(struct diskdump *d, uint64_t pfn)
+{
+	uint64_t block = pfn / RANK_BITS, bit = pfn % RANK_BITS, count = 0;
+	const uint8_t *bits = d->bits;
+
+	if (!d->bits_valid || d->bits_block != block) {
+		d->bits_valid = idd_pread_all(d->fd, d->bits, sizeof(d->bits),
+					      d->bitmap2_off +
+						      block * sizeof(d->bits));
+		d->bits_block = block;
+		if (!d->bits_valid)
+			return -1;
+	}
+	if (!(bits[bit / 8] & (1u << (bit % 8))))
+		return -1; /* not in the dump */
+	for (uint64_t w = 0; w < bit / 64; w++)
+		count += (uint64_t)__builtin_popcountll(idd_le64(bits + w * 8));
+	count += (uint64_t)__builtin_popcountll(idd_le64(bits + bit / 64 * 8) &
+						((1ULL << (bit % 64)) - 1));
+	return (int64_t)(d->rank[block] + count);
+}
+
+static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
+{
+	uint8_t desc[DD_DESC_SIZE];
+	int64_t idx;
+	uint64_t off;
+	uint32_t size, flags;
+
+	if (pfn >= d->max_pfn || (idx = desc_index(d, pfn)) < 0 ||
+	    !idd_pread_all(d->fd, desc, sizeof(desc),
+			   d->desc_off + (uint64_t)idx * sizeof(desc)))
+		return false;
+	off = idd_le64(desc);
+	size = idd_le32(desc + 8);
+	flags = idd_le32(desc + 12);
+	if (!size || size > d->page_size)
+		return false;
+	if (!(flags & (DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD)))
+		return size == d->page_size &&
+		       idd_pread_all(d->fd, page, size, off);
+	if (!idd_pread_all(d->fd, d->cbuf, size, off))
+		return false;
+	if (flags & DD_ZLIB) {
+		uLongf out = d->page_size;
+
+		return uncompress(page, &out, d->cbuf, size) == Z_OK &&
+		       out == d->page_size;
+	}
+	if (flags & DD_LZO) {
+		lzo_uint out = d->page_size;
+
+		return lzo1x_decompress_safe(d->cbuf, size, page, &out,
+					     NULL) == LZO_E_OK &&
+		       out == d->page_size;
+	}
+	if (flags & DD_ZSTD) {
+		size_t out = ZSTD_decompress(page, d->page_size, d->cbuf,
+					     size);
+
+		return !ZSTD_isError(out) && out == d->page_size;
+	}
+	return false; /* snappy: libkdumpfile's */
+}
+
+/* The page of pfn in the cache, read on a miss; NULL if it cannot be. */
+static const uint8_t *cached_page(struct diskdump *d, uint64_t pfn)
+{
+	unsigned slot = PAGE_CACHE;
+	uint8_t *page;
+
+	for (unsigned i = 0; i < PAGE_CACHE; i++)
+		if (d->cached[i] && d->cached_pfn[i] == pfn)
+			slot = i;
+	if (slot < PAGE_CACHE)
+		return d->page + (size_t)slot * d->page_size;
+	slot = d->next++ % PAGE_CACHE;
+	page = d->page + (size_t)slot * d->page_size;
+	d->cached[slot] = false;
+	if (!read_page(d, pfn, page))
+		return NULL;
+	d->cached[slot] = true;
+	d->cached_pfn[slot] = pfn;
+	return page;
+}
+
+static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
+			       size_t len)
+{
+	struct diskdump *d = to_diskdump(b);
+	uint8_t *out = buf;
+
+	while (len) {
+		uint64_t in_page = pa % d->page_size;
+		size_t n = d->page_size - in_page;
+		const uint8_t *page = cached_page(d, pa / d->page_size);
+
+		if (!page)
+			return false;
+		if (n > len)
+			n = len;
+		memcpy(out, page + in_page, n);
+		out += n;
+		pa += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* ---- the facts ---- */
+
+static const char *diskdump_format(struct idd_backend *b)
+{
+	(void)b;
+	return "diskdump";
+}
+
+static const char *diskdump_arch(struct idd_backend *b)
+{
+	struct diskdump *d = to_diskdump(b);
+
+	return d->arch[0] ? d->arch : NULL;
+}
+
+static uint64_t diskdump_page_size(struct idd_backend *b)
+{
+	return to_diskdump(b)->page_size;
+}
+
+/* The header's, else VMCOREINFO's (as libkdumpfile does). */
+static const char *diskdump_uts_release(struct idd_backend *b)
+{
+	struct diskdump *d = to_diskdump(b);
+	const char *release = d->release[0] ? d->release
+			      : idd_target_vmcoreinfo(b->target, "OSRELEASE");
+
+	return release && *release ? release : NULL;
+}
+
+static int diskdump_dump_level(struct idd_backend *b)
+{
+	return to_diskdump(b)->dump_level;
+}
+
+static const char *diskdump_vmcoreinfo(struct idd_backend *b)
+{
+	return to_diskdump(b)->vmcoreinfo;
+}
+
+static void diskdump_close(struct idd_backend *b)
+{
+	struct diskdump *d = to_diskdump(b);
+
+	if (!d)
+		return;
+	free(d->vmcoreinfo);
+	free(d->rank);
+	free(d->cbuf);
+	free(d->page);
+	free(d);
+}
+
+static const struct idd_backend_ops diskdump_ops = {
+	.reader = "inodedump",
+	.translation = "libkdumpfile (libaddrxlat)",
+	.read_phys = diskdump_read_phys,
+	.format = diskdump_format,
+	.arch = diskdump_arch,
+	.page_size = diskdump_page_size,
+	.uts_release = diskdump_uts_release,
+	.dump_level = diskdump_dump_level,
+	.vmcoreinfo = diskdump_vmcoreinfo,
+	.close = diskdump_close,
+};
+
+struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
+					   const char *path, int fd,
+					   off_t size, bool ours,
+					   int *dump_level,
+					   struct idd_backend **out)
+{
+	struct header hd = { 0 };
+	struct inodedump_error *err;
+	struct diskdump *d;
+
+	*out = NULL;
+	hd.h_len = idd_pread_upto(fd, hd.h, sizeof(hd.h), 0);
+	if (hd.h_len < 8 || memcmp(hd.h, DD_SIGNATURE, 8) != 0)
+		return NULL;
+	hd.block_size = (int32_t)idd_le32(hd.h + DD_BLOCK_SIZE);
+	hd.bitmap_blocks = idd_le32(hd.h + DD_BITMAP_BLOCKS);
+	if (hd.h_len >= DD_BITMAP_BLOCKS + 4 && hd.block_size > 0)
+		hd.sub_len = idd_pread_upto(fd, hd.sub, sizeof(hd.sub),
+					    (uint64_t)hd.block_size);
+	err = check_header(path, &hd, size);
+	if (err)
+		return err;
+	*dump_level = header_dump_level(&hd);
+	if (!ours)
+		return NULL;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->base.ops = &diskdump_ops;
+	d->base.target = t;
+	d->fd = fd;
+	d->dump_level = *dump_level;
+	if (!take(d, &hd, (uint64_t)size)) {
+		diskdump_close(&d->base);
+		return NULL;
+	}
+	*out = &d->base;
+	return NULL;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ELF dumps: the header read and checked once, and our reader of 64-bit
+ * little-endian x86-64 ELF cores by physical address. Like diskdump.c it
+ * exists for speed and takes only what it fully understands (not /proc/
+ * kcore, Xen, zero-filled tails, several segments at physical 0: a writer
+ * that left p_paddr unset); the rest is libkdumpfile's, which also gets
+ * every read this reader cannot do. Offsets are the ELF specification's.
+ */
+#include <elf.h>
+#include <endian.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/backend.h"
+
+#define NOTES_MAX (16u << 20)  /* more notes than this: not ours */
+#define PHDRS_MAX (1u << 22)
+
+/* The fields of an ELF header the checks and the reader need. */
+struct header {
+	uint8_t h[64];
+	bool is64;
+	uint64_t type, machine, phoff, phentsize, phnum, shoff, shentsize,
+		shnum;
+};
+
+struct seg {
+	uint64_t start, end, off; /* physical [start, end) at file offset */
+};
+
+struct elf {
+	struct idd_backend base;
+	int fd;
+	char *vmcoreinfo;
+	struct seg *segs;
+	size_t nsegs;
+};
+
+static struct elf *to_elf(struct idd_backend *b)
+{
+	return (struct elf *)b;
+}
+
+/* An ELF header field of len bytes at off, in the file's byte order. */
+static uint64_t field(const uint8_t *h, size_t off, size_t len)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v |= (uint64_t)h[off + (h[EI_DATA] == ELFDATA2LSB ? i : len - 1 - i)]
+		     << (8 * i);
+	return v;
+}
+
+static void parse_header(struct header *hd)
+{
+	const uint8_t *h = hd->h;
+	bool is64 = hd->is64;
+
+	hd->type = field(h, 16, 2);
+	hd->machine = field(h, 18, 2);
+	hd->phoff = is64 ? field(h, 32, 8) : field(h, 28, 4);
+	hd->shoff = is64 ? field(h, 40, 8) : field(h, 32, 4);
+	hd->phentsize = field(h, is64 ? 54 : 42, 2);
+	hd->phnum = field(h, is64 ? 56 : 44, 2);
+	hd->shentsize = field(h, is64 ? 58 : 46, 2);
+	hd->shnum = field(h, is64 ? 60 : 48, 2);
+}
+
+/*
+ * libkdumpfile 0.5.1 follows an ELF header's program- and section-header
+ * tables without checking them against the file (fuzzed ones crash it):
+ * refuse ELF headers whose tables do not fit in the file.
+ */
+static struct inodedump_error *check_header(const char *path,
+					    const struct header *hd,
+					    off_t size)
+{
+	uint64_t phnum = hd->phnum;
+
+	if (!phnum)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: ELF file without program headers: not "
+				 "a dump", path);
+	if (phnum == PN_XNUM) /* the real count is in section 0 */
+		phnum = 1;
+	if (hd->phentsize != (hd->is64 ? 56u : 32u) ||
+	    hd->phoff > (uint64_t)size ||
+	    phnum * hd->phentsize > (uint64_t)size - hd->phoff ||
+	    (hd->shnum && (hd->shentsize != (hd->is64 ? 64u : 40u) ||
+			   hd->shoff > (uint64_t)size ||
+			   hd->shnum * hd->shentsize >
+				   (uint64_t)size - hd->shoff)))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt or truncated ELF dump: %llu "
+				 "program headers of %llu bytes at %llu and "
+				 "%llu section headers at %llu, in a file of "
+				 "%lld bytes",
+				 path, (unsigned long long)phnum,
+				 (unsigned long long)hd->phentsize,
+				 (unsigned long long)hd->phoff,
+				 (unsigned long long)hd->shnum,
+				 (unsigned long long)hd->shoff, (long long)size);
+	return NULL;
+}
+
+static int seg_cmp(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The VMCOREINFO note among the ELF notes at [off, off + size). */
+static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen)
+{
+	uint8_t *notes;
+	char *found = NULL;
+
+	if (!size || size > NOTES_MAX || !(notes = malloc(size)))
+		return NULL;
+	if (!idd_pread_all(fd, notes, size, off)) {
+		free(notes);
+		return NULL;
+	}
+	for (uint64_t p = 0; p + 12 <= size;) {
+		uint64_t namesz = idd_le32(notes + p);
+		uint64_t descsz = idd_le32(notes + p + 4);
+		uint64_t name = p + 12, desc = name + ((namesz + 3) & ~3ULL);
+
+		if (desc > size || descsz > size - desc)
+			break;
+		if (namesz == sizeof("Xen") && !memcmp(notes + name, "Xen", 4))
+			*xen = true;
+		if (!found && namesz == sizeof("VMCOREINFO") &&
+		    !memcmp(notes + name, "VMCOREINFO", namesz)) {
+			found = malloc(descsz + 1);
+			if (found) {
+				memcpy(found, notes + desc, descsz);
+				found[descsz] = '\0';
+			}
+		}
+		p = desc + ((descsz + 3) & ~3ULL);
+	}
+	free(notes);
+	return found;
+}
+
+/*
+ * Overlaps (the kernel image is also in a RAM segment; QEMU writes a
+ * segment per virtual mapping): keep the first segment's bytes.
+ */
+static size_t merge_overlaps(struct seg *segs, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct seg s = segs[i];
+
+		if (k && s.start < segs[k - 1].end) {
+			uint64_t skip = segs[k - 1].end - s.start;
+
+			if (s.end <= segs[k - 1].end)
+				continue;
+			s.start += skip;
+			s.off += skip;
+		}
+		segs[k++] = s;
+	}
+	return k;
+}
+
+/* The PT_LOAD segments and VMCOREINFO; false when not ours. */
+static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
+		       uint64_t file_size)
+{
+	size_t n = 0, at_zero = 0;
+	bool sorted = true, xen = false;
+
+	for (uint64_t i = 0; i < phnum; i++) {
+		uint64_t type = le32toh(ph[i].p_type);
+		uint64_t off = le64toh(ph[i].p_offset);
+		uint64_t filesz = le64toh(ph[i].p_filesz);
+		uint64_t memsz = le64toh(ph[i].p_memsz);
+		uint64_t pa = le64toh(ph[i].p_paddr);
+
+		if (type == PT_NOTE && !e->vmcoreinfo)
+			e->vmcoreinfo = find_vmcoreinfo(e->fd, off, filesz, &xen);
+		if (type != PT_LOAD || !filesz)
+			continue;
+		/* Zero-filled tails and segments past the end: not ours. */
+		if (filesz != memsz || off > file_size ||
+		    filesz > file_size - off || pa + filesz < pa)
+			return false;
+		at_zero += pa == 0;
+		e->segs[n] = (struct seg){ pa, pa + filesz, off };
+		if (n && e->segs[n].start < e->segs[n - 1].start)
+			sorted = false;
+		n++;
+	}
+	/*
+	 * A Xen dump's frames are not the physical addresses we walk; several
+	 * segments at physical 0 mean a writer that left p_paddr unset.
+	 */
+	if (!n || !e->vmcoreinfo || xen || at_zero > 1)
+		return false;
+	if (!sorted)
+		qsort(e->segs, n, sizeof(*e->segs), seg_cmp);
+	e->nsegs = merge_overlaps(e->segs, n);
+	return true;
+}
+
+/* Whether our reader takes the file; e is filled when it does. */
+static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
+{
+	const uint8_t *h = hd->h;
+	uint64_t phnum = hd->phnum, phoff = hd->phoff;
+	Elf64_Phdr *ph;
+	bool ok;
+
+	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB ||
+	    hd->type != ET_CORE || hd->machine != EM_X86_64 ||
+	    hd->phentsize != sizeof(Elf64_Phdr))
+		return false;
+	if (phnum == PN_XNUM) { /* the real count is in section 0's sh_info */
+		Elf64_Shdr sh;
+
+		if (!hd->shoff ||
+		    !idd_pread_all(e->fd, &sh, sizeof(sh), hd->shoff))
+			return false;
+		phnum = le32toh(sh.sh_info);
+	}
+	if (!phnum || phnum > PHDRS_MAX || phoff > file_size ||
+	    phnum * sizeof(Elf64_Phdr) > file_size - phoff)
+		return false;
+	ph = malloc(phnum * sizeof(*ph));
+	e->segs = malloc(phnum * sizeof(*e->segs));
+	ok = ph && e->segs &&
+	     idd_pread_all(e->fd, ph, phnum * sizeof(*ph), phoff) &&
+	     read_phdrs(e, ph, phnum, file_size);
+	free(ph);
+	return ok;
+}
+
+static bool elf_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
+			  size_t len)
+{
+	struct elf *e = to_elf(b);
+	size_t lo = 0, hi = e->nsegs;
+	const struct seg *s;
+
+	while (lo < hi) { /* the last segment starting at or before pa */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->segs[mid].start <= pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	s = &e->segs[lo - 1];
+	return pa < s->end && len <= s->end - pa &&
+	       idd_pread_all(e->fd, buf, len, s->off + (pa - s->start));
+}
+
+/*
+ * Reads of up to a page at a time, as a page-cached reader does: a read
+ * that crosses a page into a segment that does not hold it fails.
+ */
+static bool elf_read_pages(struct idd_backend *b, uint64_t pa, void *buf,
+			   size_t len)
+{
+	uint8_t *out = buf;
+
+	while (len) {
+		size_t n = 4096 - pa % 4096;
+
+		if (n > len)
+			n = len;
+		if (!elf_read_phys(b, pa, out, n))
+			return false;
+		out += n;
+		pa += n;
+		len -= n;
+	}
+	return true;
+}
+
+static const char *elf_format(struct idd_backend *b)
+{
+	(void)b;
+	return "elf";
+}
+
+static const char *elf_arch(struct idd_backend *b)
+{
+	(void)b;
+	return "x86_64"; /* take() takes no other */
+}
+
+static uint64_t elf_page_size(struct idd_backend *b)
+{
+	(void)b;
+	return 4096; /* x86-64 */
+}
+
+/* No release in an ELF header: VMCOREINFO's (as libkdumpfile does). */
+static const char *elf_uts_release(struct idd_backend *b)
+{
+	const char *release = idd_target_vmcoreinfo(b->target, "OSRELEASE");
+
+	return release && *release ? release : NULL;
+}
+
+static const char *elf_vmcoreinfo(struct idd_backend *b)
+{
+	return to_elf(b)->vmcoreinfo;
+}
+
+static void elf_close(struct idd_backend *b)
+{
+	struct elf *e = to_elf(b);
+
+	free(e->vmcoreinfo);
+	free(e->segs);
+	free(e);
+}
+
+static const struct idd_backend_ops elf_ops = {
+	.reader = "inodedump",
+	.translation = "libkdumpfile (libaddrxlat)",
+	.read_phys = elf_read_pages,
+	.format = elf_format,
+	.arch = elf_arch,
+	.page_size = elf_page_size,
+	.uts_release = elf_uts_release,
+	.vmcoreinfo = elf_vmcoreinfo,
+	.close = elf_close,
+};
+
+struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
+				      int fd, off_t size, bool ours,
+				      struct idd_backend **out)
+{
+	struct header hd = { 0 };
+	size_t got = idd_pread_upto(fd, hd.h, sizeof(hd.h), 0);
+	struct inodedump_error *err;
+	struct elf *e;
+
+	*out = NULL;
+	if (got < EI_DATA + 1 || memcmp(hd.h, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	if ((hd.h[EI_CLASS] != ELFCLASS32 && hd.h[EI_CLASS] != ELFCLASS64) ||
+	    (hd.h[EI_DATA] != ELFDATA2LSB && hd.h[EI_DATA] != ELFDATA2MSB))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt ELF header (class %u, data %u)",
+				 path, hd.h[EI_CLASS], hd.h[EI_DATA]);
+	if (got < sizeof(hd.h))
+		return idd_error(INODEDUMP_ERR_DUMP, "%s: ELF header truncated",
+				 path);
+	hd.is64 = hd.h[EI_CLASS] == ELFCLASS64;
+	parse_header(&hd);
+	err = check_header(path, &hd, size);
+	if (err || !ours)
+		return err;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->base.ops = &elf_ops;
+	e->base.target = t;
+	e->fd = fd;
+	if (!take(e, &hd, (uint64_t)size)) {
+		elf_close(&e->base);
+		return NULL;
+	}
+	*out = &e->base;
+	return NULL;
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The x86-64 page-table walk: 4- or 5-level tables, 1 GiB and 2 MiB
+ * leaves, the SME encryption bit masked off. Page tables are read by
+ * physical address through the target (idd_target_read_phys), so any
+ * backend with physical reads gets it. The constants are the
+ * architecture's (Intel SDM vol. 3, 4.5), not a kernel's layout.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bytes.h"
+#include "target/target.h"
+#include "target/x86_64.h"
+
+/* __START_KERNEL_map: where x86-64 maps the kernel image. */
+#define X86_64_KERNEL_MAP 0xffffffff80000000ULL
+#define PTE_PRESENT 0x1ULL
+#define PTE_PSE 0x80ULL /* a leaf above level 1 (PDPTE: 1 GiB, PDE: 2 MiB) */
+#define PTE_ADDR 0x000ffffffffff000ULL /* bits 12..51 */
+#define PAGE_SHIFT 12
+#define LEVEL_BITS 9
+#define ENTRIES (1u << LEVEL_BITS)
+#define TLB_SIZE (sizeof(((struct idd_x86_64_walk *)0)->tlb) / \
+		  sizeof(((struct idd_x86_64_walk *)0)->tlb[0]))
+
+static bool info_number(struct idd_target *t, const char *key, int base,
+			uint64_t *out)
+{
+	const char *v = idd_target_vmcoreinfo(t, key);
+	char *end;
+
+	if (!v || !*v)
+		return false;
+	errno = 0;
+	*out = base == 10 ? (uint64_t)strtoll(v, &end, 10)
+			  : strtoull(v, &end, 16);
+	return !errno && *end == '\0';
+}
+
+bool idd_x86_64_walk_init(struct idd_x86_64_walk *w, struct idd_target *t)
+{
+	uint64_t pgd, phys_base, l5 = 0, sme = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (!info_number(t, "SYMBOL(init_top_pgt)", 16, &pgd) &&
+	    !info_number(t, "SYMBOL(init_level4_pgt)", 16, &pgd))
+		return false;
+	if (!info_number(t, "NUMBER(phys_base)", 10, &phys_base) ||
+	    pgd < X86_64_KERNEL_MAP)
+		return false;
+	info_number(t, "NUMBER(pgtable_l5_enabled)", 10, &l5);
+	info_number(t, "NUMBER(sme_mask)", 10, &sme);
+	/* The kernel image's physical address: __pa_symbol(). */
+	w->root = pgd - X86_64_KERNEL_MAP + phys_base;
+	w->l5 = l5 != 0;
+	w->pte_mask = PTE_ADDR & ~sme;
+	return true;
+}
+
+static bool tlb_lookup(const struct idd_x86_64_walk *w, uint64_t va,
+		       uint64_t *pa, uint64_t *left)
+{
+	for (unsigned i = 0; i < TLB_SIZE; i++) {
+		const __typeof__(w->tlb[0]) *e = &w->tlb[i];
+
+		if (e->size && va - e->va < e->size) {
+			*pa = e->pa + (va - e->va);
+			*left = e->size - (va - e->va);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool idd_x86_64_translate(struct idd_x86_64_walk *w, struct idd_target *t,
+			  uint64_t va, uint64_t *pa, uint64_t *left)
+{
+	unsigned top_shift = w->l5 ? 48 : 39, shift = top_shift;
+	unsigned unused = 64 - (top_shift + LEVEL_BITS);
+	uint64_t table = w->root;
+
+	if (tlb_lookup(w, va, pa, left))
+		return true;
+	/* Canonical: the bits above the top level copy its highest bit. */
+	if ((uint64_t)((int64_t)(va << unused) >> unused) != va)
+		return false;
+	for (;;) {
+		uint8_t raw[8];
+		uint64_t pte, size = 1ULL << shift;
+
+		if (!idd_target_read_phys(t, table +
+					  ((va >> shift) & (ENTRIES - 1)) * 8,
+					  raw, 8))
+			return false;
+		pte = idd_load_le(raw, 8);
+		if (!(pte & PTE_PRESENT))
+			return false;
+		if (shift == PAGE_SHIFT ||
+		    ((shift == 21 || shift == 30) && (pte & PTE_PSE))) {
+			__typeof__(w->tlb[0]) *e = &w->tlb[w->tlb_next++ % TLB_SIZE];
+			uint64_t base = pte & w->pte_mask & ~(size - 1);
+
+			e->va = va & ~(size - 1);
+			e->size = size;
+			e->pa = base;
+			*pa = base + (va & (size - 1));
+			*left = size - (va & (size - 1));
+			return true;
+		}
+		if (pte & PTE_PSE) /* PS in a PML4/PML5 entry is reserved */
+			return false;
+		table = pte & w->pte_mask;
+		shift -= LEVEL_BITS;
+	}
+}
+
+const char *idd_x86_64_describe(const struct idd_x86_64_walk *w)
+{
+	return w->l5 ? "inodedump (x86-64, 5-level page tables)"
+		     : "inodedump (x86-64, 4-level page tables)";
+}
