@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Decode: open a dump with its vmlinux, read one struct inode, check that it
- * is one, decode every member this kernel has, and run the VFS checks.
+ * Decode: read one struct inode, check that it is one, decode every member
+ * row of kernel/members.def this kernel has, and run the VFS checks.
+ *
+ * The walk: one layout pass per session (build_layout: every row's member
+ * looked up once), one read of the inode's bytes per decode, then pure
+ * decoding from those bytes. Only what a pointer leads to is read after
+ * that: the superblock (once per run of inodes sharing it), the mapping
+ * when it is not &i_data, strings (i_link, s_type->name), paths, holders.
  */
 #include <ctype.h>
 #include <stdlib.h>
@@ -13,34 +19,78 @@
 #include "checks/checks.h"
 #include "decode/layout.h"
 
-/* -------------------------------------------------------------- layout -- */
+/* ---------------------------------------------------------------- rows -- */
 
-static void find_time(struct idd_types *t, const struct idd_struct *inode,
-		      const char *which, struct member_time *out)
+#define IDD_NAMES_OFFSET_FLAGS(f) offsetof(struct inodedump_inode, f##_names)
+#define IDD_NAMES_OFFSET_NUM_U(f) 0
+#define IDD_NAMES_OFFSET_NUM_S(f) 0
+#define IDD_NAMES_OFFSET_NUM_X(f) 0
+#define IDD_NAMES_OFFSET_DEV(f) 0
+#define IDD_NAMES_OFFSET_STRLEN(f) 0
+#define IDD_NAMES_OFFSET_TIME(f) 0
+#define IDD_NAMES_OFFSET_SYM(f) 0
+#define IDD_NAMES_OFFSET_ADDR(f) 0
+#define IDD_NAMES_OFFSET_STR(f) 0
+#define IDD_NAMES_OFFSET_NONNULL(f) 0
+
+const struct idd_row idd_rows[IDD_NROWS] = {
+#define IDD_MEMBER(f, kind, where, paths, applies, aux, key, label, text, seq) \
+	[IDD_M_##f] = { #f, IDD_ROW_##kind, IDD_IN_##where, paths,            \
+			IDD_APPLIES_##applies, aux, key, label, IDD_TEXT_##text, \
+			seq, offsetof(struct inodedump_inode, f),              \
+			IDD_NAMES_OFFSET_##kind(f) },
+#define IDD_VIEW(f, key, label, text, seq)                                 \
+	[IDD_M_##f] = { #f, IDD_ROW_VIEW, IDD_IN_NONE, "", 0, 0, key, label, \
+			IDD_TEXT_##text, seq, 0, 0 },
+#include "kernel/members.def"
+#undef IDD_MEMBER
+#undef IDD_VIEW
+};
+
+/* A row read from memory, not computed from other rows or a view. */
+static bool row_is_member(const struct idd_row *row)
 {
-	char sec[32], nsec[32];
-
-	/* 6.11+: i_atime_sec / i_atime_nsec */
-	snprintf(sec, sizeof(sec), "i_%s_sec", which);
-	snprintf(nsec, sizeof(nsec), "i_%s_nsec", which);
-	idd_types_member(t, inode, sec, &out->sec);
-	idd_types_member(t, inode, nsec, &out->nsec);
-	if (out->sec.present)
-		return;
-	/* 6.6-6.10: struct timespec64 __i_atime; before: i_atime */
-	for (int hidden = 1; hidden >= 0; hidden--) {
-		snprintf(sec, sizeof(sec), "%si_%s.tv_sec", hidden ? "__" : "",
-			 which);
-		snprintf(nsec, sizeof(nsec), "%si_%s.tv_nsec", hidden ? "__" : "",
-			 which);
-		idd_types_member(t, inode, sec, &out->sec);
-		idd_types_member(t, inode, nsec, &out->nsec);
-		if (out->sec.present) {
-			out->timespec = true;
-			return;
-		}
-	}
+	return row->kind != IDD_ROW_VIEW && row->kind != IDD_ROW_STRLEN;
 }
+
+/* The presence of a row's field (for a time, of its seconds). */
+static enum idd_presence *row_state(struct inodedump_inode *ino,
+				    const struct idd_row *row)
+{
+	switch (row->kind) {
+	case IDD_ROW_NUM_U:
+	case IDD_ROW_NUM_S:
+	case IDD_ROW_NUM_X:
+	case IDD_ROW_FLAGS:
+	case IDD_ROW_DEV:
+	case IDD_ROW_STRLEN:
+		return &IDD_ROW_FIELD(ino, row, struct idd_num)->state;
+	case IDD_ROW_TIME:
+		return &IDD_ROW_FIELD(ino, row, struct idd_time)->sec.state;
+	case IDD_ROW_SYM:
+	case IDD_ROW_ADDR:
+		return &IDD_ROW_FIELD(ino, row, struct idd_ptr)->state;
+	case IDD_ROW_STR:
+		return &IDD_ROW_FIELD(ino, row, struct idd_str)->state;
+	case IDD_ROW_NONNULL:
+	case IDD_ROW_VIEW:
+		break;
+	}
+	return NULL;
+}
+
+static void set_row_state(struct inodedump_inode *ino,
+			  const struct idd_row *row, enum idd_presence state)
+{
+	enum idd_presence *s = row_state(ino, row);
+
+	if (s)
+		*s = state;
+	if (row->kind == IDD_ROW_TIME)
+		IDD_ROW_FIELD(ino, row, struct idd_time)->nsec.state = state;
+}
+
+/* -------------------------------------------------------------- layout -- */
 
 struct enum_collect {
 	struct inode_layout *l;
@@ -59,13 +109,113 @@ static void collect_state_enumerator(const char *name, int64_t value, void *arg)
 	l->nstate++;
 }
 
+/* One alternative path of a row ("i_state.__state", "s_type->name"). */
+static bool find_alternative(struct idd_types *t, const struct idd_struct *base,
+			     const struct idd_row *row, const char *alt,
+			     struct row_layout *rl)
+{
+	const char *arrow = strstr(alt, "->");
+	char path[128];
+
+	memset(rl, 0, sizeof(*rl));
+	if (row->kind == IDD_ROW_TIME) {
+		/* a prefix: i_ctime_ + sec / nsec, __i_ctime.tv_ + sec / nsec */
+		snprintf(path, sizeof(path), "%ssec", alt);
+		idd_types_member(t, base, path, &rl->m);
+		snprintf(path, sizeof(path), "%snsec", alt);
+		idd_types_member(t, base, path, &rl->nsec);
+		return rl->m.present;
+	}
+	if (arrow) {
+		struct inodedump_error *err;
+
+		snprintf(path, sizeof(path), "%.*s", (int)(arrow - alt), alt);
+		idd_types_member(t, base, path, &rl->via);
+		if (!rl->via.present)
+			return false;
+		err = idd_types_pointee_struct(t, &rl->via, &rl->pointee);
+		if (err) {
+			inodedump_error_free(err);
+			return false;
+		}
+		rl->chained = true;
+		idd_types_member(t, &rl->pointee, arrow + 2, &rl->m);
+	} else {
+		idd_types_member(t, base, alt, &rl->m);
+	}
+	/* A value, not the struct around it (i_state before 6.19's __state). */
+	return rl->m.present && rl->m.kind != IDD_KIND_STRUCT;
+}
+
+static void find_row(struct idd_types *t, const struct idd_struct *base,
+		     const struct idd_row *row, struct row_layout *rl)
+{
+	memset(rl, 0, sizeof(*rl));
+	for (const char *p = row->paths; base && *p;) {
+		size_t len = strcspn(p, "|");
+		char alt[sizeof(rl->path)];
+
+		snprintf(alt, sizeof(alt), "%.*s", (int)len, p);
+		if (find_alternative(t, base, row, alt, rl)) {
+			snprintf(rl->path, sizeof(rl->path), "%s", alt);
+			return;
+		}
+		p += len + (p[len] == '|');
+	}
+	memset(rl, 0, sizeof(*rl));
+}
+
+static void find_rows(struct idd_types *t, struct inode_layout *l,
+		      enum idd_row_where where, const struct idd_struct *base)
+{
+	for (size_t i = 0; i < IDD_NROWS; i++)
+		if (row_is_member(&idd_rows[i]) && idd_rows[i].where == where)
+			find_row(t, base, &idd_rows[i], &l->row[i]);
+}
+
+static void find_flag_tables(struct inodedump *id, struct inode_layout *l)
+{
+	struct idd_vfs_evidence ev = { .version = id->version };
+	const struct idd_member *state = &l->row[IDD_M_state].m;
+
+	ev.has_linklen = l->i_linklen.present;
+	l->niop = idd_vfs_iop_flags(&ev, l->iop, MAX_FLAGS);
+	l->niflags = idd_vfs_inode_flags(&ev, l->iflags, MAX_FLAGS);
+	if (state->present) {
+		struct enum_collect c = { l };
+
+		idd_types_member_enum(state, collect_state_enumerator, &c);
+		l->state_from_dwarf = l->nstate > 0;
+		if (!l->state_from_dwarf)
+			l->nstate = idd_vfs_state_flags(&ev, l->state, MAX_FLAGS);
+	}
+	for (size_t i = 0; i < l->niop; i++)
+		if (!strcmp(l->iop[i].name, "IOP_CACHED_LINK"))
+			l->cached_link = l->iop[i].value;
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		struct row_layout *rl = &l->row[i];
+
+		if (idd_rows[i].kind != IDD_ROW_FLAGS)
+			continue;
+		switch (idd_rows[i].aux) {
+		case IDD_FLAGS_IOP:
+			rl->flags = l->iop, rl->nflags = l->niop;
+			break;
+		case IDD_FLAGS_INODE:
+			rl->flags = l->iflags, rl->nflags = l->niflags;
+			break;
+		case IDD_FLAGS_STATE:
+			rl->flags = l->state, rl->nflags = l->nstate;
+			break;
+		}
+	}
+}
+
 static struct inodedump_error *build_layout(struct inodedump *id)
 {
 	struct idd_types *t = id->types;
 	struct inode_layout *l = calloc(1, sizeof(*l));
 	struct inodedump_error *err;
-	struct idd_vfs_evidence ev = { .version = id->version };
-	static const char *const which[3] = { "atime", "mtime", "ctime" };
 
 	if (!l)
 		return idd_nomem();
@@ -74,121 +224,74 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 		free(l);
 		return err;
 	}
-#define M(field, path) idd_types_member(t, &l->inode, path, &l->field)
-	M(i_mode, "i_mode");
-	M(i_opflags, "i_opflags");
-	M(i_uid, "i_uid.val");
-	M(i_gid, "i_gid.val");
-	M(i_flags, "i_flags");
-	M(i_op, "i_op");
-	M(i_sb, "i_sb");
-	M(i_mapping, "i_mapping");
-	M(i_ino, "i_ino");
-	M(i_nlink, "i_nlink");
-	M(i_rdev, "i_rdev");
-	M(i_size, "i_size");
-	M(i_generation, "i_generation");
-	M(i_bytes, "i_bytes");
-	M(i_blkbits, "i_blkbits");
-	M(i_blocks, "i_blocks");
-	M(i_state, "i_state");
-	M(i_count, "i_count.counter");
-	M(i_writecount, "i_writecount.counter");
-	M(i_version, "i_version.counter");
-	M(i_fop, "i_fop");
-	M(i_data, "i_data");
-	M(i_link, "i_link");
-	M(i_pipe, "i_pipe");
-	M(i_cdev, "i_cdev");
-	M(i_dir_seq, "i_dir_seq");
-	M(i_linklen, "i_linklen");
-	M(i_sb_list_next, "i_sb_list.next");
-	M(i_dentry_first, "i_dentry.first");
-#undef M
-	if (!l->i_mode.present || !l->i_sb.present) {
+	find_rows(t, l, IDD_IN_INODE, &l->inode);
+	if (!l->row[IDD_M_mode].m.present || !l->row[IDD_M_sb].m.present) {
 		free(l);
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "struct inode in %s has no i_mode or i_sb: "
 				 "not a Linux vmlinux?",
 				 id->vmlinux);
 	}
-	/* 6.19: i_state became a struct holding the enum __state. */
-	if (l->i_state.present && l->i_state.kind == IDD_KIND_STRUCT)
-		idd_types_member(t, &l->inode, "i_state.__state", &l->i_state);
-	for (int i = 0; i < 3; i++)
-		find_time(t, &l->inode, which[i], &l->times[i]);
-
-	if (!idd_types_pointee_struct(t, &l->i_sb, &l->sb)) {
-		l->have_sb = true;
-		idd_types_member(t, &l->sb, "s_id", &l->s_id);
-		idd_types_member(t, &l->sb, "s_type", &l->s_type);
-		idd_types_member(t, &l->sb, "s_dev", &l->s_dev);
-		idd_types_member(t, &l->sb, "s_magic", &l->s_magic);
-		idd_types_member(t, &l->sb, "s_op", &l->s_op);
-		if (l->s_type.present &&
-		    !idd_types_pointee_struct(t, &l->s_type, &l->fstype)) {
-			l->have_fstype = true;
-			idd_types_member(t, &l->fstype, "name", &l->fs_name);
-		}
-	}
+	err = idd_types_pointee_struct(t, &l->row[IDD_M_sb].m, &l->sb);
+	l->have_sb = !err;
+	inodedump_error_free(err);
+	find_rows(t, l, IDD_IN_SB, l->have_sb ? &l->sb : NULL);
+	idd_types_member(t, &l->inode, "i_data", &l->i_data);
 	if (l->i_data.present && l->i_data.kind == IDD_KIND_STRUCT) {
-		struct idd_struct mapping = { .die = l->i_data.type,
-					      .size = l->i_data.size };
-
-		idd_types_member(t, &mapping, "a_ops", &l->a_ops);
-		idd_types_member(t, &mapping, "nrpages", &l->nrpages);
+		l->mapping = (struct idd_struct){ .die = l->i_data.type,
+						  .size = l->i_data.size };
+		l->have_mapping = true;
 	}
-
-	ev.has_linklen = l->i_linklen.present;
-	l->niop = idd_vfs_iop_flags(&ev, l->iop, MAX_FLAGS);
-	l->niflags = idd_vfs_inode_flags(&ev, l->iflags, MAX_FLAGS);
-	if (l->i_state.present) {
-		struct enum_collect c = { l };
-
-		idd_types_member_enum(&l->i_state, collect_state_enumerator, &c);
-		l->state_from_dwarf = l->nstate > 0;
-		if (!l->state_from_dwarf)
-			l->nstate = idd_vfs_state_flags(&ev, l->state, MAX_FLAGS);
-	}
-	for (size_t i = 0; i < l->niop; i++)
-		if (!strcmp(l->iop[i].name, "IOP_CACHED_LINK"))
-			l->cached_link = l->iop[i].value;
+	find_rows(t, l, IDD_IN_MAPPING, l->have_mapping ? &l->mapping : NULL);
+	l->i_linklen = l->row[IDD_M_linklen].m;
+	l->i_dentry_first = l->row[IDD_M_has_alias].m;
+	find_flag_tables(id, l);
 	id->layout = l;
 	return NULL;
 }
 
 /* -------------------------------------------------------------- decode -- */
 
-void idd_notes_add(struct idd_notes *notes, const char *name, bool has_address,
-		   uint64_t address, const char *fmt, ...)
+struct inodedump_error *idd_notes_add(struct idd_notes *notes,
+				      const char *name, bool has_address,
+				      uint64_t address, const char *fmt, ...)
 {
 	struct idd_note *v = realloc(notes->v, (notes->n + 1) * sizeof(*v));
+	char *msg = NULL, *copy = strdup(name);
 	va_list ap;
-	char *msg = NULL;
 
-	if (!v)
-		return;
-	notes->v = v;
+	if (v)
+		notes->v = v;
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	v[notes->n].name = strdup(name);
+	if (!v || !msg || !copy) {
+		free(msg);
+		free(copy);
+		return idd_nomem();
+	}
+	v[notes->n].name = copy;
 	v[notes->n].message = msg;
 	v[notes->n].has_address = has_address;
 	v[notes->n].address = address;
 	notes->n++;
+	return NULL;
 }
 
-static void note_error(struct inodedump_inode *ino, const char *what,
-		       struct inodedump_error *err)
+/* Record why a part could not be read; consumes err. */
+static struct inodedump_error *note_error(struct inodedump_inode *ino,
+					  const char *what,
+					  struct inodedump_error *err)
 {
 	uint64_t addr = 0;
 	bool has = inodedump_error_address(err, &addr);
+	struct inodedump_error *failed;
 
-	idd_notes_add(&ino->errors, what, has, addr, "%s",
-		      inodedump_error_message(err));
+	failed = idd_notes_add(&ino->errors, what, has, addr, "%s",
+			       inodedump_error_message(err));
 	inodedump_error_free(err);
+	return failed;
 }
 
 static void take_num(struct idd_num *out, const struct idd_member *m,
@@ -201,6 +304,142 @@ static void take_num(struct idd_num *out, const struct idd_member *m,
 	out->state = IDD_OK;
 	out->v = m->is_signed ? idd_member_sval(m, buf)
 			      : (int64_t)idd_member_uval(m, buf);
+}
+
+/* A pointer member; name_ops() later names the operations tables. */
+static void take_ptr(struct idd_ptr *out, const struct idd_member *m,
+		     const uint8_t *buf)
+{
+	if (!m->present) {
+		out->state = IDD_ABSENT;
+		return;
+	}
+	out->state = IDD_OK;
+	out->addr = idd_member_uval(m, buf);
+}
+
+/*
+ * A row's value from the bytes of the struct that holds it (m and nsec
+ * are relative to buf). Returns false for strings behind a pointer: those
+ * need a read (follow_row).
+ */
+static bool take_row(struct inodedump_inode *ino, const struct idd_row *row,
+		     const struct idd_member *m, const struct idd_member *nsec,
+		     const uint8_t *buf)
+{
+	struct idd_str *s;
+
+	switch (row->kind) {
+	case IDD_ROW_NUM_U:
+	case IDD_ROW_NUM_S:
+	case IDD_ROW_NUM_X:
+	case IDD_ROW_FLAGS:
+	case IDD_ROW_DEV:
+		take_num(IDD_ROW_FIELD(ino, row, struct idd_num), m, buf);
+		return true;
+	case IDD_ROW_TIME:
+		take_num(&IDD_ROW_FIELD(ino, row, struct idd_time)->sec, m, buf);
+		take_num(&IDD_ROW_FIELD(ino, row, struct idd_time)->nsec, nsec,
+			 buf);
+		return true;
+	case IDD_ROW_SYM:
+	case IDD_ROW_ADDR:
+		take_ptr(IDD_ROW_FIELD(ino, row, struct idd_ptr), m, buf);
+		return true;
+	case IDD_ROW_NONNULL:
+		*IDD_ROW_FIELD(ino, row, bool) =
+			m->present && idd_member_uval(m, buf) != 0;
+		return true;
+	case IDD_ROW_STR:
+		if (m->present && m->kind == IDD_KIND_PTR)
+			return false;
+		s = IDD_ROW_FIELD(ino, row, struct idd_str);
+		if (m->present && m->kind == IDD_KIND_ARRAY) {
+			s->s = strndup((const char *)buf + m->offset, m->size);
+			s->state = s->s ? IDD_OK : IDD_UNREADABLE;
+		}
+		return true;
+	case IDD_ROW_STRLEN:
+	case IDD_ROW_VIEW:
+		break;
+	}
+	return true;
+}
+
+/* Bytes at a kernel address, into a buffer of the caller's or malloc'd. */
+static struct inodedump_error *read_bytes(struct inodedump *id, uint64_t addr,
+					  uint64_t size, uint8_t **out)
+{
+	uint8_t *buf = malloc(size ? size : 1);
+	struct inodedump_error *err;
+
+	*out = NULL;
+	if (!buf)
+		return idd_nomem();
+	err = idd_target_read(id->target, addr, buf, size);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	return NULL;
+}
+
+/*
+ * A row that needs reads beyond its struct's bytes: "a->b" (read b where a
+ * points), and strings behind a pointer (at most aux bytes). A NULL
+ * pointer is "nothing there" for a member of one file type only (a
+ * symlink's i_link), and an error for every other.
+ */
+static struct inodedump_error *follow_row(struct inodedump *id,
+					  struct inodedump_inode *ino,
+					  const struct idd_row *row,
+					  const struct row_layout *rl,
+					  const uint8_t *buf)
+{
+	struct idd_member m = rl->m;
+	uint8_t *pointee = NULL;
+	struct inodedump_error *err = NULL;
+	struct idd_str *s;
+	uint64_t ptr;
+
+	if (rl->chained) {
+		uint64_t base = idd_member_uval(&rl->via, buf);
+
+		if (!base)
+			return idd_error(INODEDUMP_ERR_FAULT, "%.*s is NULL",
+					 (int)(strstr(rl->path, "->") - rl->path),
+					 rl->path);
+		err = read_bytes(id, base + m.offset, m.size, &pointee);
+		if (err)
+			return err;
+		m.offset = 0;
+		buf = pointee;
+	}
+	if (take_row(ino, row, &m, &rl->nsec, buf)) {
+		free(pointee);
+		return NULL;
+	}
+	s = IDD_ROW_FIELD(ino, row, struct idd_str);
+	ptr = idd_member_uval(&m, buf);
+	free(pointee);
+	if (!ptr && row->applies) {
+		s->state = IDD_NA;
+		return NULL;
+	}
+	if (!ptr)
+		return idd_error(INODEDUMP_ERR_FAULT, "%s is NULL", rl->path);
+	err = idd_target_read_string(id->target, ptr, (size_t)row->aux, &s->s,
+				     &s->truncated);
+	if (!err)
+		s->state = IDD_OK;
+	return err;
+}
+
+static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
+{
+	return rl->chained ||
+	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
 }
 
 /*
@@ -274,56 +513,30 @@ void idd_free_sym_memo(struct sym_memo *memo)
 	free(memo);
 }
 
-/* A pointer member; name_ops() later names the operations tables. */
-static void take_ptr(struct inodedump *id, struct idd_ptr *out,
-		     const struct idd_member *m, const uint8_t *buf)
-{
-	if (!m->present) {
-		out->state = IDD_ABSENT;
-		return;
-	}
-	out->state = IDD_OK;
-	out->addr = idd_member_uval(m, buf);
-	(void)id;
-}
-
 /*
- * Name an inode's operations pointers: remembered answers first, then one
- * pass over vmlinux's symbols for all the rest, then the modules.
+ * Name up to 8 pointers: one pass over vmlinux's symbols, then the
+ * caller's symbols and the modules for the rest. A module symbol that
+ * cannot be read leaves its pointer unnamed; running out of memory is
+ * the error.
  */
-static struct inodedump_error *name_ops(struct inodedump *id,
-					struct inodedump_inode *ino)
+static struct inodedump_error *name_batch(struct inodedump *id,
+					  struct idd_ptr **pending, size_t n)
 {
+	uint64_t want[8] = { 0 };
+	char *names[8] = { NULL };
 	struct inodedump_error *err;
-	struct idd_ptr *ops[] = { &ino->i_op, &ino->i_fop, &ino->a_ops,
-				  &ino->s_op };
-	uint64_t want[4];
-	char *names[4] = { NULL };
-	struct idd_ptr *pending[4];
-	size_t n = 0;
 
-	for (size_t i = 0; i < 4; i++) {
-		struct idd_ptr *p = ops[i];
-
-		if (p->state != IDD_OK || !p->addr || p->symbol)
-			continue;
-		if (memo_get(id, p->addr, &p->symbol, &p->module))
-			continue;
-		pending[n] = p;
-		want[n++] = p->addr;
-	}
-	if (!n)
-		return NULL;
+	for (size_t k = 0; k < n; k++)
+		want[k] = pending[k]->addr;
 	err = idd_symbols_names(id->syms, want, n, names);
-	for (size_t i = 0; !err && i < n; i++) {
-		struct idd_ptr *p = pending[i];
+	for (size_t k = 0; !err && k < n; k++) {
+		struct idd_ptr *p = pending[k];
 
-		p->symbol = names[i];
-		names[i] = NULL;
+		p->symbol = names[k];
+		names[k] = NULL;
 		if (!p->symbol) {
 			err = idd_session_symbol(id, p->addr, &p->symbol,
 						 &p->module);
-			/* An unreadable module symbol leaves it unnamed. */
 			if (!idd_error_is_nomem(err)) {
 				inodedump_error_free(err);
 				err = NULL;
@@ -332,9 +545,40 @@ static struct inodedump_error *name_ops(struct inodedump *id,
 		if (!err)
 			memo_put(id, p->addr, p->symbol, p->module);
 	}
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
+	for (size_t k = 0; k < n; k++)
+		free(names[k]);
 	return err;
+}
+
+/*
+ * Name an inode's operations pointers (the SYM rows): remembered answers
+ * first, then the symbol tables for the rest.
+ */
+static struct inodedump_error *name_ops(struct inodedump *id,
+					struct inodedump_inode *ino)
+{
+	struct idd_ptr *pending[8];
+	struct inodedump_error *err;
+	size_t n = 0;
+
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		struct idd_ptr *p;
+
+		if (idd_rows[i].kind != IDD_ROW_SYM)
+			continue;
+		p = IDD_ROW_FIELD(ino, &idd_rows[i], struct idd_ptr);
+		if (p->state != IDD_OK || !p->addr || p->symbol ||
+		    memo_get(id, p->addr, &p->symbol, &p->module))
+			continue;
+		pending[n++] = p;
+		if (n == 8) {
+			err = name_batch(id, pending, n);
+			if (err)
+				return err;
+			n = 0;
+		}
+	}
+	return n ? name_batch(id, pending, n) : NULL;
 }
 
 static bool printable_name(const char *s)
@@ -347,250 +591,313 @@ static bool printable_name(const char *s)
 	return true;
 }
 
-/* The superblock part; returns why it does not look like one, or NULL. */
-static char *dup_or_null(const char *s)
+/* A copy of one row's value (strings duplicated, names left out). */
+static struct inodedump_error *copy_row(struct inodedump_inode *to,
+					const struct inodedump_inode *from,
+					const struct idd_row *row)
 {
-	return s ? strdup(s) : NULL;
+	switch (row->kind) {
+	case IDD_ROW_SYM:
+	case IDD_ROW_ADDR: {
+		const struct idd_ptr *f = IDD_ROW_CFIELD(from, row, struct idd_ptr);
+		struct idd_ptr *t = IDD_ROW_FIELD(to, row, struct idd_ptr);
+
+		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL };
+		if ((f->symbol && !(t->symbol = strdup(f->symbol))) ||
+		    (f->module && !(t->module = strdup(f->module))))
+			return idd_nomem();
+		return NULL;
+	}
+	case IDD_ROW_STR: {
+		const struct idd_str *f = IDD_ROW_CFIELD(from, row, struct idd_str);
+		struct idd_str *t = IDD_ROW_FIELD(to, row, struct idd_str);
+
+		*t = *f;
+		t->s = NULL;
+		if (f->s && !(t->s = strdup(f->s)))
+			return idd_nomem();
+		return NULL;
+	}
+	case IDD_ROW_TIME:
+		*IDD_ROW_FIELD(to, row, struct idd_time) =
+			*IDD_ROW_CFIELD(from, row, struct idd_time);
+		return NULL;
+	case IDD_ROW_NONNULL:
+		*IDD_ROW_FIELD(to, row, bool) = *IDD_ROW_CFIELD(from, row, bool);
+		return NULL;
+	case IDD_ROW_VIEW:
+		return NULL;
+	default:
+		*IDD_ROW_FIELD(to, row, struct idd_num) =
+			*IDD_ROW_CFIELD(from, row, struct idd_num);
+		return NULL;
+	}
+}
+
+static struct inodedump_error *copy_sb_rows(struct inodedump_inode *to,
+					    const struct inodedump_inode *from)
+{
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		struct inodedump_error *err;
+
+		if (idd_rows[i].where != IDD_IN_SB)
+			continue;
+		err = copy_row(to, from, &idd_rows[i]);
+		if (err)
+			return err;
+	}
+	return NULL;
 }
 
 void idd_free_sb_memo(struct sb_memo *m)
 {
-	free(m->s_id);
-	free(m->fs_type);
-	free(m->s_op_symbol);
-	free(m->s_op_module);
+	inodedump_inode_free(m->rows);
 	memset(m, 0, sizeof(*m));
 }
 
 /* Inodes of one superblock come in runs: remember the last good one. */
-static bool sb_from_memo(struct inodedump *id, struct inodedump_inode *ino)
-{
-	const struct sb_memo *m = &id->sb_memo;
-
-	if (!m->valid || m->addr != ino->sb.addr)
-		return false;
-	ino->s_id.state = IDD_OK;
-	ino->s_id.s = dup_or_null(m->s_id);
-	ino->fs_type.state = IDD_OK;
-	ino->fs_type.s = dup_or_null(m->fs_type);
-	ino->s_dev = (struct idd_num){ m->has_dev ? IDD_OK : IDD_ABSENT, m->s_dev };
-	ino->s_magic = (struct idd_num){ m->has_magic ? IDD_OK : IDD_ABSENT,
-					 m->s_magic };
-	ino->s_op.state = m->has_op ? IDD_OK : IDD_ABSENT;
-	ino->s_op.addr = m->s_op;
-	ino->s_op.symbol = dup_or_null(m->s_op_symbol);
-	ino->s_op.module = dup_or_null(m->s_op_module);
-	return true;
-}
-
-static void sb_to_memo(struct inodedump *id, const struct inodedump_inode *ino)
+static struct inodedump_error *sb_to_memo(struct inodedump *id,
+					  const struct inodedump_inode *ino)
 {
 	struct sb_memo *m = &id->sb_memo;
+	struct inodedump_error *err;
 
 	/* A memory image may change under us (fuzzers): no memo there. */
-	if (ino->s_id.state != IDD_OK || ino->fs_type.state != IDD_OK ||
-	    idd_target_is_memory(id->target))
-		return;
-	idd_free_sb_memo(m);
-	m->addr = ino->sb.addr;
-	m->s_id = dup_or_null(ino->s_id.s);
-	m->fs_type = dup_or_null(ino->fs_type.s);
-	m->has_dev = ino->s_dev.state == IDD_OK;
-	m->s_dev = ino->s_dev.v;
-	m->has_magic = ino->s_magic.state == IDD_OK;
-	m->s_magic = ino->s_magic.v;
-	m->has_op = ino->s_op.state == IDD_OK;
-	m->s_op = ino->s_op.addr;
-	m->s_op_symbol = dup_or_null(ino->s_op.symbol);
-	m->s_op_module = dup_or_null(ino->s_op.module);
-	m->valid = true;
-}
-
-static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino);
-
-static char *decode_sb(struct inodedump *id, struct inodedump_inode *ino)
-{
-	char *why;
-
-	if (!ino->sb.addr)
-		return strdup("i_sb is NULL");
-	if (!id->layout->have_sb || sb_from_memo(id, ino))
+	if (idd_target_is_memory(id->target))
 		return NULL;
-	why = decode_sb_memory(id, ino);
-	if (!why)
-		sb_to_memo(id, ino);
-	return why;
+	for (size_t i = 0; i < IDD_NROWS; i++)
+		if (idd_rows[i].where == IDD_IN_SB &&
+		    id->layout->row[i].m.present &&
+		    *row_state((struct inodedump_inode *)ino, &idd_rows[i]) !=
+			    IDD_OK)
+			return NULL;
+	idd_free_sb_memo(m);
+	m->rows = calloc(1, sizeof(*m->rows));
+	if (!m->rows)
+		return idd_nomem();
+	err = copy_sb_rows(m->rows, ino);
+	if (err) {
+		idd_free_sb_memo(m);
+		return err;
+	}
+	m->addr = ino->sb.addr;
+	m->valid = true;
+	return NULL;
 }
 
-static char *decode_sb_memory(struct inodedump *id, struct inodedump_inode *ino)
+/* The superblock's rows from its bytes; *why says if it is none. */
+static struct inodedump_error *decode_sb_memory(struct inodedump *id,
+						struct inodedump_inode *ino,
+						char **why)
 {
 	struct inode_layout *l = id->layout;
+	struct inodedump_error *err, *failed = NULL;
 	uint8_t *buf;
-	struct inodedump_error *err;
-	char *why = NULL;
 
-	buf = malloc(l->sb.size);
-	if (!buf)
-		return NULL;
-	err = idd_target_read(id->target, ino->sb.addr, buf, l->sb.size);
+	err = read_bytes(id, ino->sb.addr, l->sb.size, &buf);
+	if (err && inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+		return err;
 	if (err) {
-		why = idd_strdup_printf("i_sb 0x%llx unreadable: %s",
-					(unsigned long long)ino->sb.addr,
-					inodedump_error_message(err));
-		note_error(ino, "i_sb", err);
-		free(buf);
-		return why;
+		*why = idd_strdup_printf("i_sb 0x%llx unreadable: %s",
+					 (unsigned long long)ino->sb.addr,
+					 inodedump_error_message(err));
+		failed = note_error(ino, "i_sb", err);
+		return *why ? failed : idd_nomem();
 	}
-	if (l->s_id.present && l->s_id.kind == IDD_KIND_ARRAY) {
-		ino->s_id.state = IDD_OK;
-		ino->s_id.s = strndup((const char *)buf + l->s_id.offset,
-				      l->s_id.size);
-	}
-	take_num(&ino->s_dev, &l->s_dev, buf);
-	take_num(&ino->s_magic, &l->s_magic, buf);
-	take_ptr(id, &ino->s_op, &l->s_op, buf);
-	if (l->have_fstype && l->fs_name.present) {
-		uint64_t fstype = idd_member_uval(&l->s_type, buf);
-		uint8_t name_ptr[8] = { 0 };
-		struct idd_member rel = l->fs_name;
+	for (size_t i = 0; i < IDD_NROWS && !failed; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		const struct row_layout *rl = &l->row[i];
 
-		err = fstype ? idd_target_read(id->target,
-					       fstype + l->fs_name.offset,
-					       name_ptr, l->fs_name.size)
-			     : idd_error(INODEDUMP_ERR_FAULT,
-					 "s_type is NULL");
-		rel.offset = 0;
-		if (!err) {
-			uint64_t name = idd_member_uval(&rel, name_ptr);
-
-			err = idd_target_read_string(id->target, name,
-						     FS_NAME_MAX,
-						     &ino->fs_type.s,
-						     &ino->fs_type.truncated);
+		if (row->where != IDD_IN_SB || !row_is_member(row))
+			continue;
+		if (!needs_follow(rl, row)) {
+			take_row(ino, row, &rl->m, &rl->nsec, buf);
+			continue;
 		}
-		if (err) {
-			ino->fs_type.state = IDD_UNREADABLE;
-			why = idd_strdup_printf(
-				"superblock 0x%llx: s_type->name unreadable: %s",
-				(unsigned long long)ino->sb.addr,
-				inodedump_error_message(err));
-			note_error(ino, "s_type->name", err);
-		} else {
-			ino->fs_type.state = IDD_OK;
-			if (ino->fs_type.truncated ||
-			    !printable_name(ino->fs_type.s))
-				why = idd_strdup_printf(
-					"superblock 0x%llx: s_type->name is "
-					"not a short printable string",
-					(unsigned long long)ino->sb.addr);
+		err = follow_row(id, ino, row, rl, buf);
+		if (!err)
+			continue;
+		if (inodedump_error_code(err) == INODEDUMP_ERR_NOMEM) {
+			failed = err;
+			break;
 		}
+		set_row_state(ino, row, IDD_UNREADABLE);
+		if (i == IDD_M_fs_type && !*why &&
+		    !(*why = idd_strdup_printf(
+			      "superblock 0x%llx: %s unreadable: %s",
+			      (unsigned long long)ino->sb.addr, rl->path,
+			      inodedump_error_message(err)))) {
+			inodedump_error_free(err);
+			failed = idd_nomem();
+			break;
+		}
+		failed = note_error(ino, rl->path, err);
 	}
 	free(buf);
-	return why;
+	/* Plausibility: s_type->name is a short printable string. */
+	if (!failed && !*why && ino->fs_type.state == IDD_OK &&
+	    (ino->fs_type.truncated || !printable_name(ino->fs_type.s)) &&
+	    !(*why = idd_strdup_printf("superblock 0x%llx: s_type->name is "
+				       "not a short printable string",
+				       (unsigned long long)ino->sb.addr)))
+		failed = idd_nomem();
+	return failed;
 }
 
-static void decode_mapping(struct inodedump *id, struct inodedump_inode *ino,
-			   const uint8_t *inode_buf)
+/*
+ * The superblock rows, from the memo when the last inode had the same
+ * superblock. *why is set (malloc'd) when i_sb does not look like one.
+ */
+static struct inodedump_error *decode_sb(struct inodedump *id,
+					 struct inodedump_inode *ino,
+					 char **why)
+{
+	struct inodedump_error *err;
+
+	*why = NULL;
+	if (!ino->sb.addr) {
+		*why = strdup("i_sb is NULL");
+		return *why ? NULL : idd_nomem();
+	}
+	if (!id->layout->have_sb)
+		return NULL;
+	if (id->sb_memo.valid && id->sb_memo.addr == ino->sb.addr)
+		return copy_sb_rows(ino, id->sb_memo.rows);
+	err = decode_sb_memory(id, ino, why);
+	if (err || *why)
+		return err;
+	return sb_to_memo(id, ino);
+}
+
+/* The MAPPING rows: in the inode's bytes when i_mapping is &i_data. */
+static struct inodedump_error *decode_mapping(struct inodedump *id,
+					      struct inodedump_inode *ino,
+					      const uint8_t *inode_buf)
 {
 	struct inode_layout *l = id->layout;
 	uint64_t i_data = ino->address + l->i_data.offset;
-	struct idd_member a_ops = l->a_ops, nrpages = l->nrpages;
-	uint8_t buf[16];
-	struct inodedump_error *err;
 
 	if (ino->mapping.state != IDD_OK || !ino->mapping.addr)
-		return;
+		return NULL;
 	ino->mapping_is_i_data = l->i_data.present && ino->mapping.addr == i_data;
-	if (ino->mapping_is_i_data) {
-		/* Already read with the inode. */
-		a_ops.offset += l->i_data.offset;
-		nrpages.offset += l->i_data.offset;
-		take_ptr(id, &ino->a_ops, &a_ops, inode_buf);
-		take_num(&ino->nrpages, &nrpages, inode_buf);
-		return;
-	}
-	const struct idd_member *parts[2] = { &l->a_ops, &l->nrpages };
-	for (int i = 0; i < 2; i++) {
-		struct idd_member rel = *parts[i];
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		struct idd_member m = l->row[i].m, nsec = l->row[i].nsec;
+		struct inodedump_error *err;
+		uint8_t *buf;
+		char what[128];
 
-		if (!rel.present || rel.size > sizeof(buf))
+		if (row->where != IDD_IN_MAPPING || !row_is_member(row))
 			continue;
-		err = idd_target_read(id->target, ino->mapping.addr + rel.offset,
-				      buf, rel.size);
+		if (ino->mapping_is_i_data) {
+			/* Already read with the inode. */
+			m.offset += l->i_data.offset;
+			nsec.offset += l->i_data.offset;
+			take_row(ino, row, &m, &nsec, inode_buf);
+			continue;
+		}
+		if (!m.present || row->kind == IDD_ROW_TIME)
+			continue;
+		err = read_bytes(id, ino->mapping.addr + m.offset, m.size, &buf);
+		if (err && inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+			return err;
 		if (err) {
-			if (i == 0)
-				ino->a_ops.state = IDD_UNREADABLE;
-			else
-				ino->nrpages.state = IDD_UNREADABLE;
-			note_error(ino, i == 0 ? "i_mapping->a_ops"
-					       : "i_mapping->nrpages", err);
+			set_row_state(ino, row, IDD_UNREADABLE);
+			snprintf(what, sizeof(what), "i_mapping->%s",
+				 l->row[i].path);
+			err = note_error(ino, what, err);
+			if (err)
+				return err;
 			continue;
 		}
-		rel.offset = 0;
-		if (i == 0)
-			take_ptr(id, &ino->a_ops, &rel, buf);
-		else
-			take_num(&ino->nrpages, &rel, buf);
+		m.offset = 0;
+		take_row(ino, row, &m, &m, buf);
+		free(buf);
+	}
+	return NULL;
+}
+
+/* The INODE rows from the inode's bytes: no read. */
+static void decode_inode_rows(const struct inode_layout *l,
+			      struct inodedump_inode *ino, const uint8_t *buf)
+{
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		const struct row_layout *rl = &l->row[i];
+
+		if (row->where != IDD_IN_INODE || !row_is_member(row))
+			continue;
+		if (!idd_row_applies(row, ino))
+			set_row_state(ino, row, rl->m.present ? IDD_NA
+							      : IDD_ABSENT);
+		else if (!needs_follow(rl, row))
+			take_row(ino, row, &rl->m, &rl->nsec, buf);
 	}
 }
 
-static void decode_union(struct inodedump *id, struct inodedump_inode *ino,
-			 const uint8_t *buf)
+/* The INODE rows behind a pointer (i_link's string), then lengths. */
+static struct inodedump_error *follow_inode_rows(struct inodedump *id,
+						 struct inodedump_inode *ino,
+						 const uint8_t *buf)
 {
-	struct inode_layout *l = id->layout;
-	const char *type = idd_mode_type_name((unsigned)ino->mode.v);
+	const struct inode_layout *l = id->layout;
 
-	ino->i_link.state = ino->i_pipe.state = ino->i_cdev.state = IDD_NA;
-	ino->dir_seq.state = ino->link.state = ino->link_strlen.state = IDD_NA;
-	ino->linklen.state = l->i_linklen.present ? IDD_NA : IDD_ABSENT;
-	if (!strcmp(type, "symlink")) {
-		take_ptr(id, &ino->i_link, &l->i_link, buf);
-		take_num(&ino->linklen, &l->i_linklen, buf);
-		if (ino->i_link.state == IDD_OK && ino->i_link.addr) {
-			struct inodedump_error *err = idd_target_read_string(
-				id->target, ino->i_link.addr, LINK_MAX_BYTES,
-				&ino->link.s, &ino->link.truncated);
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		const struct row_layout *rl = &l->row[i];
+		struct inodedump_error *err;
 
-			if (err) {
-				ino->link.state = IDD_UNREADABLE;
-				note_error(ino, "i_link", err);
-			} else {
-				ino->link.state = IDD_OK;
-				ino->link_strlen.state = IDD_OK;
-				ino->link_strlen.v = (int64_t)strlen(ino->link.s);
-			}
+		if (row->where != IDD_IN_INODE || !row_is_member(row) ||
+		    !idd_row_applies(row, ino) || !needs_follow(rl, row))
+			continue;
+		err = follow_row(id, ino, row, rl, buf);
+		if (err && inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+			return err;
+		if (err) {
+			set_row_state(ino, row, IDD_UNREADABLE);
+			err = note_error(ino, rl->path, err);
+			if (err)
+				return err;
 		}
-	} else if (!strcmp(type, "fifo")) {
-		take_ptr(id, &ino->i_pipe, &l->i_pipe, buf);
-	} else if (!strcmp(type, "chardev")) {
-		take_ptr(id, &ino->i_cdev, &l->i_cdev, buf);
-	} else if (!strcmp(type, "directory")) {
-		take_num(&ino->dir_seq, &l->i_dir_seq, buf);
 	}
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		struct idd_num *n = IDD_ROW_FIELD(ino, row, struct idd_num);
+		const struct idd_str *s;
+
+		if (row->kind != IDD_ROW_STRLEN)
+			continue;
+		s = IDD_ROW_CFIELD(ino, &idd_rows[row->aux], struct idd_str);
+		n->state = !idd_row_applies(row, ino) &&
+					   !l->row[row->aux].m.present
+				   ? IDD_ABSENT
+			   : s->state == IDD_OK ? IDD_OK
+						: IDD_NA;
+		n->v = s->state == IDD_OK ? (int64_t)strlen(s->s) : 0;
+	}
+	return NULL;
 }
 
-static void decode_times(struct inodedump *id, struct inodedump_inode *ino,
-			 const uint8_t *buf)
+static struct inodedump_error *decode_flags(const struct inode_layout *l,
+					    struct inodedump_inode *ino)
 {
-	struct idd_time *out[3] = { &ino->atime, &ino->mtime, &ino->ctime };
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		const struct idd_num *n;
+		char **names;
 
-	for (int i = 0; i < 3; i++) {
-		take_num(&out[i]->sec, &id->layout->times[i].sec, buf);
-		take_num(&out[i]->nsec, &id->layout->times[i].nsec, buf);
+		if (row->kind != IDD_ROW_FLAGS)
+			continue;
+		n = IDD_ROW_CFIELD(ino, row, struct idd_num);
+		if (n->state != IDD_OK)
+			continue;
+		names = idd_flag_names(l->row[i].flags, l->row[i].nflags,
+				       (uint64_t)n->v);
+		if (!names)
+			return idd_nomem();
+		*(char ***)(void *)((char *)ino + row->names_offset) = names;
 	}
-}
-
-static void decode_flags(struct inode_layout *l, struct inodedump_inode *ino)
-{
-	if (ino->opflags.state == IDD_OK)
-		ino->opflags_names = idd_flag_names(l->iop, l->niop,
-						    (uint64_t)ino->opflags.v);
-	if (ino->flags.state == IDD_OK)
-		ino->flags_names = idd_flag_names(l->iflags, l->niflags,
-						  (uint64_t)ino->flags.v);
-	if (ino->state.state == IDD_OK)
-		ino->state_names = idd_flag_names(l->state, l->nstate,
-						  (uint64_t)ino->state.v);
+	return NULL;
 }
 
 struct inodedump_error *idd_layout_ready(struct inodedump *id)
@@ -605,6 +912,53 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 	return idd_decode(id, address, flags, out, NULL);
 }
 
+/* Does it look like an inode? NULL, or why not (malloc'd) in *why. */
+static struct inodedump_error *plausible(struct inodedump *id,
+					 struct inodedump_inode *ino,
+					 char **why)
+{
+	struct inodedump_error *err = decode_sb(id, ino, why);
+	char *both;
+
+	if (err) {
+		free(*why);
+		*why = NULL;
+		return err;
+	}
+	if (*why && !strcmp(idd_mode_type_name((unsigned)ino->mode.v),
+			    "invalid")) {
+		both = idd_strdup_printf("%s, and i_mode 0%o is no file type",
+					 *why, (unsigned)ino->mode.v);
+		free(*why);
+		*why = both;
+		if (!both)
+			return idd_nomem();
+	}
+	return NULL;
+}
+
+static struct inodedump_error *decode_rest(struct inodedump *id,
+					   struct inodedump_inode *ino,
+					   const uint8_t *buf,
+					   unsigned int flags)
+{
+	struct inodedump_error *err;
+
+	if ((err = decode_mapping(id, ino, buf)) ||
+	    (err = follow_inode_rows(id, ino, buf)) ||
+	    (err = decode_flags(id->layout, ino)) ||
+	    (err = name_ops(id, ino)))
+		return err;
+	if (!ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS) &&
+	    (err = idd_decode_paths(id, ino)))
+		return err;
+	if ((flags & INODEDUMP_DECODE_HOLDERS) &&
+	    (err = idd_decode_holders(id, ino)))
+		return err;
+	idd_run_checks(id->layout, ino);
+	return NULL;
+}
+
 struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				   unsigned int flags,
 				   struct inodedump_inode **out,
@@ -614,97 +968,51 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	struct inodedump_error *err;
 	struct inode_layout *l;
 	uint8_t *buf;
-	char *why;
+	char *why = NULL;
 
 	err = idd_layout_ready(id);
 	if (err)
 		return err;
 	l = id->layout;
-	buf = malloc(l->inode.size);
 	ino = calloc(1, sizeof(*ino));
-	if (!buf || !ino) {
-		free(buf);
-		free(ino);
+	if (!ino)
 		return idd_nomem();
-	}
-	err = idd_target_read(id->target, address, buf, l->inode.size);
+	err = read_bytes(id, address, l->inode.size, &buf);
 	if (err) {
-		free(buf);
 		free(ino);
+		if (inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+			return err;
 		return idd_error_wrap(err, "struct inode at 0x%llx (%llu bytes)",
 				      (unsigned long long)address,
 				      (unsigned long long)l->inode.size);
 	}
 	ino->address = address;
+	take_row(ino, &idd_rows[IDD_M_mode], &l->row[IDD_M_mode].m, NULL, buf);
+	decode_inode_rows(l, ino, buf);
 	/* A sweep walks s_inodes through the bytes it already has. */
 	if (sb_list_next)
-		*sb_list_next = l->i_sb_list_next.present
-					? idd_member_uval(&l->i_sb_list_next, buf)
+		*sb_list_next = ino->sb_list_next.state == IDD_OK
+					? ino->sb_list_next.addr
 					: 0;
-	take_num(&ino->mode, &l->i_mode, buf);
-	take_ptr(id, &ino->sb, &l->i_sb, buf);
-	ino->has_alias = l->i_dentry_first.present &&
-			 idd_member_uval(&l->i_dentry_first, buf) != 0;
-	why = decode_sb(id, ino);
-	if (why && !strcmp(idd_mode_type_name((unsigned)ino->mode.v), "invalid")) {
-		char *both = idd_strdup_printf(
-			"%s, and i_mode 0%o is no file type", why,
-			(unsigned)ino->mode.v);
-		free(why);
-		why = both;
-	}
-	if (why) {
-		if (!(flags & INODEDUMP_DECODE_FORCE)) {
-			err = idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
-					   "0x%llx does not look like a struct "
-					   "inode: %s (--force decodes it "
-					   "anyway)",
-					   (unsigned long long)address,
-					   why ? why : "?");
-			free(why);
-			free(buf);
-			inodedump_inode_free(ino);
-			return err;
-		}
+	err = plausible(id, ino, &why);
+	if (!err && why && !(flags & INODEDUMP_DECODE_FORCE))
+		err = idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
+				   "0x%llx does not look like a struct "
+				   "inode: %s (--force decodes it anyway)",
+				   (unsigned long long)address, why);
+	if (!err && why) {
 		ino->forced = true;
 		ino->not_inode_reason = why;
+		why = NULL;
 	}
-
-	take_num(&ino->opflags, &l->i_opflags, buf);
-	take_num(&ino->uid, &l->i_uid, buf);
-	take_num(&ino->gid, &l->i_gid, buf);
-	take_num(&ino->flags, &l->i_flags, buf);
-	take_num(&ino->ino, &l->i_ino, buf);
-	take_num(&ino->nlink, &l->i_nlink, buf);
-	take_num(&ino->rdev, &l->i_rdev, buf);
-	take_num(&ino->size, &l->i_size, buf);
-	take_num(&ino->generation, &l->i_generation, buf);
-	take_num(&ino->bytes, &l->i_bytes, buf);
-	take_num(&ino->blkbits, &l->i_blkbits, buf);
-	take_num(&ino->blocks, &l->i_blocks, buf);
-	take_num(&ino->state, &l->i_state, buf);
-	take_num(&ino->count, &l->i_count, buf);
-	take_num(&ino->writecount, &l->i_writecount, buf);
-	take_num(&ino->version, &l->i_version, buf);
-	take_ptr(id, &ino->i_op, &l->i_op, buf);
-	take_ptr(id, &ino->i_fop, &l->i_fop, buf);
-	take_ptr(id, &ino->mapping, &l->i_mapping, buf);
-	decode_times(id, ino, buf);
-	decode_mapping(id, ino, buf);
-	decode_union(id, ino, buf);
-	decode_flags(l, ino);
-	err = name_ops(id, ino);
-	if (!err && !ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS))
-		err = idd_decode_paths(id, ino);
-	if (!err && (flags & INODEDUMP_DECODE_HOLDERS))
-		err = idd_decode_holders(id, ino);
+	if (!err)
+		err = decode_rest(id, ino, buf, flags);
+	free(why);
+	free(buf);
 	if (err) {
-		free(buf);
 		inodedump_inode_free(ino);
 		return err;
 	}
-	idd_run_checks(id->layout, ino);
-	free(buf);
 	*out = ino;
 	return NULL;
 }
@@ -731,21 +1039,26 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 {
 	if (!ino) /* before the member addresses below: NULL has none */
 		return;
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
 
-	struct idd_ptr *ptrs[] = { &ino->sb,	  &ino->i_op,	 &ino->i_fop,
-				   &ino->a_ops,	  &ino->s_op,	 &ino->mapping,
-				   &ino->i_link, &ino->i_pipe, &ino->i_cdev };
-
-	for (size_t i = 0; i < sizeof(ptrs) / sizeof(ptrs[0]); i++) {
-		free(ptrs[i]->symbol);
-		free(ptrs[i]->module);
+		switch (row->kind) {
+		case IDD_ROW_SYM:
+		case IDD_ROW_ADDR:
+			free(IDD_ROW_FIELD(ino, row, struct idd_ptr)->symbol);
+			free(IDD_ROW_FIELD(ino, row, struct idd_ptr)->module);
+			break;
+		case IDD_ROW_STR:
+			free(IDD_ROW_FIELD(ino, row, struct idd_str)->s);
+			break;
+		case IDD_ROW_FLAGS:
+			free_names(*(char ***)(void *)((char *)ino +
+						       row->names_offset));
+			break;
+		default:
+			break;
+		}
 	}
-	free_names(ino->opflags_names);
-	free_names(ino->flags_names);
-	free_names(ino->state_names);
-	free(ino->fs_type.s);
-	free(ino->s_id.s);
-	free(ino->link.s);
 	free(ino->not_inode_reason);
 	free_names(ino->paths);
 	free(ino->holders);
@@ -760,34 +1073,28 @@ size_t inodedump_inode_violations(const struct inodedump_inode *ino)
 	return ino->violations.n;
 }
 
+/* Every row whose field is a struct idd_num has a number by its key. */
 bool inodedump_inode_number(const struct inodedump_inode *ino,
 			    const char *key, int64_t *value)
 {
-	static const struct {
-		const char *key;
-		size_t offset;
-	} keys[] = {
-#define K(name, field) { name, offsetof(struct inodedump_inode, field) }
-		K("ino", ino),	       K("generation", generation),
-		K("mode", mode),       K("opflags", opflags),
-		K("flags", flags),     K("state", state),
-		K("count", count),     K("nlink", nlink),
-		K("uid", uid),	       K("gid", gid),
-		K("size", size),       K("blocks", blocks),
-		K("bytes", bytes),     K("blkbits", blkbits),
-		K("rdev", rdev),       K("writecount", writecount),
-		K("version", version), K("linklen", linklen),
-		K("link_strlen", link_strlen), K("nrpages", nrpages),
-		K("s_dev", s_dev),     K("s_magic", s_magic),
-#undef K
-	};
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
 		const struct idd_num *n;
 
-		if (strcmp(keys[i].key, key))
+		switch (row->kind) {
+		case IDD_ROW_NUM_U:
+		case IDD_ROW_NUM_S:
+		case IDD_ROW_NUM_X:
+		case IDD_ROW_FLAGS:
+		case IDD_ROW_DEV:
+		case IDD_ROW_STRLEN:
+			break;
+		default:
 			continue;
-		n = (const struct idd_num *)((const char *)ino + keys[i].offset);
+		}
+		if (!row->key || strcmp(row->key, key))
+			continue;
+		n = IDD_ROW_CFIELD(ino, row, struct idd_num);
 		if (n->state != IDD_OK)
 			return false;
 		*value = n->v;
@@ -795,4 +1102,3 @@ bool inodedump_inode_number(const struct inodedump_inode *ino,
 	}
 	return false;
 }
-

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The decoded inode, shared by decode (inodedump.c) and output (report.c). */
+/* The decoded inode, shared by decode (decode.c), checks and output. */
 #ifndef INODEDUMP_INODE_H
 #define INODEDUMP_INODE_H
 
 #include "decode/session.h"
+#include "kernel/members.h"
 
 enum idd_presence {
 	IDD_ABSENT = 0,	/* this kernel's struct has no such member */
@@ -53,23 +54,47 @@ struct idd_holder {
 	int64_t fd;	  /* -1 unless kind is "fd" */
 };
 
+/* The C type of a row's field, by kind (kernel/members.def). */
+#define IDD_CTYPE_NUM_U struct idd_num
+#define IDD_CTYPE_NUM_S struct idd_num
+#define IDD_CTYPE_NUM_X struct idd_num
+#define IDD_CTYPE_FLAGS struct idd_num
+#define IDD_CTYPE_DEV struct idd_num
+#define IDD_CTYPE_STRLEN struct idd_num
+#define IDD_CTYPE_TIME struct idd_time
+#define IDD_CTYPE_SYM struct idd_ptr
+#define IDD_CTYPE_ADDR struct idd_ptr
+#define IDD_CTYPE_STR struct idd_str
+#define IDD_CTYPE_NONNULL bool
+/* FLAGS rows also hold the names of the bits set: opflags_names, ... */
+#define IDD_EXTRA_NUM_U(field)
+#define IDD_EXTRA_NUM_S(field)
+#define IDD_EXTRA_NUM_X(field)
+#define IDD_EXTRA_FLAGS(field) char **field##_names;
+#define IDD_EXTRA_DEV(field)
+#define IDD_EXTRA_STRLEN(field)
+#define IDD_EXTRA_TIME(field)
+#define IDD_EXTRA_SYM(field)
+#define IDD_EXTRA_ADDR(field)
+#define IDD_EXTRA_STR(field)
+#define IDD_EXTRA_NONNULL(field)
+
 struct inodedump_inode {
 	uint64_t address;
 	bool forced;		  /* decoded although it failed plausibility */
 	char *not_inode_reason;	  /* why it looked like no inode */
 
-	struct idd_num ino, generation, mode, opflags, flags, state, count,
-		nlink, uid, gid, size, blocks, bytes, blkbits, rdev, writecount,
-		version, linklen, dir_seq, nrpages;
-	struct idd_time atime, mtime, ctime;
-	char **opflags_names, **flags_names, **state_names;
-
-	struct idd_ptr sb, i_op, i_fop, a_ops, s_op, mapping, i_link, i_pipe,
-		i_cdev;
+	/*
+	 * One field per member row: ino->mode, ino->opflags (and
+	 * opflags_names), ino->i_link, ino->link, ino->linklen, ino->has_alias
+	 * (i_dentry is not empty), ...
+	 */
+#define IDD_MEMBER(field, kind, ...) IDD_CTYPE_##kind field; IDD_EXTRA_##kind(field)
+#define IDD_VIEW(...)
+#include "kernel/members.def"
+#undef IDD_MEMBER
+#undef IDD_VIEW
 	bool mapping_is_i_data;
-	bool has_alias; /* i_dentry is not empty */
-	struct idd_str fs_type, s_id, link;
-	struct idd_num link_strlen, s_dev, s_magic;
 
 	char **paths; /* NULL-terminated; full paths */
 	size_t npaths;
@@ -85,7 +110,30 @@ struct inodedump_inode {
 	struct idd_notes errors;     /* name = field, message = reason */
 };
 
-void idd_notes_add(struct idd_notes *notes, const char *name, bool has_address,
-		   uint64_t address, const char *fmt, ...) IDD_ATTR_PRINTF(5, 6);
+/* The rows of kernel/members.def, in its order (decode.c). */
+extern const struct idd_row idd_rows[IDD_NROWS];
+
+/* A row's field in an inode, by the row's kind. */
+#define IDD_ROW_FIELD(ino, row, type) \
+	((type *)(void *)((char *)(ino) + (row)->offset))
+#define IDD_ROW_CFIELD(ino, row, type) \
+	((const type *)(const void *)((const char *)(ino) + (row)->offset))
+
+/* Does the row apply to this inode's file type? */
+static inline bool idd_row_applies(const struct idd_row *row,
+				   const struct inodedump_inode *ino)
+{
+	return !row->applies ||
+	       ((unsigned)ino->mode.v & 0170000) == row->applies;
+}
+
+/*
+ * Add a note; NULL on success, the error (out of memory) when it could
+ * not be added. The note list is unchanged then.
+ */
+struct inodedump_error *idd_notes_add(struct idd_notes *notes,
+				      const char *name, bool has_address,
+				      uint64_t address, const char *fmt, ...)
+	IDD_ATTR_PRINTF(5, 6);
 
 #endif

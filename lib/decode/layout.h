@@ -1,30 +1,35 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* decode: where this kernel keeps each member of struct inode, found once. */
+/* decode: where this kernel keeps each member row, found once per session. */
 #ifndef IDD_DECODE_LAYOUT_H
 #define IDD_DECODE_LAYOUT_H
 
 #include "decode/session.h"
+#include "kernel/members.h"
 
 #define MAX_FLAGS 64
-#define LINK_MAX_BYTES 4096 /* PATH_MAX: the longest symlink body */
-#define FS_NAME_MAX 64
+#define LINK_MAX_BYTES IDD_LINK_MAX_BYTES
+#define FS_NAME_MAX IDD_FS_NAME_MAX
 
-struct member_time {
-	struct idd_member sec, nsec;
-	bool timespec; /* sec/nsec inside a struct timespec64 */
+/* Where one row lives in this kernel. */
+struct row_layout {
+	struct idd_member m;	/* the member (a time's sec) in its struct */
+	struct idd_member nsec; /* TIME: the nsec member */
+	/* "a->b": m is b in pointee, a is via in the row's struct */
+	bool chained;
+	struct idd_member via;
+	struct idd_struct pointee;
+	char path[96];		/* the alternative that matched */
+	const struct idd_flag *flags; /* FLAGS: the names of its bits */
+	size_t nflags;
 };
 
 struct inode_layout {
-	struct idd_struct inode, sb, fstype;
-	struct idd_member i_mode, i_opflags, i_uid, i_gid, i_flags, i_op, i_sb,
-		i_mapping, i_ino, i_nlink, i_rdev, i_size, i_generation,
-		i_bytes, i_blkbits, i_blocks, i_state, i_count, i_writecount,
-		i_version, i_fop, i_data, i_link, i_pipe, i_cdev, i_dir_seq,
-		i_linklen, i_sb_list_next, i_dentry_first;
-	struct member_time times[3];
-	bool have_sb, have_fstype;
-	struct idd_member s_id, s_type, s_dev, s_magic, s_op, fs_name;
-	struct idd_member a_ops, nrpages; /* relative to struct address_space */
+	struct idd_struct inode, sb, mapping;
+	bool have_sb, have_mapping;
+	struct idd_member i_data; /* the mapping inside the inode */
+	struct row_layout row[IDD_NROWS];
+	/* The members the checks look at, as the rows found them. */
+	struct idd_member i_linklen, i_dentry_first;
 	struct idd_flag iop[MAX_FLAGS], iflags[MAX_FLAGS], state[MAX_FLAGS];
 	size_t niop, niflags, nstate;
 	bool state_from_dwarf;

@@ -37,12 +37,10 @@ struct inodedump {
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
 	void *host_arg;
-	struct sb_memo {	     /* the last superblock decoded */
+	struct sb_memo {	     /* the last superblock decoded (decode.c) */
 		uint64_t addr;
-		char *s_id, *fs_type, *s_op_symbol, *s_op_module;
-		int64_t s_dev, s_magic;
-		uint64_t s_op;
-		bool valid, has_dev, has_magic, has_op;
+		bool valid;
+		struct inodedump_inode *rows; /* its superblock rows */
 	} sb_memo;
 };
 
