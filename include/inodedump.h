@@ -433,6 +433,102 @@ INODEDUMP_API struct inodedump_error *
 inodedump_find_reports(const struct inodedump_log *log,
 		       struct inodedump_report **reports, size_t *count);
 
+/* ---- what vmcore-inode writes: documents, differences (lib/output, lib/log) ---- */
+
+/* A field a report line printed that the dump now holds otherwise. */
+struct inodedump_difference {
+	const char *field;  /* "mode", "opflags", "flags", "state" or "count" */
+	int64_t at_report;  /* as the report line printed it */
+	int64_t in_dump;    /* as the inode is in the dump */
+	const char *format; /* how the kernel prints it, for a long long:
+			       "0%llo", "0x%llx" or "%lld" */
+};
+
+#define INODEDUMP_MAX_DIFFERENCES 5
+
+/*
+ * The fields of report that differ from inode, into out (room for
+ * INODEDUMP_MAX_DIFFERENCES); returns how many. 0 when the report printed
+ * no fields (the 6.15 format) or inode is NULL. Nothing to free.
+ */
+INODEDUMP_API size_t
+inodedump_report_differences(const struct inodedump_report *report,
+			     const struct inodedump_inode *inode,
+			     struct inodedump_difference *out);
+
+enum inodedump_format {
+	INODEDUMP_FORMAT_TEXT,
+	INODEDUMP_FORMAT_JSON, /* documents: pretty; sweep lines: JSON Lines */
+};
+
+/*
+ * A document about the inodes of one dump, written to out as its parts
+ * come: text, or one JSON object (schema INODEDUMP_JSON_SCHEMA in
+ * README.md) {"schema", "osrelease", "inodes": [...]} and, when log is
+ * given (the inodes its reports name), "reports": [...]. Begin it, add
+ * inodes, errors and reports in order, end it; inodedump_document_end()
+ * frees it. id and log must outlive it.
+ */
+struct inodedump_document;
+
+INODEDUMP_API struct inodedump_error *
+inodedump_document_begin(struct inodedump *id, const struct inodedump_log *log,
+			 enum inodedump_format format, FILE *out,
+			 struct inodedump_document **doc);
+/*
+ * A decoded inode. Without a log: an element of "inodes" (text: the
+ * inode's view, a blank line between two). With a log: the text view
+ * after its reports; nothing in JSON (each report holds its inode).
+ */
+INODEDUMP_API void
+inodedump_document_inode(struct inodedump_document *doc,
+			 const struct inodedump_inode *inode);
+/*
+ * An address that could not be decoded: without a log, an element of
+ * "inodes" {"address", "error": {"kind", "message", "address"}}; nothing
+ * in text (the caller tells the user) nor with a log.
+ */
+INODEDUMP_API void
+inodedump_document_error(struct inodedump_document *doc, uint64_t address,
+			 const struct inodedump_error *err);
+/*
+ * A report and the inode it names (inode, or err when it could not be
+ * decoded), with their differences: text, the report's lines; JSON, an
+ * element of "reports" holding the inode or the error object.
+ */
+INODEDUMP_API void
+inodedump_document_report(struct inodedump_document *doc,
+			  const struct inodedump_report *report,
+			  const struct inodedump_inode *inode,
+			  const struct inodedump_error *err);
+/* Close the document (text: says when the log had no report) and free it. */
+INODEDUMP_API void inodedump_document_end(struct inodedump_document *doc);
+
+/* What the dump is and whence each fact came, one line each (--info). */
+INODEDUMP_API void inodedump_facts_print(struct inodedump *id, FILE *out);
+
+/*
+ * A superblock the sweep finished: text, its line (inodes by type,
+ * violations, why its walk stopped); JSON, one JSON Lines object
+ * {"superblock", "fs_type", "s_id", "inodes", "matched", "violations",
+ * "by_type", "error"} and a newline.
+ */
+INODEDUMP_API void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
+					    enum inodedump_format format,
+					    FILE *out);
+
+/* A sweep's totals, printed last by inodedump_sweep_summary_print(). */
+struct inodedump_sweep_totals {
+	size_t inodes;	   /* inodes decoded */
+	size_t violations; /* of which with a violation */
+	size_t cut_short;  /* superblocks whose walk stopped early */
+};
+
+/* Text: the closing line; JSON: {"summary": {...}} and a newline. */
+INODEDUMP_API void
+inodedump_sweep_summary_print(const struct inodedump_sweep_totals *totals,
+			      enum inodedump_format format, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * output: the documents vmcore-inode writes: the inodes of a dump (or the
+ * inodes its log reported, with the reports), --info's facts, the sweep's
+ * superblock lines and summary. Text, or JSON through the one writer.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/inode.h"
+#include "output/output.h"
+
+struct inodedump_document {
+	struct inodedump *id;
+	const struct inodedump_log *log; /* NULL: inodes by address */
+	enum inodedump_format format;
+	FILE *out;
+	struct idd_json j;
+	size_t items;	/* inodes and errors, or reports, written so far */
+	uint64_t group; /* text: the address of the last report */
+};
+
+static const char *error_kind(enum inodedump_error_code code)
+{
+	switch (code) {
+	case INODEDUMP_ERR_NOMEM: return "out of memory";
+	case INODEDUMP_ERR_USAGE: return "usage";
+	case INODEDUMP_ERR_DUMP: return "dump";
+	case INODEDUMP_ERR_VMLINUX: return "vmlinux";
+	case INODEDUMP_ERR_MISMATCH: return "mismatch";
+	case INODEDUMP_ERR_TYPE: return "type";
+	case INODEDUMP_ERR_FAULT: return "fault";
+	case INODEDUMP_ERR_FILTERED: return "filtered";
+	case INODEDUMP_ERR_NOT_INODE: return "not-inode";
+	}
+	return "error";
+}
+
+static const char *format_name(enum inodedump_report_format f)
+{
+	switch (f) {
+	case INODEDUMP_REPORT_6_15: return "6.15";
+	case INODEDUMP_REPORT_6_18: return "6.18";
+	case INODEDUMP_REPORT_2026: return "2026";
+	}
+	return "?";
+}
+
+/* printk's caller id: a task ("T<pid>") or a CPU ("C<cpu>", bit 31). */
+static void caller_text(uint32_t caller, char *buf, size_t len)
+{
+	if (caller & 0x80000000u)
+		snprintf(buf, len, "C%u", caller & 0x7fffffffu);
+	else
+		snprintf(buf, len, "T%u", caller);
+}
+
+struct inodedump_error *
+inodedump_document_begin(struct inodedump *id, const struct inodedump_log *log,
+			 enum inodedump_format format, FILE *out,
+			 struct inodedump_document **docp)
+{
+	struct inodedump_document *doc = calloc(1, sizeof(*doc));
+	const char *release;
+
+	if (!doc)
+		return idd_nomem();
+	*doc = (struct inodedump_document){
+		.id = id, .log = log, .format = format, .out = out
+	};
+	*docp = doc;
+	if (format != INODEDUMP_FORMAT_JSON)
+		return NULL;
+	release = inodedump_fact(id, "osrelease");
+	flockfile(out);
+	idd_json_init(&doc->j, out, false, 0);
+	idd_json_object(&doc->j, IDD_JSON_LINES);
+	idd_json_key(&doc->j, "schema");
+	idd_json_u64(&doc->j, INODEDUMP_JSON_SCHEMA);
+	idd_json_key(&doc->j, "osrelease");
+	idd_json_string(&doc->j, release ? release : "");
+	idd_json_key(&doc->j, "inodes");
+	if (log) {
+		/* Each report holds its inode: "inodes" stays empty. */
+		idd_json_array(&doc->j, IDD_JSON_INLINE);
+		idd_json_end(&doc->j);
+		idd_json_key(&doc->j, "reports");
+	}
+	idd_json_array(&doc->j, IDD_JSON_FLAT);
+	funlockfile(out);
+	return NULL;
+}
+
+void inodedump_document_inode(struct inodedump_document *doc,
+			      const struct inodedump_inode *inode)
+{
+	if (doc->format == INODEDUMP_FORMAT_JSON) {
+		if (doc->log)
+			return;
+		flockfile(doc->out);
+		idd_json_inode(&doc->j, inode);
+		funlockfile(doc->out);
+	} else {
+		if (!doc->log && doc->items)
+			fputc('\n', doc->out);
+		inodedump_inode_print_text(inode, doc->out);
+	}
+	if (!doc->log)
+		doc->items++;
+}
+
+static void json_error(struct idd_json *j, uint64_t address,
+		       const struct inodedump_error *err)
+{
+	uint64_t where;
+
+	idd_json_object(j, IDD_JSON_INLINE);
+	idd_json_key(j, "address");
+	idd_json_hex(j, address);
+	idd_json_key(j, "error");
+	idd_json_object(j, IDD_JSON_INLINE);
+	idd_json_key(j, "kind");
+	idd_json_string(j, error_kind(inodedump_error_code(err)));
+	idd_json_key(j, "message");
+	idd_json_string(j, inodedump_error_message(err));
+	if (inodedump_error_address(err, &where)) {
+		idd_json_key(j, "address");
+		idd_json_hex(j, where);
+	}
+	idd_json_end(j);
+	idd_json_end(j);
+}
+
+void inodedump_document_error(struct inodedump_document *doc,
+			      uint64_t address,
+			      const struct inodedump_error *err)
+{
+	if (doc->log)
+		return;
+	if (doc->format == INODEDUMP_FORMAT_JSON) {
+		flockfile(doc->out);
+		json_error(&doc->j, address, err);
+		funlockfile(doc->out);
+	}
+	doc->items++;
+}
+
+/* A value in a difference's format (literal formats only, for -Wformat). */
+static void as_kernel_prints(FILE *out, const char *format, int64_t v)
+{
+	if (format && !strcmp(format, "0%llo"))
+		fprintf(out, "0%llo", (long long)v);
+	else if (format && !strcmp(format, "0x%llx"))
+		fprintf(out, "0x%llx", (long long)v);
+	else
+		fprintf(out, "%lld", (long long)v);
+}
+
+static void report_text(FILE *out, const struct inodedump_report *r,
+			const struct inodedump_difference *d, size_t nd)
+{
+	char caller[16];
+
+	caller_text(r->caller_id, caller, sizeof(caller));
+	fprintf(out, "report  %s\n", r->reason);
+	fprintf(out, "  at [%5llu.%06llu] seq %llu by %s%s%s (dump_inode "
+		     "format %s)\n",
+		(unsigned long long)(r->ts_nsec / 1000000000),
+		(unsigned long long)(r->ts_nsec % 1000000000 / 1000),
+		(unsigned long long)r->seq, caller, r->task[0] ? " " : "",
+		r->task, format_name(r->format));
+	if (r->location[0])
+		fprintf(out, "  %s\n", r->location);
+	for (size_t i = 0; i < nd; i++) {
+		fprintf(out, "  %s at report ", d[i].field);
+		as_kernel_prints(out, d[i].format, d[i].at_report);
+		fputs(", in dump ", out);
+		as_kernel_prints(out, d[i].format, d[i].in_dump);
+		fputc('\n', out);
+	}
+}
+
+static void report_json(struct idd_json *j, const struct inodedump_report *r,
+			const struct inodedump_difference *d, size_t nd)
+{
+	const struct inodedump_report_fields *f = &r->fields;
+	char caller[16];
+
+	caller_text(r->caller_id, caller, sizeof(caller));
+	idd_json_key(j, "reason");
+	idd_json_string(j, r->reason);
+	idd_json_key(j, "address");
+	idd_json_hex(j, r->address);
+	idd_json_key(j, "format");
+	idd_json_string(j, format_name(r->format));
+	idd_json_key(j, "seq");
+	idd_json_u64(j, r->seq);
+	idd_json_key(j, "timestamp_ns");
+	idd_json_u64(j, r->ts_nsec);
+	idd_json_key(j, "caller");
+	idd_json_string(j, caller);
+	idd_json_key(j, "task");
+	idd_json_string(j, r->task[0] ? r->task : NULL);
+	idd_json_key(j, "location");
+	idd_json_string(j, r->location[0] ? r->location : NULL);
+	idd_json_key(j, "unreadable_at_report");
+	idd_json_bool(j, r->unreadable);
+	idd_json_key(j, "fields_at_report");
+	if (r->has_fields) {
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "fs_type");
+		idd_json_string(j, f->fs_type);
+		idd_json_key(j, "mode");
+		idd_json_u64(j, f->mode);
+		idd_json_key(j, "opflags");
+		idd_json_u64(j, f->opflags);
+		idd_json_key(j, "flags");
+		idd_json_u64(j, f->flags);
+		idd_json_key(j, "state");
+		idd_json_u64(j, f->state);
+		idd_json_key(j, "count");
+		idd_json_i64(j, f->count);
+		idd_json_end(j);
+	} else {
+		idd_json_null(j);
+	}
+	idd_json_key(j, "differences");
+	idd_json_array(j, IDD_JSON_INLINE);
+	for (size_t i = 0; i < nd; i++) {
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "field");
+		idd_json_string(j, d[i].field);
+		idd_json_key(j, "at_report");
+		idd_json_i64(j, d[i].at_report);
+		idd_json_key(j, "in_dump");
+		idd_json_i64(j, d[i].in_dump);
+		idd_json_end(j);
+	}
+	idd_json_end(j);
+}
+
+void inodedump_document_report(struct inodedump_document *doc,
+			       const struct inodedump_report *report,
+			       const struct inodedump_inode *inode,
+			       const struct inodedump_error *err)
+{
+	struct inodedump_difference d[INODEDUMP_MAX_DIFFERENCES];
+	size_t nd = inodedump_report_differences(report, inode, d);
+
+	flockfile(doc->out);
+	if (doc->format == INODEDUMP_FORMAT_JSON) {
+		idd_json_object(&doc->j, IDD_JSON_INLINE);
+		report_json(&doc->j, report, d, nd);
+		idd_json_key(&doc->j, "inode");
+		if (inode)
+			idd_json_inode(&doc->j, inode);
+		else
+			json_error(&doc->j, report->address, err);
+		idd_json_end(&doc->j);
+	} else {
+		/* A blank line before each inode's group of reports. */
+		if (doc->items && report->address != doc->group)
+			fputc('\n', doc->out);
+		report_text(doc->out, report, d, nd);
+	}
+	doc->group = report->address;
+	doc->items++;
+	funlockfile(doc->out);
+}
+
+void inodedump_document_end(struct inodedump_document *doc)
+{
+	if (!doc)
+		return;
+	flockfile(doc->out);
+	if (doc->format == INODEDUMP_FORMAT_JSON) {
+		idd_json_end(&doc->j); /* "inodes" or "reports" */
+		idd_json_end(&doc->j);
+		fputc('\n', doc->out);
+	} else if (doc->log && !doc->items) {
+		fprintf(doc->out, "no dump_inode() report in the kernel log "
+				  "(%zu records)\n",
+			inodedump_log_count(doc->log));
+	}
+	funlockfile(doc->out);
+	free(doc);
+}
+
+void inodedump_facts_print(struct inodedump *id, FILE *out)
+{
+	/* Each fact, and where it comes from when that is fixed. */
+	static const struct {
+		const char *fact, *label, *whence;
+	} facts[] = {
+		{ "format", "format", "dump header" },
+		{ "reader", "read by", NULL },
+		{ "translation", "translated by", NULL },
+		{ "dump_level", "dump level", "diskdump sub-header" },
+		{ "arch", "architecture", "dump header, else vmlinux" },
+		{ "osrelease", "release", "VMCOREINFO OSRELEASE" },
+		{ "build_id", "build-id", "VMCOREINFO BUILD-ID" },
+		{ "kaslr_offset", "KASLR offset", "VMCOREINFO KERNELOFFSET" },
+		{ "page_size", "page size", "dump header" },
+		{ "vmlinux", "vmlinux", NULL },
+		{ "vmlinux_build_id", "vmlinux build-id", "vmlinux GNU build-id note" },
+	};
+
+	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		const char *v = inodedump_fact(id, facts[i].fact);
+
+		fprintf(out, "%-18s %s", facts[i].label, v ? v : "(unknown)");
+		if (facts[i].whence || !strcmp(facts[i].fact, "vmlinux"))
+			fprintf(out, "  [%s]",
+				facts[i].whence ? facts[i].whence
+						: inodedump_fact(id, "vmlinux_source"));
+		fputc('\n', out);
+	}
+}
+
+/* The sweep's by_type[] order, named as inodedump_inode_type() names. */
+static const unsigned by_type_mode[8] = { 0100000, 0040000, 0120000, 0010000,
+					  0020000, 0060000, 0140000, 0 };
+
+void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
+			      enum inodedump_format format, FILE *out)
+{
+	struct idd_json j;
+
+	flockfile(out);
+	if (format == INODEDUMP_FORMAT_TEXT) {
+		fprintf(out, "%-12s %-16s 0x%" PRIx64 "  %zu inodes",
+			sb->fs_type, sb->s_id, sb->address, sb->matched);
+		for (int i = 0; i < 8; i++)
+			if (sb->by_type[i])
+				fprintf(out, ", %zu %s", sb->by_type[i],
+					idd_mode_type_name(by_type_mode[i]));
+		fprintf(out, "; %zu with violations\n", sb->violations);
+		if (sb->error)
+			fprintf(out, "  WALK STOPPED: %s\n", sb->error);
+		funlockfile(out);
+		return;
+	}
+	idd_json_init(&j, out, true, 0);
+	idd_json_object(&j, IDD_JSON_INLINE);
+	idd_json_key(&j, "superblock");
+	idd_json_hex(&j, sb->address);
+	idd_json_key(&j, "fs_type");
+	idd_json_string(&j, sb->fs_type);
+	idd_json_key(&j, "s_id");
+	idd_json_string(&j, sb->s_id);
+	idd_json_key(&j, "inodes");
+	idd_json_u64(&j, sb->inodes);
+	idd_json_key(&j, "matched");
+	idd_json_u64(&j, sb->matched);
+	idd_json_key(&j, "violations");
+	idd_json_u64(&j, sb->violations);
+	idd_json_key(&j, "by_type");
+	idd_json_object(&j, IDD_JSON_INLINE);
+	for (int i = 0; i < 8; i++) {
+		idd_json_key(&j, idd_mode_type_name(by_type_mode[i]));
+		idd_json_u64(&j, sb->by_type[i]);
+	}
+	idd_json_end(&j);
+	idd_json_key(&j, "error");
+	idd_json_string(&j, sb->error);
+	idd_json_end(&j);
+	fputc('\n', out);
+	funlockfile(out);
+}
+
+void inodedump_sweep_summary_print(const struct inodedump_sweep_totals *totals,
+				   enum inodedump_format format, FILE *out)
+{
+	struct idd_json j;
+
+	flockfile(out);
+	if (format == INODEDUMP_FORMAT_TEXT) {
+		fprintf(out, "\n%zu inodes checked, %zu with violations, %zu "
+			     "superblock walks cut short\n",
+			totals->inodes, totals->violations, totals->cut_short);
+		funlockfile(out);
+		return;
+	}
+	idd_json_init(&j, out, true, 0);
+	idd_json_object(&j, IDD_JSON_INLINE);
+	idd_json_key(&j, "summary");
+	idd_json_object(&j, IDD_JSON_INLINE);
+	idd_json_key(&j, "inodes");
+	idd_json_u64(&j, totals->inodes);
+	idd_json_key(&j, "violations");
+	idd_json_u64(&j, totals->violations);
+	idd_json_key(&j, "superblocks_cut_short");
+	idd_json_u64(&j, totals->cut_short);
+	idd_json_end(&j);
+	idd_json_end(&j);
+	fputc('\n', out);
+	funlockfile(out);
+}

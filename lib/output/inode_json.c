@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* output: the INODE object (README.md's schema), a loop over the rows. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "decode/inode.h"
+#include "output/json.h"
+#include "output/output.h"
+
+static void json_names(struct idd_json *j, char *const *names)
+{
+	if (!names) {
+		idd_json_null(j);
+		return;
+	}
+	idd_json_array(j, IDD_JSON_INLINE);
+	for (char *const *p = names; *p; p++)
+		idd_json_string(j, *p);
+	idd_json_end(j);
+}
+
+static void json_notes(struct idd_json *j, const struct idd_notes *notes,
+		       const char *name_key, const char *msg_key)
+{
+	idd_json_array(j, IDD_JSON_INLINE);
+	for (size_t i = 0; i < notes->n; i++) {
+		const struct idd_note *n = &notes->v[i];
+
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, name_key);
+		idd_json_string(j, n->name ? n->name : "");
+		idd_json_key(j, msg_key);
+		idd_json_string(j, n->message ? n->message : "");
+		if (n->has_address) {
+			idd_json_key(j, "address");
+			idd_json_hex(j, n->address);
+		}
+		idd_json_end(j);
+	}
+	idd_json_end(j);
+}
+
+static void json_holders(struct idd_json *j, const struct inodedump_inode *ino)
+{
+	if (!ino->holders_known) {
+		idd_json_null(j);
+		return;
+	}
+	idd_json_array(j, IDD_JSON_INLINE);
+	for (size_t i = 0; i < ino->nholders; i++) {
+		const struct idd_holder *h = &ino->holders[i];
+
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "pid");
+		idd_json_u64(j, h->pid);
+		idd_json_key(j, "comm");
+		idd_json_string(j, h->comm);
+		idd_json_key(j, "kind");
+		idd_json_string(j, h->kind);
+		idd_json_key(j, "fd");
+		if (h->fd >= 0)
+			idd_json_i64(j, h->fd);
+		else
+			idd_json_null(j);
+		idd_json_end(j);
+	}
+	idd_json_end(j);
+}
+
+/* The rows that are no member: the address, the checks' notes, ... */
+static void json_view(struct idd_json *j, const struct inodedump_inode *ino,
+		      enum idd_row_id id)
+{
+	static char *const no_paths[] = { NULL };
+	unsigned mode = (unsigned)ino->mode.v;
+	char s[11];
+
+	switch (id) {
+	case IDD_M_address:
+		idd_json_hex(j, ino->address);
+		break;
+	case IDD_M_forced:
+		idd_json_bool(j, ino->forced);
+		break;
+	case IDD_M_not_inode_reason:
+		idd_json_string(j, ino->not_inode_reason);
+		break;
+	case IDD_M_paths:
+		json_names(j, !ino->paths_known ? NULL
+				: ino->paths	? ino->paths
+						: no_paths);
+		break;
+	case IDD_M_holders:
+		json_holders(j, ino);
+		break;
+	case IDD_M_unlinked:
+		idd_json_bool(j, ino->unlinked_alias || (ino->nlink.state == IDD_OK &&
+							 !ino->nlink.v));
+		break;
+	case IDD_M_type:
+		idd_json_string(j, idd_mode_type_name(mode));
+		break;
+	case IDD_M_mode_string:
+		idd_mode_string(mode, s);
+		idd_json_string(j, s);
+		break;
+	case IDD_M_i_mapping_is_i_data:
+		idd_json_bool(j, ino->mapping_is_i_data);
+		break;
+	case IDD_M_violations:
+		json_notes(j, &ino->violations, "check", "message");
+		break;
+	case IDD_M_skipped_checks:
+		json_notes(j, &ino->skipped, "check", "reason");
+		break;
+	case IDD_M_errors:
+		json_notes(j, &ino->errors, "field", "reason");
+		break;
+	default:
+		idd_json_null(j);
+		break;
+	}
+}
+
+static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
+		     const struct idd_row *row)
+{
+	const struct idd_num *n = IDD_ROW_CFIELD(ino, row, struct idd_num);
+	const struct idd_ptr *p = IDD_ROW_CFIELD(ino, row, struct idd_ptr);
+	const struct idd_str *s = IDD_ROW_CFIELD(ino, row, struct idd_str);
+	const struct idd_time *t = IDD_ROW_CFIELD(ino, row, struct idd_time);
+	char buf[48];
+
+	switch (row->kind) {
+	case IDD_ROW_VIEW:
+		json_view(j, ino, (enum idd_row_id)(row - idd_rows));
+		return;
+	case IDD_ROW_NUM_U:
+	case IDD_ROW_NUM_X:
+	case IDD_ROW_FLAGS:
+	case IDD_ROW_STRLEN:
+		if (n->state == IDD_OK)
+			idd_json_u64(j, (uint64_t)n->v);
+		else
+			idd_json_null(j);
+		break;
+	case IDD_ROW_NUM_S:
+		if (n->state == IDD_OK)
+			idd_json_i64(j, n->v);
+		else
+			idd_json_null(j);
+		break;
+	case IDD_ROW_DEV:
+		if (n->state == IDD_OK) {
+			idd_dev_string((uint64_t)n->v, buf, sizeof(buf));
+			idd_json_string(j, buf);
+		} else {
+			idd_json_null(j);
+		}
+		break;
+	case IDD_ROW_TIME:
+		if (t->sec.state != IDD_OK) {
+			idd_json_null(j);
+			break;
+		}
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "sec");
+		idd_json_i64(j, t->sec.v);
+		idd_json_key(j, "nsec");
+		if (t->nsec.state == IDD_OK)
+			idd_json_i64(j, t->nsec.v);
+		else
+			idd_json_null(j);
+		idd_json_end(j);
+		break;
+	case IDD_ROW_SYM:
+		if (p->state != IDD_OK || !p->addr)
+			idd_json_null(j);
+		else if (p->symbol)
+			idd_json_string(j, p->symbol);
+		else
+			idd_json_hex(j, p->addr);
+		break;
+	case IDD_ROW_ADDR:
+		if (p->state != IDD_OK)
+			idd_json_null(j);
+		else
+			idd_json_hex(j, p->addr);
+		break;
+	case IDD_ROW_STR:
+		idd_json_string(j, s->state == IDD_OK ? s->s : NULL);
+		break;
+	case IDD_ROW_NONNULL:
+		idd_json_bool(j, *IDD_ROW_CFIELD(ino, row, bool));
+		break;
+	}
+	if (row->kind == IDD_ROW_FLAGS) {
+		snprintf(buf, sizeof(buf), "%s_names", row->key);
+		idd_json_key(j, buf);
+		json_names(j, *(char **const *)(const void *)((const char *)ino +
+							       row->names_offset));
+	}
+}
+
+void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino)
+{
+	idd_json_object(j, IDD_JSON_LINES);
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		if (!idd_rows[i].key)
+			continue;
+		idd_json_key(j, idd_rows[i].key);
+		json_row(j, ino, &idd_rows[i]);
+	}
+	idd_json_end(j);
+}
+
+void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
+{
+	struct idd_json j;
+
+	flockfile(out);
+	idd_json_init(&j, out, false, 1); /* as an element of "inodes" */
+	idd_json_inode(&j, ino);
+	funlockfile(out);
+}
+
+void inodedump_inode_print_jsonl(const struct inodedump_inode *ino, FILE *out)
+{
+	struct idd_json j;
+
+	flockfile(out);
+	idd_json_init(&j, out, true, 0);
+	idd_json_inode(&j, ino);
+	funlockfile(out);
+}
