@@ -53,9 +53,9 @@ static bool row_is_member(const struct idd_row *row)
 	return row->kind != IDD_ROW_VIEW && row->kind != IDD_ROW_STRLEN;
 }
 
-/* The presence of a row's field (for a time, of its seconds). */
-static enum idd_presence *row_state(struct inodedump_inode *ino,
-				    const struct idd_row *row)
+/* The presence of a row's field (for a time, of its seconds); NULL: none. */
+static const enum idd_presence *row_state(const struct inodedump_inode *ino,
+					  const struct idd_row *row)
 {
 	switch (row->kind) {
 	case IDD_ROW_NUM_U:
@@ -64,14 +64,14 @@ static enum idd_presence *row_state(struct inodedump_inode *ino,
 	case IDD_ROW_FLAGS:
 	case IDD_ROW_DEV:
 	case IDD_ROW_STRLEN:
-		return &IDD_ROW_FIELD(ino, row, struct idd_num)->state;
+		return &IDD_ROW_CFIELD(ino, row, struct idd_num)->state;
 	case IDD_ROW_TIME:
-		return &IDD_ROW_FIELD(ino, row, struct idd_time)->sec.state;
+		return &IDD_ROW_CFIELD(ino, row, struct idd_time)->sec.state;
 	case IDD_ROW_SYM:
 	case IDD_ROW_ADDR:
-		return &IDD_ROW_FIELD(ino, row, struct idd_ptr)->state;
+		return &IDD_ROW_CFIELD(ino, row, struct idd_ptr)->state;
 	case IDD_ROW_STR:
-		return &IDD_ROW_FIELD(ino, row, struct idd_str)->state;
+		return &IDD_ROW_CFIELD(ino, row, struct idd_str)->state;
 	case IDD_ROW_NONNULL:
 	case IDD_ROW_VIEW:
 		break;
@@ -82,7 +82,8 @@ static enum idd_presence *row_state(struct inodedump_inode *ino,
 static void set_row_state(struct inodedump_inode *ino,
 			  const struct idd_row *row, enum idd_presence state)
 {
-	enum idd_presence *s = row_state(ino, row);
+	/* The field is the caller's to write: ino is not const. */
+	enum idd_presence *s = (enum idd_presence *)row_state(ino, row);
 
 	if (s)
 		*s = state;
@@ -318,14 +319,23 @@ static void take_ptr(struct idd_ptr *out, const struct idd_member *m,
 	out->addr = idd_member_uval(m, buf);
 }
 
+/* A row that needs reads beyond its struct's bytes (follow_row). */
+static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
+{
+	return rl->chained ||
+	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
+}
+
 /*
  * A row's value from the bytes of the struct that holds it (m and nsec
- * are relative to buf). Returns false for strings behind a pointer: those
- * need a read (follow_row).
+ * are relative to buf); the only failure is running out of memory. A
+ * string behind a pointer is follow_row's.
  */
-static bool take_row(struct inodedump_inode *ino, const struct idd_row *row,
-		     const struct idd_member *m, const struct idd_member *nsec,
-		     const uint8_t *buf)
+static struct inodedump_error *take_row(struct inodedump_inode *ino,
+					const struct idd_row *row,
+					const struct idd_member *m,
+					const struct idd_member *nsec,
+					const uint8_t *buf)
 {
 	struct idd_str *s;
 
@@ -336,34 +346,34 @@ static bool take_row(struct inodedump_inode *ino, const struct idd_row *row,
 	case IDD_ROW_FLAGS:
 	case IDD_ROW_DEV:
 		take_num(IDD_ROW_FIELD(ino, row, struct idd_num), m, buf);
-		return true;
+		break;
 	case IDD_ROW_TIME:
 		take_num(&IDD_ROW_FIELD(ino, row, struct idd_time)->sec, m, buf);
 		take_num(&IDD_ROW_FIELD(ino, row, struct idd_time)->nsec, nsec,
 			 buf);
-		return true;
+		break;
 	case IDD_ROW_SYM:
 	case IDD_ROW_ADDR:
 		take_ptr(IDD_ROW_FIELD(ino, row, struct idd_ptr), m, buf);
-		return true;
+		break;
 	case IDD_ROW_NONNULL:
 		*IDD_ROW_FIELD(ino, row, bool) =
 			m->present && idd_member_uval(m, buf) != 0;
-		return true;
+		break;
 	case IDD_ROW_STR:
-		if (m->present && m->kind == IDD_KIND_PTR)
-			return false;
 		s = IDD_ROW_FIELD(ino, row, struct idd_str);
-		if (m->present && m->kind == IDD_KIND_ARRAY) {
-			s->s = strndup((const char *)buf + m->offset, m->size);
-			s->state = s->s ? IDD_OK : IDD_UNREADABLE;
-		}
-		return true;
+		if (!m->present || m->kind != IDD_KIND_ARRAY)
+			break;
+		s->s = strndup((const char *)buf + m->offset, m->size);
+		if (!s->s)
+			return idd_nomem();
+		s->state = IDD_OK;
+		break;
 	case IDD_ROW_STRLEN:
 	case IDD_ROW_VIEW:
 		break;
 	}
-	return true;
+	return NULL;
 }
 
 /* Bytes at a kernel address, into a buffer of the caller's or malloc'd. */
@@ -416,9 +426,10 @@ static struct inodedump_error *follow_row(struct inodedump *id,
 		m.offset = 0;
 		buf = pointee;
 	}
-	if (take_row(ino, row, &m, &rl->nsec, buf)) {
+	if (row->kind != IDD_ROW_STR || m.kind != IDD_KIND_PTR) {
+		err = take_row(ino, row, &m, &rl->nsec, buf);
 		free(pointee);
-		return NULL;
+		return err;
 	}
 	s = IDD_ROW_FIELD(ino, row, struct idd_str);
 	ptr = idd_member_uval(&m, buf);
@@ -434,12 +445,6 @@ static struct inodedump_error *follow_row(struct inodedump *id,
 	if (!err)
 		s->state = IDD_OK;
 	return err;
-}
-
-static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
-{
-	return rl->chained ||
-	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
 }
 
 /*
@@ -668,8 +673,7 @@ static struct inodedump_error *sb_to_memo(struct inodedump *id,
 	for (size_t i = 0; i < IDD_NROWS; i++)
 		if (idd_rows[i].where == IDD_IN_SB &&
 		    id->layout->row[i].m.present &&
-		    *row_state((struct inodedump_inode *)ino, &idd_rows[i]) !=
-			    IDD_OK)
+		    *row_state(ino, &idd_rows[i]) != IDD_OK)
 			return NULL;
 	idd_free_sb_memo(m);
 	m->rows = calloc(1, sizeof(*m->rows));
@@ -710,11 +714,9 @@ static struct inodedump_error *decode_sb_memory(struct inodedump *id,
 
 		if (row->where != IDD_IN_SB || !row_is_member(row))
 			continue;
-		if (!needs_follow(rl, row)) {
-			take_row(ino, row, &rl->m, &rl->nsec, buf);
-			continue;
-		}
-		err = follow_row(id, ino, row, rl, buf);
+		err = needs_follow(rl, row)
+			      ? follow_row(id, ino, row, rl, buf)
+			      : take_row(ino, row, &rl->m, &rl->nsec, buf);
 		if (!err)
 			continue;
 		if (inodedump_error_code(err) == INODEDUMP_ERR_NOMEM) {
@@ -793,7 +795,9 @@ static struct inodedump_error *decode_mapping(struct inodedump *id,
 			/* Already read with the inode. */
 			m.offset += l->i_data.offset;
 			nsec.offset += l->i_data.offset;
-			take_row(ino, row, &m, &nsec, inode_buf);
+			err = take_row(ino, row, &m, &nsec, inode_buf);
+			if (err)
+				return err;
 			continue;
 		}
 		if (!m.present || row->kind == IDD_ROW_TIME)
@@ -811,28 +815,36 @@ static struct inodedump_error *decode_mapping(struct inodedump *id,
 			continue;
 		}
 		m.offset = 0;
-		take_row(ino, row, &m, &m, buf);
+		err = take_row(ino, row, &m, &m, buf);
 		free(buf);
+		if (err)
+			return err;
 	}
 	return NULL;
 }
 
 /* The INODE rows from the inode's bytes: no read. */
-static void decode_inode_rows(const struct inode_layout *l,
-			      struct inodedump_inode *ino, const uint8_t *buf)
+static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
+						 struct inodedump_inode *ino,
+						 const uint8_t *buf)
 {
 	for (size_t i = 0; i < IDD_NROWS; i++) {
 		const struct idd_row *row = &idd_rows[i];
 		const struct row_layout *rl = &l->row[i];
+		struct inodedump_error *err;
 
 		if (row->where != IDD_IN_INODE || !row_is_member(row))
 			continue;
-		if (!idd_row_applies(row, ino))
+		if (!idd_row_applies(row, ino)) {
 			set_row_state(ino, row, rl->m.present ? IDD_NA
 							      : IDD_ABSENT);
-		else if (!needs_follow(rl, row))
-			take_row(ino, row, &rl->m, &rl->nsec, buf);
+		} else if (!needs_follow(rl, row)) {
+			err = take_row(ino, row, &rl->m, &rl->nsec, buf);
+			if (err)
+				return err;
+		}
 	}
+	return NULL;
 }
 
 /* The INODE rows behind a pointer (i_link's string), then lengths. */
@@ -987,14 +999,18 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				      (unsigned long long)l->inode.size);
 	}
 	ino->address = address;
-	take_row(ino, &idd_rows[IDD_M_mode], &l->row[IDD_M_mode].m, NULL, buf);
-	decode_inode_rows(l, ino, buf);
+	/* The mode first: which rows apply depends on the file type. */
+	err = take_row(ino, &idd_rows[IDD_M_mode], &l->row[IDD_M_mode].m, NULL,
+		       buf);
+	if (!err)
+		err = decode_inode_rows(l, ino, buf);
 	/* A sweep walks s_inodes through the bytes it already has. */
 	if (sb_list_next)
 		*sb_list_next = ino->sb_list_next.state == IDD_OK
 					? ino->sb_list_next.addr
 					: 0;
-	err = plausible(id, ino, &why);
+	if (!err)
+		err = plausible(id, ino, &why);
 	if (!err && why && !(flags & INODEDUMP_DECODE_FORCE))
 		err = idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
 				   "0x%llx does not look like a struct "
