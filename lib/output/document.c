@@ -72,7 +72,7 @@ inodedump_document_begin(struct inodedump *id, const struct inodedump_log *log,
 	*docp = doc;
 	if (format != INODEDUMP_FORMAT_JSON)
 		return NULL;
-	release = inodedump_fact(id, "osrelease");
+	release = inodedump_fact(id, INODEDUMP_FACT_OSRELEASE);
 	flockfile(out);
 	idd_json_init(&doc->j, out, false, 0);
 	idd_json_object(&doc->j, IDD_JSON_LINES);
@@ -293,34 +293,30 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 	static const struct {
 		const char *fact, *label, *whence;
 	} facts[] = {
-		{ "format", "format", "dump header" },
-		{ "reader", "read by", NULL },
-		{ "translation", "translated by", NULL },
-		{ "dump_level", "dump level", "diskdump sub-header" },
-		{ "arch", "architecture", "dump header, else vmlinux" },
-		{ "osrelease", "release", "VMCOREINFO OSRELEASE" },
-		{ "build_id", "build-id", "VMCOREINFO BUILD-ID" },
-		{ "kaslr_offset", "KASLR offset", "VMCOREINFO KERNELOFFSET" },
-		{ "page_size", "page size", "dump header" },
-		{ "vmlinux", "vmlinux", NULL },
-		{ "vmlinux_build_id", "vmlinux build-id", "vmlinux GNU build-id note" },
+		{ INODEDUMP_FACT_FORMAT, "format", "dump header" },
+		{ INODEDUMP_FACT_READER, "read by", NULL },
+		{ INODEDUMP_FACT_TRANSLATION, "translated by", NULL },
+		{ INODEDUMP_FACT_DUMP_LEVEL, "dump level", "diskdump sub-header" },
+		{ INODEDUMP_FACT_ARCH, "architecture", "dump header, else vmlinux" },
+		{ INODEDUMP_FACT_OSRELEASE, "release", "VMCOREINFO OSRELEASE" },
+		{ INODEDUMP_FACT_BUILD_ID, "build-id", "VMCOREINFO BUILD-ID" },
+		{ INODEDUMP_FACT_KASLR_OFFSET, "KASLR offset", "VMCOREINFO KERNELOFFSET" },
+		{ INODEDUMP_FACT_PAGE_SIZE, "page size", "dump header" },
+		{ INODEDUMP_FACT_VMLINUX, "vmlinux", NULL },
+		{ INODEDUMP_FACT_VMLINUX_BUILD_ID, "vmlinux build-id", "vmlinux GNU build-id note" },
 	};
 
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
 		const char *v = inodedump_fact(id, facts[i].fact);
 
 		fprintf(out, "%-18s %s", facts[i].label, v ? v : "(unknown)");
-		if (facts[i].whence || !strcmp(facts[i].fact, "vmlinux"))
+		if (facts[i].whence || !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX))
 			fprintf(out, "  [%s]",
 				facts[i].whence ? facts[i].whence
-						: inodedump_fact(id, "vmlinux_source"));
+						: inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
 		fputc('\n', out);
 	}
 }
-
-/* The sweep's by_type[] order, named as inodedump_inode_type() names. */
-static const unsigned by_type_mode[8] = { 0100000, 0040000, 0120000, 0010000,
-					  0020000, 0060000, 0140000, 0 };
 
 void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 			      enum inodedump_format format, FILE *out)
@@ -331,10 +327,11 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 	if (format == INODEDUMP_FORMAT_TEXT) {
 		fprintf(out, "%-12s %-16s 0x%" PRIx64 "  %zu inodes",
 			sb->fs_type, sb->s_id, sb->address, sb->matched);
-		for (int i = 0; i < 8; i++)
+		for (int i = 0; i < INODEDUMP_INODE_TYPES; i++)
 			if (sb->by_type[i])
 				fprintf(out, ", %zu %s", sb->by_type[i],
-					idd_mode_type_name(by_type_mode[i]));
+					inodedump_inode_type_name(
+						(enum inodedump_inode_type)i));
 		fprintf(out, "; %zu with violations\n", sb->violations);
 		if (sb->error)
 			fprintf(out, "  WALK STOPPED: %s\n", sb->error);
@@ -357,8 +354,9 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 	idd_json_u64(&j, sb->violations);
 	idd_json_key(&j, "by_type");
 	idd_json_object(&j, IDD_JSON_INLINE);
-	for (int i = 0; i < 8; i++) {
-		idd_json_key(&j, idd_mode_type_name(by_type_mode[i]));
+	for (int i = 0; i < INODEDUMP_INODE_TYPES; i++) {
+		idd_json_key(&j, inodedump_inode_type_name(
+					 (enum inodedump_inode_type)i));
 		idd_json_u64(&j, sb->by_type[i]);
 	}
 	idd_json_end(&j);
