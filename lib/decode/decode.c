@@ -699,7 +699,7 @@ static struct inodedump_error *decode_sb_memory(struct inodedump *id,
 	uint8_t *buf;
 
 	err = read_bytes(id, ino->sb.addr, l->sb.size, &buf);
-	if (err && inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+	if (idd_error_is_nomem(err))
 		return err;
 	if (err) {
 		*why = idd_strdup_printf("i_sb 0x%llx unreadable: %s",
@@ -719,7 +719,7 @@ static struct inodedump_error *decode_sb_memory(struct inodedump *id,
 			      : take_row(ino, row, &rl->m, &rl->nsec, buf);
 		if (!err)
 			continue;
-		if (inodedump_error_code(err) == INODEDUMP_ERR_NOMEM) {
+		if (idd_error_is_nomem(err)) {
 			failed = err;
 			break;
 		}
@@ -803,7 +803,7 @@ static struct inodedump_error *decode_mapping(struct inodedump *id,
 		if (!m.present || row->kind == IDD_ROW_TIME)
 			continue;
 		err = read_bytes(id, ino->mapping.addr + m.offset, m.size, &buf);
-		if (err && inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+		if (idd_error_is_nomem(err))
 			return err;
 		if (err) {
 			set_row_state(ino, row, IDD_UNREADABLE);
@@ -863,7 +863,7 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 		    !idd_row_applies(row, ino) || !needs_follow(rl, row))
 			continue;
 		err = follow_row(id, ino, row, rl, buf);
-		if (err && inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+		if (idd_error_is_nomem(err))
 			return err;
 		if (err) {
 			set_row_state(ino, row, IDD_UNREADABLE);
@@ -992,7 +992,7 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	err = read_bytes(id, address, l->inode.size, &buf);
 	if (err) {
 		free(ino);
-		if (inodedump_error_code(err) == INODEDUMP_ERR_NOMEM)
+		if (idd_error_is_nomem(err))
 			return err;
 		return idd_error_wrap(err, "struct inode at 0x%llx (%llu bytes)",
 				      (unsigned long long)address,
