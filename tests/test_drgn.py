@@ -81,6 +81,7 @@ def drgn_view(prog, addr):
             v["linklen"] = int(i.i_linklen)
     v["i_op"] = sym(prog, int(cast("unsigned long", i.i_op)))
     v["i_fop"] = sym(prog, int(cast("unsigned long", i.i_fop)))
+    v["i_flctx"] = hex(int(cast("unsigned long", i.i_flctx)))
     v["i_mapping"] = hex(int(cast("unsigned long", i.i_mapping)))
     v["a_ops"] = sym(prog, int(cast("unsigned long", i.i_mapping.a_ops)))
     v["nrpages"] = int(i.i_mapping.nrpages)
@@ -104,6 +105,7 @@ PAIRS = [  # (our JSON key, drgn view key)
     ("blkbits", "i_blkbits"), ("rdev", "rdev"), ("atime", "atime"),
     ("mtime", "mtime"), ("ctime", "ctime"), ("link", "link"),
     ("linklen", "linklen"), ("i_op", "i_op"), ("i_fop", "i_fop"),
+    ("i_flctx", "i_flctx"),
     ("i_mapping", "i_mapping"), ("a_ops", "a_ops"), ("nrpages", "nrpages"),
     ("sb", "sb"), ("s_id", "s_id"), ("fs_type", "fs_type"),
     ("s_magic", "s_magic"), ("s_dev", "s_dev"), ("s_op", "s_op"),
