@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """--log prints the dump's kernel log byte for byte as drgn's get_dmesg().
 
+On a set whose info.txt names a sid chroot (stock73) drgn 0.3.0 in that
+chroot reads the log: this script runs there as `test_log.py --dmesg DUMP`
+(tests/sid_drgn.py).
+
 usage: test_log.py SET FORMAT
 """
 import os
@@ -8,6 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import FORMATS, Checker, run, set_dir  # noqa: E402
+import sid_drgn  # noqa: E402
 
 import drgn  # noqa: E402
 from drgn.helpers.linux.printk import get_dmesg  # noqa: E402
@@ -16,15 +21,27 @@ DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging",
                    "qemu-kdump-zlib": "elf-paging"}
 
 
+def dmesg(vmlinux, dump):
+    prog = drgn.Program()
+    prog.set_core_dump(dump)
+    prog.load_debug_info([vmlinux])
+    return get_dmesg(prog)
+
+
 def main():
+    if sys.argv[1] == "--dmesg":  # in the sid chroot: the set is at /fx
+        sys.stdout.buffer.write(dmesg("/fx/vmlinux", sys.argv[2]))
+        return
     set_name, fmt = sys.argv[1], sys.argv[2]
     d = set_dir(set_name)
     vmlinux = os.path.join(d, "vmlinux")
     ours = os.path.join(d, FORMATS.get(fmt, fmt))
-    prog = drgn.Program()
-    prog.set_core_dump(os.path.join(d, FORMATS[DRGN_SUBSTITUTE.get(fmt, fmt)]))
-    prog.load_debug_info([vmlinux])
-    want = get_dmesg(prog)
+    theirs = os.path.join(d, FORMATS[DRGN_SUBSTITUTE.get(fmt, fmt)])
+    if sid_drgn.chroot_of(d):
+        want = sid_drgn.run(d, "test_log.py", ["--dmesg", sid_drgn.fx(theirs)])
+        print(f"drgn (sid chroot) read {os.path.basename(theirs)}")
+    else:
+        want = dmesg(vmlinux, theirs)
     p = run(["-k", vmlinux, "--log", ours], text=False)
     c = Checker()
     c.eq("exit code", p.returncode, 0)

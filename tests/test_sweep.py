@@ -3,6 +3,10 @@
 equal drgn's walk of the same lists, every truth inode is there with its
 fields, and the patched fixture's violations are exactly its two victims.
 
+On a set whose info.txt names a sid chroot (stock73) drgn 0.3.0 in that
+chroot counts: this script runs there as `test_sweep.py --counts DUMP`
+(tests/sid_drgn.py).
+
 usage: test_sweep.py SET            (the d17-zlib dump)
        test_sweep.py SET corrupt    (a copy of the ELF dump whose tmpfs
                                      s_inodes list is broken)
@@ -17,6 +21,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import Checker, read_truth, run, set_dir  # noqa: E402
+import sid_drgn  # noqa: E402
 
 import drgn  # noqa: E402
 from drgn.helpers.linux.list import list_for_each_entry  # noqa: E402
@@ -40,18 +45,31 @@ def sweep(vmlinux, dump):
 
 
 def main():
+    if sys.argv[1] == "--counts":  # in the sid chroot: the set is at /fx
+        prog = drgn.Program()
+        prog.set_core_dump(sys.argv[2])
+        prog.load_debug_info(["/fx/vmlinux"])
+        json.dump(drgn_counts(prog), sys.stdout)
+        return
     set_name = sys.argv[1]
     d = set_dir(set_name)
     vmlinux = os.path.join(d, "vmlinux")
-    prog = drgn.Program()
-    prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
-    prog.load_debug_info([vmlinux])
     truth = read_truth(os.path.join(d, "truth.txt"))
     c = Checker()
-    if len(sys.argv) > 2:
-        corrupt(c, prog, d, vmlinux, truth)
-        c.finish()
-    want = drgn_counts(prog)
+    if sid_drgn.chroot_of(d):
+        if len(sys.argv) > 2:
+            raise SystemExit("FAIL the corrupt case runs on the patched set")
+        want = json.loads(sid_drgn.run(d, "test_sweep.py",
+                                       ["--counts", "/fx/elf-paging.vmcore"]))
+        print("drgn (sid chroot) counted elf-paging.vmcore")
+    else:
+        prog = drgn.Program()
+        prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
+        prog.load_debug_info([vmlinux])
+        if len(sys.argv) > 2:
+            corrupt(c, prog, d, vmlinux, truth)
+            c.finish()
+        want = drgn_counts(prog)
     p, lines = sweep(vmlinux, os.path.join(d, "d17-zlib.vmcore"))
     sbs = {x["superblock"]: x for x in lines if "superblock" in x}
     inodes = {x["address"]: x for x in lines if "address" in x}

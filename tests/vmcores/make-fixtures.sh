@@ -1,15 +1,17 @@
 #!/bin/bash
 # Build (or reuse) the inodedump vmcore fixture sets. See README.md and CONTRACT.md.
 #
-#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|wrapped|all]   (default: all)
+#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|all]   (default: all)
 #   tests/vmcores/make-fixtures.sh live [BINARY]
 #
 # all = stock, stock4 (the stock kernel with 4-level paging, 1 GiB),
-# patched, wrapped. live boots the patched kernel (a MULTIUSER
-# variant) with BINARY (default: $VMCORE_INODE, else build/vmcore-inode), its
-# shared libraries and a debug-only vmlinux in the initramfs and runs
-# `vmcore-inode --live` in the guest; its hash includes the binary's and every
-# library's contents, so an unchanged build reuses the set.
+# stock73 (the stock Debian 7.3 kernel from trixie-backports, truth from
+# drgn 0.3.0 in a sid chroot; recipe in stock73.sh), patched, wrapped.
+# live boots the patched kernel (a MULTIUSER variant) with BINARY (default:
+# $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
+# debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
+# guest; its hash includes the binary's and every library's contents, so an
+# unchanged build reuses the set.
 #
 # Every set lives in ${INODEDUMP_CACHE:-$HOME/.cache/inodedump}/fixtures-<set>-<hash>
 # (hash of every input), with `.complete` written last; a complete set is
@@ -18,7 +20,8 @@
 #
 # Environment: INODEDUMP_CACHE (cache root), FX_BOOT_TIMEOUT (seconds to wait
 # for the guest's ready marker, default 600; the live set waits 3x as long),
-# FX_KEEP_WORK=1 (keep .work/).
+# FX_KEEP_WORK=1 (keep .work/), FX_APT_MAX_AGE (stock73: seconds before the
+# private package lists are refreshed, default 86400).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -80,6 +83,10 @@ pkg_versions() {
 }
 
 hash16() { sha256sum | cut -c1-16; }
+
+# The stock73 set (7.3 kernel, private apt state, sid chroot with drgn 0.3.0).
+# shellcheck source=stock73.sh
+. "$HERE/stock73.sh"
 
 # ---------------------------------------------------------------- stock kernel
 # Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
@@ -236,11 +243,11 @@ build_initramfs() {   # $1 = set, $2 = staging dir, $3 = output cpio.gz
 	cp /bin/busybox "$root/bin/busybox"
 	install -m 755 "$HERE/init.sh" "$root/init"
 	case $set in
-	stock | stock4)
+	stock | stock4 | stock73)
 		local mods m
 		mods=$(cat "$KDIR/modules.list")
 		for m in $mods; do cp "$KDIR/modules/$m.ko" "$root/modules/"; done
-		printf 'FX_SET=stock\nFX_MODULES="%s"\nFX_EXT4=1\nFX_TRIGGER=0\n' "$mods" > "$root/etc/fixture.conf"
+		printf 'FX_SET=%s\nFX_MODULES="%s"\nFX_EXT4=1\nFX_TRIGGER=0\n' "${set%4}" "$mods" > "$root/etc/fixture.conf"
 		step "make the (empty) ext4 image the guest fills"
 		truncate -s 16M "$root/ext4.img"
 		mkfs.ext4 -q -F -L inodedump -U 00000000-0000-4000-8000-00000000e4e4 \
@@ -326,7 +333,7 @@ run_guest() {   # $1 = set; writes the dumps into $OUT
 	local cpu=max   # TCG's max CPU has LA57: the kernel uses 5-level paging
 	append="console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4"
 	case $set in
-	stock) mem=512; kernel=$KDIR/vmlinuz ;;
+	stock | stock73) mem=512; kernel=$KDIR/vmlinuz ;;
 	# The same kernel with 4-level page tables and twice the memory.
 	stock4) mem=1024; kernel=$KDIR/vmlinuz; cpu=max,la57=off ;;
 	patched) mem=256; kernel=$KDIR/bzImage ;;
@@ -447,6 +454,15 @@ write_truth() {   # $1 = set
 		n=$(wc -l < "$OUT/truth.txt")
 		[ "$n" -eq 18 ] || die "expected 18 truth lines, got $n"
 		;;
+	stock73)
+		step "truth.txt from drgn $(cat "$SID_CHROOT/drgn-version") (sid chroot) reading d17-zlib.vmcore"
+		in_sid "$SID_CHROOT" "$OUT" "$HERE/.." /usr/bin/python3 /src/vmcores/drgn_truth73.py \
+			/fx/vmlinux /fx/d17-zlib.vmcore --stock > "$OUT/truth.txt" || die "drgn_truth73.py in the sid chroot"
+		n=$(wc -l < "$OUT/truth.txt")
+		[ "$n" -eq 18 ] || die "expected 18 truth lines, got $n"
+		step "truth.txt agrees with the guest's own stat(1) lines"
+		$PY "$HERE/stat_vs_truth.py" "$OUT/serial.log" "$OUT/truth.txt" >&2 || die "stat_vs_truth.py"
+		;;
 	esac
 	case $set in
 	wrapped)
@@ -471,10 +487,18 @@ build_set() {   # $1 = set
 	WRAPPED_FILL="" WRAPPED_POSITION=""
 	case $set in
 	stock | stock4) prepare_stock_kernel ;;
+	stock73)
+		# one preparer at a time: the kernel and the chroot are shared
+		exec 9>"$CACHE/.stock73-prepare.lock"
+		flock 9
+		prepare_apt73
+		prepare_stock73_kernel
+		prepare_sid_chroot
+		exec 9>&- ;;
 	patched) prepare_patched_kernel ;;
 	wrapped) prepare_patched_kernel; wrapped_fill ;;
 	live) prepare_multiuser_kernel; wrapped_fill ;;
-	*) die "unknown set '$set' (patched|stock|wrapped|all|live)" ;;
+	*) die "unknown set '$set' (patched|stock|stock4|stock73|wrapped|all|live)" ;;
 	esac
 	step "hash inputs"
 	local libs=""
@@ -489,6 +513,10 @@ build_set() {   # $1 = set
 		pkg_versions
 		(cd "$HERE" && sha256sum make-fixtures.sh qmp.py elf_fixphdr.py init.sh drgn_truth.py)
 		[ -z "$WRAPPED_FILL" ] || echo "fill=$WRAPPED_FILL position=$WRAPPED_POSITION"
+		if [ "$set" = stock73 ]; then
+			echo "sid-chroot $SID_ID"
+			(cd "$HERE" && sha256sum stock73.sh drgn_truth73.py stat_vs_truth.py)
+		fi
 		case $set in
 		wrapped | live)
 			dpkg-query -W -f='${Package}=${Version}\n' gcc libc6-dev
@@ -558,6 +586,7 @@ build_set() {   # $1 = set
 		echo "release=$(cat "$KDIR/release")"
 		echo "kernel=$KERNEL_ID"
 		echo "hash=$h"
+		[ "$set" != stock73 ] || echo "drgn=$(cat "$SID_CHROOT/drgn-version") sid_chroot=$SID_CHROOT"
 		printf '%b' "$TIMINGS"
 		echo "total_build_s=$(elapsed "$t_all")"
 		for f in "$OUT"/*.vmcore "$OUT"/*.flat "$OUT/vmlinux" "$OUT/vmlinux.guest"; do
@@ -615,12 +644,12 @@ main() {
 	local what=${1:-all}
 	check_packages
 	case $what in
-	stock | stock4 | patched | wrapped) build_set "$what" ;;
+	stock | stock4 | stock73 | patched | wrapped) build_set "$what" ;;
 	live)
 		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
 		build_set live ;;
-	all) build_set stock; build_set stock4; build_set patched; build_set wrapped ;;
-	*) die "usage: make-fixtures.sh [patched|stock|stock4|wrapped|all] | live [BINARY]" ;;
+	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped ;;
+	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|all] | live [BINARY]" ;;
 	esac
 }
 
