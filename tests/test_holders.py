@@ -2,14 +2,19 @@
 """--holders names the same (pid, comm, fd/cwd/root) as drgn's task walk.
 
 The fixture's init keeps fds 3.. open on the fixture files and a sleeper
-uses the fixture dir as its cwd (tests/vmcores/init.sh).
+uses the fixture dir as its cwd (tests/vmcores/init.sh). On a set whose
+info.txt names a sid chroot (stock73) drgn 0.3.0 in that chroot walks the
+tasks: this script runs there as `test_holders.py --holders DUMP`
+(tests/sid_drgn.py).
 usage: test_holders.py SET
 """
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import Checker, read_truth, run_json, set_dir  # noqa: E402
+import sid_drgn  # noqa: E402
 
 import drgn  # noqa: E402
 from drgn.helpers.linux.fs import for_each_file  # noqa: E402
@@ -31,12 +36,25 @@ def drgn_holders(prog):
 
 
 def main():
+    if sys.argv[1] == "--holders":  # in the sid chroot: the set is at /fx
+        prog = drgn.Program()
+        prog.set_core_dump(sys.argv[2])
+        prog.load_debug_info(["/fx/vmlinux"])
+        json.dump({str(k): sorted(v, key=str)
+                   for k, v in drgn_holders(prog).items()}, sys.stdout)
+        return
     d = set_dir(sys.argv[1])
     truth = read_truth(os.path.join(d, "truth.txt"))
-    prog = drgn.Program()
-    prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
-    prog.load_debug_info([os.path.join(d, "vmlinux")])
-    want = drgn_holders(prog)
+    if sid_drgn.chroot_of(d):
+        want = {int(k): {tuple(h) for h in v} for k, v in json.loads(
+            sid_drgn.run(d, "test_holders.py",
+                         ["--holders", "/fx/elf-paging.vmcore"])).items()}
+        print("drgn (sid chroot) walked the tasks of elf-paging.vmcore")
+    else:
+        prog = drgn.Program()
+        prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
+        prog.load_debug_info([os.path.join(d, "vmlinux")])
+        want = drgn_holders(prog)
     p, doc = run_json(os.path.join(d, "vmlinux"), os.path.join(d, "d17-zlib.vmcore"),
                       [t["addr"] for t in truth], extra=("--holders",))
     c = Checker()
