@@ -80,8 +80,15 @@ prepare_apt73() {
 	fi
 	if [ "$age" -ge "$APT_MAX_AGE" ]; then
 		step "apt-get update (private state: trixie-backports, sid)"
-		apt73 apt-get -q update >&2 || die "apt-get update (private state)"
-		touch "$APT73/updated"
+		if apt73 apt-get -q update >&2; then
+			touch "$APT73/updated"
+		elif [ -f "$APT73/updated" ]; then
+			# offline with complete caches still builds: the versions the old
+			# lists name are what the cache is keyed by
+			log "apt-get update failed: using the package lists of $(date -r "$APT73/updated" '+%F %T')"
+		else
+			die "apt-get update (private state)"
+		fi
 	else
 		log "package lists are ${age}s old (FX_APT_MAX_AGE=$APT_MAX_AGE): not updating"
 	fi
