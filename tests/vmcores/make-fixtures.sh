@@ -489,6 +489,7 @@ build_set() {   # $1 = set
 	stock | stock4) prepare_stock_kernel ;;
 	stock73)
 		# one preparer at a time: the kernel and the chroot are shared
+		mkdir -p "$CACHE"
 		exec 9>"$CACHE/.stock73-prepare.lock"
 		flock 9
 		prepare_apt73

@@ -197,6 +197,11 @@ prepare_stock73_kernel() {
 prepare_sid_chroot() {
 	step "sid chroot with drgn (debootstrap --variant=minbase --include=$SID_INCLUDE)"
 	local v h tmp p
+	command -v debootstrap >/dev/null || {
+		[ "$(id -u)" = 0 ] || die "debootstrap is missing (apt-get install debootstrap)"
+		log "installing debootstrap (Debian 12 package)"
+		apt-get install -y --no-install-recommends debootstrap >&2 || die "apt-get install debootstrap"
+	}
 	SID_ID="debootstrap=$(dpkg-query -W -f='${Version}' debootstrap) variant=minbase include=$SID_INCLUDE"
 	for p in ${SID_INCLUDE//,/ } python3 libkdumpfile12 libdw1t64; do
 		v=$(suite_version "$p" sid)
@@ -209,12 +214,6 @@ prepare_sid_chroot() {
 		log "reusing $SID_CHROOT ($SID_ID)"
 		return 0
 	fi
-	command -v debootstrap >/dev/null || {
-		[ "$(id -u)" = 0 ] || die "debootstrap is missing (apt-get install debootstrap)"
-		log "installing debootstrap"
-		apt-get install -y --no-install-recommends debootstrap >&2 || die "apt-get install debootstrap"
-		SID_ID="debootstrap=$(dpkg-query -W -f='${Version}' debootstrap) ${SID_ID#* }"
-	}
 	tmp=$SID_CHROOT.tmp.$$
 	rm -rf "$tmp"
 	step "debootstrap sid into $tmp (~3 min)"
