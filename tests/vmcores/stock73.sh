@@ -94,25 +94,32 @@ prepare_apt73() {
 	fi
 }
 
-# Version of package $1 in suite $2 from the private lists ("" if none).
-suite_version() {
-	# apt-cache policy lists every version with the suites it comes from
-	apt73 apt-cache policy "$1" 2>/dev/null | awk -v suite="$2" '
+# suite_versions SUITE PKG...: "PKG VERSION" for each PKG that SUITE has,
+# from one apt-cache policy (each apt-cache run costs ~1 s with sid's lists).
+suite_versions() {
+	local suite=$1; shift
+	apt73 apt-cache policy "$@" 2>/dev/null | awk -v suite="$suite" '
+		/^[^ ]+:$/ { pkg = substr($0, 1, length($0) - 1); v = ""; next }
 		/^ +(\*\*\* )?[^ ]+ -?[0-9]+$/ { sub(/^ *\*\*\* /, ""); v = $1; next }
-		v != "" && $0 ~ (" " suite "/") { print v; exit }'
+		v != "" && $0 ~ (" " suite "/") && !(pkg in seen) { seen[pkg] = 1; print pkg, v }'
 }
 
 # Newest linux-binary-7.3.*+deb13-amd64 in trixie-backports whose modules
 # and -dbg packages have the same version. Prints "release version".
 find_stock73_kernel() {
-	local name rel ver mver dver
-	for name in $(apt73 apt-cache pkgnames "linux-binary-$STOCK73_SERIES." |
-		grep -E "^linux-binary-${STOCK73_SERIES//./\\.}\.[0-9]+\+deb13-amd64$" | sort -rV); do
-		rel=${name#linux-binary-}
-		ver=$(suite_version "$name" trixie-backports)
-		mver=$(suite_version "linux-modules-$rel" trixie-backports)
-		dver=$(suite_version "linux-image-$rel-dbg" trixie-backports)
-		if [ -n "$ver" ] && [ "$ver" = "$mver" ] && [ "$ver" = "$dver" ]; then
+	local names rel vers ver
+	names=$(apt73 apt-cache pkgnames "linux-binary-$STOCK73_SERIES." |
+		grep -E "^linux-binary-${STOCK73_SERIES//./\\.}\.[0-9]+\+deb13-amd64$" | sort -rV)
+	[ -n "$names" ] || return 1
+	# shellcheck disable=SC2046
+	vers=$(suite_versions trixie-backports $(for n in $names; do
+		rel=${n#linux-binary-}; echo "$n linux-modules-$rel linux-image-$rel-dbg"; done))
+	for n in $names; do
+		rel=${n#linux-binary-}
+		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
+		if [ -n "$ver" ] &&
+			printf '%s\n' "$vers" | grep -qxF "linux-modules-$rel $ver" &&
+			printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
 			echo "$rel $ver"
 			return 0
 		fi
@@ -203,8 +210,11 @@ prepare_sid_chroot() {
 		apt-get install -y --no-install-recommends debootstrap >&2 || die "apt-get install debootstrap"
 	}
 	SID_ID="debootstrap=$(dpkg-query -W -f='${Version}' debootstrap) variant=minbase include=$SID_INCLUDE"
-	for p in ${SID_INCLUDE//,/ } python3 libkdumpfile12 libdw1t64; do
-		v=$(suite_version "$p" sid)
+	local want="${SID_INCLUDE//,/ } python3 libkdumpfile12 libdw1t64" vers
+	# shellcheck disable=SC2086
+	vers=$(suite_versions sid $want)
+	for p in $want; do
+		v=$(printf '%s\n' "$vers" | awk -v p="$p" '$1 == p { print $2 }')
 		[ -n "$v" ] || die "sid has no $p (private package lists)"
 		SID_ID="$SID_ID $p=$v"
 	done
