@@ -16,8 +16,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def info(set_dir):
+    """The set's info.txt as a dict ({} where there is none: committed/)."""
     out = {}
-    with open(os.path.join(set_dir, "info.txt")) as f:
+    path = os.path.join(set_dir, "info.txt")
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
         for line in f:
             k, _, v = line.strip().partition("=")
             out[k] = v
