@@ -93,11 +93,6 @@ static struct inodedump_error *sb_layout(struct inodedump *id,
 	return NULL;
 }
 
-static uint64_t u64_at(const uint8_t *buf, const struct idd_member *m)
-{
-	return idd_member_uval(m, buf);
-}
-
 struct sweep_state {
 	struct inodedump *id;
 	unsigned flags;
@@ -106,44 +101,47 @@ struct sweep_state {
 	void *arg;
 };
 
-static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
-			uint64_t sb_addr, const uint8_t *sb_buf,
-			struct inodedump_sweep_sb *out, char **error)
+/*
+ * Decode every inode on one superblock's s_inodes list. Returns why the
+ * walk stopped early (a corrupt or unreadable list: the sweep goes on with
+ * the next superblock), or NULL when it came back to the superblock.
+ */
+static struct inodedump_error *walk_inodes(struct sweep_state *st,
+					   const struct sb_layout *l,
+					   uint64_t sb_addr,
+					   const uint8_t *sb_buf,
+					   struct inodedump_sweep_sb *out)
 {
 	uint64_t head = sb_addr + l->s_inodes.offset;
-	uint64_t node = u64_at(sb_buf, &l->s_inodes_next);
+	uint64_t node = idd_member_uval(&l->s_inodes_next, sb_buf);
 	struct idd_visited seen = { 0 };
 	unsigned flags = st->flags;
+	struct inodedump_error *err = NULL;
 
 	while (node != head) {
 		struct inodedump_inode *ino = NULL;
-		struct inodedump_error *err;
 		uint64_t inode = node - l->i_sb_list.offset, next = 0;
 		enum inodedump_inode_type type;
 		bool again;
 
 		err = idd_visit(&seen, node, &again);
-		if (err) {
-			*error = idd_strdup_printf("%s", inodedump_error_message(err));
-			inodedump_error_free(err);
+		if (err)
 			break;
-		}
 		if (again || out->inodes >= MAX_INODES_PER_SB) {
-			*error = idd_strdup_printf(
-				"s_inodes list loops back to 0x%" PRIx64
-				" after %zu inodes without returning to the "
-				"superblock: corrupt", node, out->inodes);
+			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
+					   "s_inodes list loops back to 0x%" PRIx64
+					   " after %zu inodes without returning "
+					   "to the superblock: corrupt",
+					   node, out->inodes);
 			break;
 		}
 		err = idd_decode(st->id, inode, flags | INODEDUMP_DECODE_FORCE,
 				 &ino, &next);
 		if (err) {
 			/* Without this inode's bytes the list cannot go on. */
-			*error = idd_strdup_printf(
-				"s_inodes walk stopped after %zu inodes: %s",
-				out->inodes, inodedump_error_message(err));
 			out->unreadable++;
-			inodedump_error_free(err);
+			err = idd_error_wrap(err, "s_inodes walk stopped after "
+					     "%zu inodes", out->inodes);
 			break;
 		}
 		out->inodes++;
@@ -160,6 +158,7 @@ static void walk_inodes(struct sweep_state *st, const struct sb_layout *l,
 		node = next;
 	}
 	idd_visited_free(&seen);
+	return err;
 }
 
 struct inodedump_error *inodedump_sweep(struct inodedump *id,
@@ -199,7 +198,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	while (!err && node != head) {
 		uint64_t sb_addr = node - l.s_list.offset;
 		struct inodedump_sweep_sb out = { .address = sb_addr };
-		char s_id[NAME_MAX_SB] = "", *fs_type = NULL, *error = NULL;
+		char s_id[NAME_MAX_SB] = "", *fs_type = NULL;
 		uint64_t name;
 		bool truncated, again;
 
@@ -218,7 +217,8 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		       l.s_id.size < sizeof(s_id) ? l.s_id.size : sizeof(s_id) - 1);
 		if (l.fs_name.present) {
 			struct inodedump_error *e2 = idd_target_read_u64(
-				id->target, u64_at(buf, &l.s_type) + l.fs_name.offset,
+				id->target,
+				idd_member_uval(&l.s_type, buf) + l.fs_name.offset,
 				&name);
 
 			if (!e2)
@@ -230,14 +230,22 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		out.s_id = s_id;
 		if ((!fs || (fs_type && !strcmp(fs_type, fs))) &&
 		    (!only_sb || only_sb == sb_addr)) {
-			walk_inodes(&st, &l, sb_addr, buf, &out, &error);
-			out.error = error;
+			struct inodedump_error *stopped =
+				walk_inodes(&st, &l, sb_addr, buf, &out);
+
+			if (stopped && idd_error_is_nomem(stopped)) {
+				free(fs_type);
+				err = stopped;
+				break;
+			}
+			out.error = stopped ? inodedump_error_message(stopped)
+					    : NULL;
 			if (on_sb)
 				on_sb(&out, arg);
+			inodedump_error_free(stopped);
 		}
-		free(error);
 		free(fs_type);
-		node = u64_at(buf, &l.s_list_next);
+		node = idd_member_uval(&l.s_list_next, buf);
 	}
 	idd_visited_free(&seen);
 	free(buf);
