@@ -51,7 +51,7 @@ check_may_open_mode(const struct idd_check_facts *facts,
 {
 	unsigned mode = (unsigned)ino->mode.v;
 
-	if (strcmp(idd_mode_type_name(mode), "invalid"))
+	if (idd_mode_type(mode) != INODEDUMP_INODE_INVALID)
 		return IDD_CHECK_HOLDS;
 	/*
 	 * may_open() only sees inodes reached by a path: an inode the
@@ -64,7 +64,7 @@ check_may_open_mode(const struct idd_check_facts *facts,
 			     "i_mode 0%o has no file type, but the inode is "
 			     "S_PRIVATE (fs-internal): may_open() cannot "
 			     "reach it", mode);
-	if (facts->has_i_dentry && !ino->has_alias)
+	if (facts->has_i_dentry && !idd_inode_has_alias(ino))
 		return found(f, IDD_CHECK_SKIPPED, false, 0,
 			     "i_mode 0%o has no file type, but no dentry names "
 			     "the inode: may_open() cannot reach it", mode);

@@ -31,7 +31,6 @@
 #define IDD_NAMES_OFFSET_SYM(f) 0
 #define IDD_NAMES_OFFSET_ADDR(f) 0
 #define IDD_NAMES_OFFSET_STR(f) 0
-#define IDD_NAMES_OFFSET_NONNULL(f) 0
 
 const struct idd_row idd_rows[IDD_NROWS] = {
 #define IDD_MEMBER(f, kind, where, paths, applies, aux, key, label, text, seq) \
@@ -72,7 +71,6 @@ static const enum idd_presence *row_state(const struct inodedump_inode *ino,
 		return &IDD_ROW_CFIELD(ino, row, struct idd_ptr)->state;
 	case IDD_ROW_STR:
 		return &IDD_ROW_CFIELD(ino, row, struct idd_str)->state;
-	case IDD_ROW_NONNULL:
 	case IDD_ROW_VIEW:
 		break;
 	}
@@ -245,7 +243,7 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 	}
 	find_rows(t, l, IDD_IN_MAPPING, l->have_mapping ? &l->mapping : NULL);
 	l->i_linklen = l->row[IDD_M_linklen].m;
-	l->i_dentry_first = l->row[IDD_M_has_alias].m;
+	l->i_dentry_first = l->row[IDD_M_dentry_first].m;
 	find_flag_tables(id, l);
 	id->layout = l;
 	return NULL;
@@ -355,10 +353,6 @@ static struct inodedump_error *take_row(struct inodedump_inode *ino,
 	case IDD_ROW_SYM:
 	case IDD_ROW_ADDR:
 		take_ptr(IDD_ROW_FIELD(ino, row, struct idd_ptr), m, buf);
-		break;
-	case IDD_ROW_NONNULL:
-		*IDD_ROW_FIELD(ino, row, bool) =
-			m->present && idd_member_uval(m, buf) != 0;
 		break;
 	case IDD_ROW_STR:
 		s = IDD_ROW_FIELD(ino, row, struct idd_str);
@@ -626,9 +620,6 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 	case IDD_ROW_TIME:
 		*IDD_ROW_FIELD(to, row, struct idd_time) =
 			*IDD_ROW_CFIELD(from, row, struct idd_time);
-		return NULL;
-	case IDD_ROW_NONNULL:
-		*IDD_ROW_FIELD(to, row, bool) = *IDD_ROW_CFIELD(from, row, bool);
 		return NULL;
 	case IDD_ROW_VIEW:
 		return NULL;
@@ -937,8 +928,8 @@ static struct inodedump_error *plausible(struct inodedump *id,
 		*why = NULL;
 		return err;
 	}
-	if (*why && !strcmp(idd_mode_type_name((unsigned)ino->mode.v),
-			    "invalid")) {
+	if (*why &&
+	    idd_mode_type((unsigned)ino->mode.v) == INODEDUMP_INODE_INVALID) {
 		both = idd_strdup_printf("%s, and i_mode 0%o is no file type",
 					 *why, (unsigned)ino->mode.v);
 		free(*why);

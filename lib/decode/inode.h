@@ -65,7 +65,6 @@ struct idd_holder {
 #define IDD_CTYPE_SYM struct idd_ptr
 #define IDD_CTYPE_ADDR struct idd_ptr
 #define IDD_CTYPE_STR struct idd_str
-#define IDD_CTYPE_NONNULL bool
 /* FLAGS rows also hold the names of the bits set: opflags_names, ... */
 #define IDD_EXTRA_NUM_U(field)
 #define IDD_EXTRA_NUM_S(field)
@@ -77,7 +76,6 @@ struct idd_holder {
 #define IDD_EXTRA_SYM(field)
 #define IDD_EXTRA_ADDR(field)
 #define IDD_EXTRA_STR(field)
-#define IDD_EXTRA_NONNULL(field)
 
 struct inodedump_inode {
 	uint64_t address;
@@ -86,8 +84,8 @@ struct inodedump_inode {
 
 	/*
 	 * One field per member row: ino->mode, ino->opflags (and
-	 * opflags_names), ino->i_link, ino->link, ino->linklen, ino->has_alias
-	 * (i_dentry is not empty), ...
+	 * opflags_names), ino->i_link, ino->link, ino->linklen,
+	 * ino->dentry_first (i_dentry's first alias), ...
 	 */
 #define IDD_MEMBER(field, kind, ...) IDD_CTYPE_##kind field; IDD_EXTRA_##kind(field)
 #define IDD_VIEW(...)
@@ -135,5 +133,11 @@ struct inodedump_error *idd_notes_add(struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
 	IDD_ATTR_PRINTF(5, 6);
+
+/* A dentry names the inode: its i_dentry list is not empty. */
+static inline bool idd_inode_has_alias(const struct inodedump_inode *ino)
+{
+	return ino->dentry_first.state == IDD_OK && ino->dentry_first.addr;
+}
 
 #endif

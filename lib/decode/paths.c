@@ -414,8 +414,13 @@ struct inodedump_error *idd_decode_paths(struct inodedump *id,
 		return NULL;
 	}
 	ino->paths_known = true;
-	err = idd_target_read_u64(id->target,
-				  ino->address + l->i_dentry_first.offset, &node);
+	/* The inode's bytes were read once, by the decode: take the
+	 * list's first node from it. */
+	if (ino->dentry_first.state == IDD_OK)
+		node = ino->dentry_first.addr;
+	else
+		err = idd_error_at(INODEDUMP_ERR_FAULT, ino->address,
+				   "i_dentry.first was not decoded");
 	while (!err && node && aliases++ < MAX_ALIASES) {
 		if ((err = idd_visit(&seen, node, &again)))
 			break;

@@ -35,7 +35,6 @@ enum idd_row_kind {
 	IDD_ROW_ADDR,	 /* struct idd_ptr */
 	IDD_ROW_STR,	 /* struct idd_str */
 	IDD_ROW_STRLEN,	 /* struct idd_num: strlen of another row's string */
-	IDD_ROW_NONNULL, /* bool */
 };
 
 /* The struct that holds a member. */

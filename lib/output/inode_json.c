@@ -190,9 +190,6 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 	case IDD_ROW_STR:
 		idd_json_string(j, s->state == IDD_OK ? s->s : NULL);
 		break;
-	case IDD_ROW_NONNULL:
-		idd_json_bool(j, *IDD_ROW_CFIELD(ino, row, bool));
-		break;
 	}
 	if (row->kind == IDD_ROW_FLAGS) {
 		snprintf(buf, sizeof(buf), "%s_names", row->key);

@@ -159,9 +159,6 @@ static void row_line(struct text *t, const struct idd_row *row)
 		fputs(s->state == IDD_OK && s->s ? s->s : "?", t->out);
 		break;
 	}
-	case IDD_ROW_NONNULL:
-		fputs(*IDD_ROW_CFIELD(ino, row, bool) ? "yes" : "no", t->out);
-		break;
 	case IDD_ROW_VIEW:
 		break;
 	}

@@ -66,7 +66,7 @@ static struct inodedump_inode inode_of(unsigned mode)
 		.state = { IDD_OK, 0 },
 		.count = { IDD_OK, 1 },
 		.linklen = { IDD_NA, 0 },
-		.has_alias = true,
+		.dentry_first = { .state = IDD_OK, .addr = 0xffff888000001000 },
 	};
 }
 
@@ -349,7 +349,7 @@ static void mode_without_a_type_and_no_dentry_is_skipped(void)
 	struct inodedump_inode ino = inode_of(0);
 	struct idd_check_finding f;
 
-	ino.has_alias = false;
+	ino.dentry_first.addr = 0;
 	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
 	       IDD_CHECK_SKIPPED);
 	EXPECT_STR(f.message, "i_mode 00 has no file type, but no dentry "
@@ -549,7 +549,7 @@ static void skips_come_in_table_order(void)
 	struct inodedump_inode ino = inode_of(0600);
 
 	facts.has_i_linklen = false;
-	ino.has_alias = false;
+	ino.dentry_first.addr = 0;
 	ino.count.v = -2;
 	idd_checks_run(&facts, &ino);
 	EXPECT(ino.skipped.n == 2);
