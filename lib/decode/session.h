@@ -64,6 +64,11 @@ struct idd_session_config {
  * build-id, facts, and the vmlinux match check where the dump has
  * something to check against. Takes ownership of target, also on failure.
  */
+/* A session over a target already open (a memory image in tests and
+ * fuzzers), with vmlinux given; takes ownership of the target. */
+struct inodedump_error *idd_open_target(struct idd_target *target,
+					const char *vmlinux,
+					struct inodedump **out);
 struct inodedump_error *idd_session_open(struct idd_target *target,
 					 const struct idd_session_config *cfg,
 					 struct inodedump **out);

@@ -61,10 +61,6 @@ unsigned long idd_target_fallbacks(const struct idd_target *t);
 bool idd_target_read_phys(struct idd_target *t, uint64_t pa, void *buf,
 			  size_t len);
 bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa);
-/* A session over a target already open; takes ownership of it. */
-struct inodedump_error *idd_open_target(struct idd_target *target,
-					const char *vmlinux,
-					struct inodedump **out);
 /* Name the architecture when the dump's header does not. */
 void idd_target_default_arch(struct idd_target *t, const char *arch);
 const char *idd_target_arch(struct idd_target *t);
