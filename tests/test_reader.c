@@ -21,20 +21,10 @@
 #include <unistd.h>
 #include <libkdumpfile/kdumpfile.h>
 
+#include "unit/check.h"
 #include "decode/session.h"
 
-static int failures, checks;
 
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			printf("FAIL ");                                     \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-		}                                                            \
-	} while (0)
 
 static bool kd_phys(kdump_ctx_t *kd, uint64_t va, uint64_t *pa)
 {
@@ -62,10 +52,10 @@ static void compare_page(struct idd_target *t, kdump_ctx_t *kd, uint64_t pfn)
 		kdump_read(kd, KDUMP_MACHPHYSADDR, pfn * 4096, b, &got);
 
 	if (ks != KDUMP_OK && !ours) {
-		checks++; /* both: not in the dump */
+		passed++; /* both: not in the dump */
 		return;
 	}
-	CHECK(ours && ks == KDUMP_OK && got == sizeof(b) &&
+	CHECKF(ours && ks == KDUMP_OK && got == sizeof(b) &&
 		      !memcmp(a, b, sizeof(a)),
 	      "pfn 0x%" PRIx64 ": ours %s, libkdumpfile %s%s", pfn,
 	      ours ? "read" : "failed", ks == KDUMP_OK ? "read" : "failed",
@@ -90,7 +80,7 @@ int main(int argc, char **argv)
 		printf("FAIL open: %s\n", inodedump_error_message(err));
 		return 1;
 	}
-	CHECK(!strcmp(idd_target_reader(t), "inodedump"),
+	CHECKF(!strcmp(idd_target_reader(t), "inodedump"),
 	      "%s: read by %s, not by our reader", argv[1],
 	      idd_target_reader(t));
 	kd = kdump_new();
@@ -112,7 +102,7 @@ int main(int argc, char **argv)
 			bool kd_ok = kd_phys(kd, va, &pa_kd);
 			bool ours_ok = idd_target_walk(t, va, &pa_ours);
 
-			CHECK(kd_ok == ours_ok && (!kd_ok || pa_kd == pa_ours),
+			CHECKF(kd_ok == ours_ok && (!kd_ok || pa_kd == pa_ours),
 			      "va 0x%" PRIx64 ": libaddrxlat %s 0x%" PRIx64
 			      ", our walk %s 0x%" PRIx64,
 			      va, kd_ok ? "maps to" : "fails", pa_kd,
@@ -127,7 +117,7 @@ int main(int argc, char **argv)
 			if (kdump_read(kd, KDUMP_KVADDR, va, b, &got) != KDUMP_OK)
 				continue; /* filtered out: not what is compared here */
 			err = idd_target_read(t, va, a, sizeof(a));
-			CHECK(!err && !memcmp(a, b, sizeof(a)) &&
+			CHECKF(!err && !memcmp(a, b, sizeof(a)) &&
 				      idd_target_fallbacks(t) == before,
 			      "va 0x%" PRIx64 ": %s", va,
 			      err ? inodedump_error_message(err)
@@ -141,8 +131,8 @@ int main(int argc, char **argv)
 		compare_page(t, kd, walked[i]);
 	for (uint64_t pfn = 0; pfn < (4ULL << 30) / 4096; pfn += 61)
 		compare_page(t, kd, pfn);
-	printf("%s %d checks, %d failed (%s)\n", failures ? "FAIL" : "ok",
-	       checks, failures, argv[1]);
+	printf("%s %d checks, %d failed (%s)\n", failed ? "FAIL" : "ok",
+	       passed + failed, failed, argv[1]);
 	idd_target_close(t);
-	return failures ? 1 : 0;
+	return failed ? 1 : 0;
 }

@@ -3,19 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "unit/check.h"
 #include "inodedump.h"
 
-static int failed, passed;
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (cond) {                                                    \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                              \
-	} while (0)
 
 static bool parse(const char *s, struct inodedump_report *r)
 {

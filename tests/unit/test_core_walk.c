@@ -6,21 +6,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "core/cleanup.h"
 #include "core/error.h"
 #include "core/walk.h"
 
-static int failed, passed;
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (cond) {                                                    \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                              \
-	} while (0)
 
 /* For loops: count a failure, stay quiet on success. */
 #define CHECK_QUIET(err)                                                       \

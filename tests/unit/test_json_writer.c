@@ -8,20 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "../../fuzz/json_check.h"
 #include "output/json.h"
 
-static int failed, passed;
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (cond) {                                                    \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                              \
-	} while (0)
 
 /* What a writer wrote, as a string. */
 struct capture {

@@ -12,20 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "decode/session.h"
 #include "log/log.h"
 
-static int failed, passed;
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (cond) {                                                    \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                              \
-	} while (0)
 
 /* ---- the ring's layout, from DWARF with libdw alone ---- */
 

@@ -25,22 +25,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "inodedump.h"
 
-static int failed, passed;
 static const char *vmlinux, *vmcore;
 
-#define CHECK(cond, ...)                                                       \
-	do {                                                                   \
-		if (cond) {                                                    \
-			passed++;                                              \
-		} else {                                                       \
-			failed++;                                              \
-			printf("FAIL %s:%d: %s: ", __func__, __LINE__, #cond); \
-			printf(__VA_ARGS__);                                   \
-			printf("\n");                                          \
-		}                                                              \
-	} while (0)
 
 static const char *why(const struct inodedump_error *err)
 {
@@ -412,7 +401,7 @@ static struct inodedump *open_synthetic(struct memory *m)
 	opts.vmlinux = vmlinux;
 	opts.symbol = module_symbol;
 	err = inodedump_open_reader(&opts, &id);
-	CHECK(!err, "%s", why(err));
+	CHECKF(!err, "%s", why(err));
 	inodedump_error_free(err);
 	return id;
 }
@@ -443,13 +432,13 @@ static char *text_of(const struct inodedump_inode *ino)
 	do {                                                                   \
 		int64_t v_ = -1;                                               \
 		bool ok_ = inodedump_inode_number(ino, key, &v_);              \
-		CHECK(ok_ && v_ == (int64_t)(want), "%s = %" PRId64 " (%s), "  \
+		CHECKF(ok_ && v_ == (int64_t)(want), "%s = %" PRId64 " (%s), "  \
 		      "want %" PRId64, key, v_, ok_ ? "read" : "absent",       \
 		      (int64_t)(want));                                        \
 	} while (0)
 
 #define CHECK_HAS(text, needle)                                                \
-	CHECK(text && strstr(text, needle), "no %s in:\n%s", needle,          \
+	CHECKF(text && strstr(text, needle), "no %s in:\n%s", needle,          \
 	      text ? text : "(nothing)")
 
 /* ------------------------------------------------------------- tests -- */
@@ -463,10 +452,10 @@ static void test_decodes_synthetic_symlink_through_reader(void)
 	char *json, *text;
 
 	err = inodedump_decode(id, INODE_ADDR, INODEDUMP_DECODE_NO_PATHS, &ino);
-	CHECK(!err, "%s", why(err));
+	CHECKF(!err, "%s", why(err));
 	inodedump_error_free(err);
 	if (ino) {
-		CHECK(inodedump_inode_type(ino) == INODEDUMP_INODE_SYMLINK,
+		CHECKF(inodedump_inode_type(ino) == INODEDUMP_INODE_SYMLINK,
 		      "type %d", inodedump_inode_type(ino));
 		CHECK_NUMBER(ino, "ino", 4242);
 		CHECK_NUMBER(ino, "mode", 0120777);
@@ -474,7 +463,7 @@ static void test_decodes_synthetic_symlink_through_reader(void)
 		CHECK_NUMBER(ino, "nlink", 1);
 		CHECK_NUMBER(ino, "linklen", LINKLEN);
 		CHECK_NUMBER(ino, "link_strlen", strlen(link_target));
-		CHECK(inodedump_inode_violations(ino) == 1, "%zu violations",
+		CHECKF(inodedump_inode_violations(ino) == 1, "%zu violations",
 		      inodedump_inode_violations(ino));
 		json = json_of(ino);
 		CHECK_HAS(json, "\"type\": \"symlink\"");
@@ -493,22 +482,22 @@ static void test_decodes_synthetic_symlink_through_reader(void)
 		free(text);
 	}
 	inodedump_inode_free(ino);
-	CHECK(m->reads > 0, "the reader was never called");
-	CHECK(!strcmp(inodedump_fact(id, INODEDUMP_FACT_READER), "caller"),
+	CHECKF(m->reads > 0, "the reader was never called");
+	CHECKF(!strcmp(inodedump_fact(id, INODEDUMP_FACT_READER), "caller"),
 	      "reader %s", inodedump_fact(id, INODEDUMP_FACT_READER));
-	CHECK(!strcmp(inodedump_fact(id, INODEDUMP_FACT_OSRELEASE), "6.12.118"),
+	CHECKF(!strcmp(inodedump_fact(id, INODEDUMP_FACT_OSRELEASE), "6.12.118"),
 	      "osrelease %s", inodedump_fact(id, INODEDUMP_FACT_OSRELEASE));
-	CHECK(!strcmp(inodedump_fact(id, INODEDUMP_FACT_VMLINUX_BUILD_ID),
+	CHECKF(!strcmp(inodedump_fact(id, INODEDUMP_FACT_VMLINUX_BUILD_ID),
 		      L.build_id),
 	      "vmlinux_build_id %s",
 	      inodedump_fact(id, INODEDUMP_FACT_VMLINUX_BUILD_ID));
-	CHECK(!strcmp(inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE),
+	CHECKF(!strcmp(inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE),
 		      "given by the caller"),
 	      "vmlinux_source %s",
 	      inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
-	CHECK(!strcmp(inodedump_fact(id, INODEDUMP_FACT_KASLR_OFFSET), "0x0"),
+	CHECKF(!strcmp(inodedump_fact(id, INODEDUMP_FACT_KASLR_OFFSET), "0x0"),
 	      "kaslr_offset %s", inodedump_fact(id, INODEDUMP_FACT_KASLR_OFFSET));
-	CHECK(inodedump_fact(id, "no such fact") == NULL, "unknown fact");
+	CHECKF(inodedump_fact(id, "no such fact") == NULL, "unknown fact");
 }
 
 static void expect_read_error(struct inodedump *id, uint64_t addr,
@@ -518,11 +507,11 @@ static void expect_read_error(struct inodedump *id, uint64_t addr,
 	struct inodedump_error *err = inodedump_decode(id, addr, 0, &ino);
 	uint64_t where = 0;
 
-	CHECK(err && inodedump_error_code(err) == code, "code %d, want %d",
+	CHECKF(err && inodedump_error_code(err) == code, "code %d, want %d",
 	      err ? (int)inodedump_error_code(err) : 0, (int)code);
-	CHECK(err && inodedump_error_address(err, &where) && where == addr,
+	CHECKF(err && inodedump_error_address(err, &where) && where == addr,
 	      "address 0x%" PRIx64 ", want 0x%" PRIx64, where, addr);
-	CHECK(ino == NULL, "an inode despite the error");
+	CHECKF(ino == NULL, "an inode despite the error");
 	inodedump_error_free(err);
 }
 
@@ -569,7 +558,7 @@ static struct sweep_seen sweep(struct inodedump *id,
 	struct inodedump_error *err =
 		inodedump_sweep(id, opts, on_inode, on_sb, &seen);
 
-	CHECK(!err, "%s", why(err));
+	CHECKF(!err, "%s", why(err));
 	inodedump_error_free(err);
 	return seen;
 }
@@ -582,44 +571,44 @@ static void test_sweep_walks_synthetic_superblock(void)
 
 	opts.flags = INODEDUMP_DECODE_NO_PATHS;
 	seen = sweep(id, &opts);
-	CHECK(seen.sbs == 1 && seen.inodes == 1 && seen.inode_is_ours,
+	CHECKF(seen.sbs == 1 && seen.inodes == 1 && seen.inode_is_ours,
 	      "%zu superblocks, %zu inodes", seen.sbs, seen.inodes);
-	CHECK(seen.symlinks == 1 && seen.violations == 1,
+	CHECKF(seen.symlinks == 1 && seen.violations == 1,
 	      "by_type[SYMLINK] %zu, violations %zu", seen.symlinks,
 	      seen.violations);
-	CHECK(!strcmp(seen.s_id, "synth") && !strcmp(seen.fs_type, "tmpfs"),
+	CHECKF(!strcmp(seen.s_id, "synth") && !strcmp(seen.fs_type, "tmpfs"),
 	      "s_id %s fs_type %s", seen.s_id, seen.fs_type);
 
 	/* The type filters, by name and by enum. */
 	opts.types = "regular,directory";
 	seen = sweep(id, &opts);
-	CHECK(seen.inodes == 0 && seen.matched == 0, "%zu inodes matched",
+	CHECKF(seen.inodes == 0 && seen.matched == 0, "%zu inodes matched",
 	      seen.matched);
 	opts.types = NULL;
 	opts.type_mask = 1u << INODEDUMP_INODE_SYMLINK;
 	seen = sweep(id, &opts);
-	CHECK(seen.inodes == 1 && seen.symlinks == 1, "%zu symlinks",
+	CHECKF(seen.inodes == 1 && seen.symlinks == 1, "%zu symlinks",
 	      seen.symlinks);
 	opts.type_mask = 1u << INODEDUMP_INODE_REGULAR;
 	seen = sweep(id, &opts);
-	CHECK(seen.inodes == 0, "%zu inodes", seen.inodes);
+	CHECKF(seen.inodes == 0, "%zu inodes", seen.inodes);
 	opts.fs = "ext4";
 	opts.type_mask = 0;
 	seen = sweep(id, &opts);
-	CHECK(seen.sbs == 0, "%zu superblocks for fs ext4", seen.sbs);
+	CHECKF(seen.sbs == 0, "%zu superblocks for fs ext4", seen.sbs);
 	/* No options: every superblock, every type. */
 	seen = sweep(id, NULL);
-	CHECK(seen.inodes == 1, "%zu inodes without options", seen.inodes);
+	CHECKF(seen.inodes == 1, "%zu inodes without options", seen.inodes);
 }
 
 /* --------------------------------------------------- opts by their size */
 
 static void expect_usage(struct inodedump_error *err, const char *names)
 {
-	CHECK(err && inodedump_error_code(err) == INODEDUMP_ERR_USAGE,
+	CHECKF(err && inodedump_error_code(err) == INODEDUMP_ERR_USAGE,
 	      "code %d: %s", err ? (int)inodedump_error_code(err) : 0,
 	      why(err));
-	CHECK(err && strstr(inodedump_error_message(err), names),
+	CHECKF(err && strstr(inodedump_error_message(err), names),
 	      "\"%s\" does not name %s", err ? inodedump_error_message(err) : "",
 	      names);
 	inodedump_error_free(err);
@@ -645,7 +634,7 @@ static void test_reader_opts_by_size(void)
 	big.future[1] = 1;
 	expect_usage(inodedump_open_reader(&big.opts, &id),
 		     "inodedump_reader_opts");
-	CHECK(id == NULL, "a session despite the error");
+	CHECKF(id == NULL, "a session despite the error");
 
 	/*
 	 * Unknown but zero: nothing asked. (With a wrong BUILD-ID, to prove
@@ -655,7 +644,7 @@ static void test_reader_opts_by_size(void)
 	big.opts.vmcoreinfo = "BUILD-ID=0123456789abcdef0123456789abcdef01234567\n";
 	big.opts.ignore_build_id = true;
 	err = inodedump_open_reader(&big.opts, &id);
-	CHECK(!err && id, "%s", why(err));
+	CHECKF(!err && id, "%s", why(err));
 	inodedump_error_free(err);
 	inodedump_close(id);
 	id = NULL;
@@ -668,7 +657,7 @@ static void test_reader_opts_by_size(void)
 	old.vmlinux = vmlinux;
 	old.symbol = module_symbol; /* beyond its sz: not read */
 	err = inodedump_open_reader(&old, &id);
-	CHECK(!err && id, "%s", why(err));
+	CHECKF(!err && id, "%s", why(err));
 	inodedump_error_free(err);
 	if (id) {
 		struct inodedump_inode *ino = NULL;
@@ -676,10 +665,10 @@ static void test_reader_opts_by_size(void)
 
 		err = inodedump_decode(id, INODE_ADDR,
 				       INODEDUMP_DECODE_NO_PATHS, &ino);
-		CHECK(!err, "%s", why(err));
+		CHECKF(!err, "%s", why(err));
 		inodedump_error_free(err);
 		json = ino ? json_of(ino) : NULL;
-		CHECK(json && !strstr(json, "synth_symlink_iops"),
+		CHECKF(json && !strstr(json, "synth_symlink_iops"),
 		      "the callback past sz was used:\n%s", json ? json : "");
 		free(json);
 		inodedump_inode_free(ino);
@@ -715,7 +704,7 @@ static void test_open_opts_by_size(void)
 	big.future[23] = 'x';
 	expect_usage(inodedump_open(vmcore, &big.opts, &id),
 		     "inodedump_open_opts");
-	CHECK(id == NULL, "a session despite the error");
+	CHECKF(id == NULL, "a session despite the error");
 	/* (A zero tail works: test_reader_opts_by_size(), the same check.) */
 
 	/* Before debug_root: a garbage debug_root past sz is not read. */
@@ -724,10 +713,10 @@ static void test_open_opts_by_size(void)
 	old.vmlinux = vmlinux;
 	old.debug_root = (const char *)1;
 	err = inodedump_open(vmcore, &old, &id);
-	CHECK(!err && id, "%s", why(err));
+	CHECKF(!err && id, "%s", why(err));
 	inodedump_error_free(err);
 	if (id)
-		CHECK(!strcmp(inodedump_fact(id, INODEDUMP_FACT_VMLINUX), vmlinux),
+		CHECKF(!strcmp(inodedump_fact(id, INODEDUMP_FACT_VMLINUX), vmlinux),
 		      "vmlinux %s", inodedump_fact(id, INODEDUMP_FACT_VMLINUX));
 	inodedump_close(id);
 }
@@ -750,7 +739,7 @@ static void test_sweep_opts_by_size(void)
 		     "inodedump_sweep_opts");
 	big.future = 0;
 	seen = sweep(id, &big.opts);
-	CHECK(seen.inodes == 1, "%zu inodes", seen.inodes);
+	CHECKF(seen.inodes == 1, "%zu inodes", seen.inodes);
 
 	/* Before type_mask: a mask past sz is not read. */
 	memset(&old, 0, sizeof(old));
@@ -759,7 +748,7 @@ static void test_sweep_opts_by_size(void)
 	old.types = "symlink";
 	old.type_mask = 1u << INODEDUMP_INODE_REGULAR;
 	seen = sweep(id, &old);
-	CHECK(seen.inodes == 1, "%zu inodes: type_mask past sz was read",
+	CHECKF(seen.inodes == 1, "%zu inodes: type_mask past sz was read",
 	      seen.inodes);
 
 	old.sz = sizeof(old);
@@ -779,16 +768,16 @@ static void test_inode_type_names(void)
 	};
 
 	for (int t = 0; t < INODEDUMP_INODE_TYPES; t++)
-		CHECK(inodedump_inode_type_name((enum inodedump_inode_type)t) &&
+		CHECKF(inodedump_inode_type_name((enum inodedump_inode_type)t) &&
 			      !strcmp(inodedump_inode_type_name(
 					      (enum inodedump_inode_type)t),
 				      want[t]),
 		      "type %d is %s", t,
 		      inodedump_inode_type_name((enum inodedump_inode_type)t));
-	CHECK(inodedump_inode_type_name(
+	CHECKF(inodedump_inode_type_name(
 		      (enum inodedump_inode_type)INODEDUMP_INODE_TYPES) == NULL,
 	      "a name past the enum");
-	CHECK(inodedump_inode_type(NULL) == INODEDUMP_INODE_INVALID,
+	CHECKF(inodedump_inode_type(NULL) == INODEDUMP_INODE_INVALID,
 	      "type of no inode");
 }
 
@@ -806,11 +795,11 @@ static void test_wrong_build_id_refused(void)
 	opts.vmcoreinfo = "OSRELEASE=6.12.118\n"
 			  "BUILD-ID=0123456789abcdef0123456789abcdef01234567\n";
 	err = inodedump_open_reader(&opts, &id);
-	CHECK(err && inodedump_error_code(err) == INODEDUMP_ERR_MISMATCH &&
+	CHECKF(err && inodedump_error_code(err) == INODEDUMP_ERR_MISMATCH &&
 		      strstr(inodedump_error_message(err), "the caller's memory"),
 	      "%s", why(err));
 	inodedump_error_free(err);
-	CHECK(id == NULL, "a session despite the mismatch");
+	CHECKF(id == NULL, "a session despite the mismatch");
 	free(m); /* ignore_build_id: in test_reader_opts_by_size() */
 }
 

@@ -17,20 +17,10 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "check.h"
 #include "target/target.h"
 
-static int failures, checks;
 
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			printf("FAIL %s:%d: ", __func__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-		}                                                            \
-	} while (0)
 
 #define PAGE 4096u
 #define NPFN 16
@@ -278,7 +268,7 @@ static struct idd_target *open_ok(const char *path)
 	struct idd_target *t = NULL;
 	struct inodedump_error *err = idd_target_open(path, &t);
 
-	CHECK(!err, "open %s: %s", path, err ? inodedump_error_message(err) : "");
+	CHECKF(!err, "open %s: %s", path, err ? inodedump_error_message(err) : "");
 	inodedump_error_free(err);
 	return t;
 }
@@ -300,24 +290,24 @@ static void test_diskdump(void)
 
 	if (!t)
 		goto out;
-	CHECK(!strcmp(idd_target_reader(t), "inodedump"), "reader %s",
+	CHECKF(!strcmp(idd_target_reader(t), "inodedump"), "reader %s",
 	      idd_target_reader(t));
-	CHECK(!strcmp(idd_target_format(t), "diskdump"), "format %s",
+	CHECKF(!strcmp(idd_target_format(t), "diskdump"), "format %s",
 	      idd_target_format(t));
-	CHECK(idd_target_dump_level(t) == 17, "dump level %d",
+	CHECKF(idd_target_dump_level(t) == 17, "dump level %d",
 	      idd_target_dump_level(t));
-	CHECK(idd_target_page_size(t) == PAGE, "page size");
-	CHECK(idd_target_arch(t) && !strcmp(idd_target_arch(t), "x86_64"),
+	CHECKF(idd_target_page_size(t) == PAGE, "page size");
+	CHECKF(idd_target_arch(t) && !strcmp(idd_target_arch(t), "x86_64"),
 	      "arch");
-	CHECK(idd_target_uts_release(t) &&
+	CHECKF(idd_target_uts_release(t) &&
 		      !strcmp(idd_target_uts_release(t), "6.12.0"), "release");
-	CHECK(idd_target_vmcoreinfo(t, "PAGESIZE") &&
+	CHECKF(idd_target_vmcoreinfo(t, "PAGESIZE") &&
 		      !strcmp(idd_target_vmcoreinfo(t, "PAGESIZE"), "4096"),
 	      "VMCOREINFO");
 	for (int pfn = 0; pfn < NPFN; pfn++) {
 		bool in = layout[pfn] != ABSENT && layout[pfn] != EXCLUDED;
 
-		CHECK(in ? phys_is(t, (uint64_t)pfn * PAGE, mem[pfn], PAGE)
+		CHECKF(in ? phys_is(t, (uint64_t)pfn * PAGE, mem[pfn], PAGE)
 			 : !idd_target_read_phys(t, (uint64_t)pfn * PAGE, got,
 						 PAGE),
 		      "pfn %d (how %d): %s", pfn, layout[pfn],
@@ -329,20 +319,20 @@ static void test_diskdump(void)
 
 		memcpy(want, mem[1] + PAGE - 32, 32);
 		memcpy(want + 32, mem[2], 32);
-		CHECK(phys_is(t, 2 * PAGE - 32, want, 64), "lzo -> zstd");
-		CHECK(phys_is(t, 3 * PAGE + 100, mem[3] + 100, 50), "raw");
+		CHECKF(phys_is(t, 2 * PAGE - 32, want, 64), "lzo -> zstd");
+		CHECKF(phys_is(t, 3 * PAGE + 100, mem[3] + 100, 50), "raw");
 	}
 	/* Through our page walk, from the dump's own tables. */
-	CHECK(!strcmp(idd_target_translation(t),
+	CHECKF(!strcmp(idd_target_translation(t),
 		      "inodedump (x86-64, 4-level page tables)"),
 	      "translation %s", idd_target_translation(t));
 	for (int pfn = 0; pfn < 4; pfn++) {
 		err = idd_target_read(t, DIRECT_MAP + pfn * PAGE, got, PAGE);
-		CHECK(!err && !memcmp(got, mem[pfn], PAGE), "va of pfn %d: %s",
+		CHECKF(!err && !memcmp(got, mem[pfn], PAGE), "va of pfn %d: %s",
 		      pfn, err ? inodedump_error_message(err) : "differs");
 		inodedump_error_free(err);
 	}
-	CHECK(idd_target_fallbacks(t) == 0, "fell back to libkdumpfile");
+	CHECKF(idd_target_fallbacks(t) == 0, "fell back to libkdumpfile");
 	/*
 	 * The page the bitmap leaves out: our walk maps it, our reader has
 	 * no page there, so the read goes to libkdumpfile (loaded now), whose
@@ -353,16 +343,16 @@ static void test_diskdump(void)
 	{
 		uint64_t pa = 0;
 
-		CHECK(idd_target_walk(t, KERNEL_MAP + FILTERED_PFN * PAGE, &pa) &&
+		CHECKF(idd_target_walk(t, KERNEL_MAP + FILTERED_PFN * PAGE, &pa) &&
 			      pa == FILTERED_PFN * PAGE,
 		      "walk to the excluded page");
 	}
 	err = idd_target_read(t, KERNEL_MAP + FILTERED_PFN * PAGE + 8, got, 8);
-	CHECK(err && inodedump_error_address(err, &(uint64_t){ 0 }) &&
+	CHECKF(err && inodedump_error_address(err, &(uint64_t){ 0 }) &&
 		      strstr(inodedump_error_message(err), "0xffffffff80004008"),
 	      "excluded page: %s",
 	      err ? inodedump_error_message(err) : "read");
-	CHECK(idd_target_fallbacks(t) == 1, "fallbacks %lu",
+	CHECKF(idd_target_fallbacks(t) == 1, "fallbacks %lu",
 	      idd_target_fallbacks(t));
 	inodedump_error_free(err);
 	idd_target_close(t);
@@ -397,23 +387,23 @@ static void test_elf(void)
 	t = open_ok(path);
 	if (!t)
 		goto out;
-	CHECK(!strcmp(idd_target_reader(t), "inodedump"), "reader %s",
+	CHECKF(!strcmp(idd_target_reader(t), "inodedump"), "reader %s",
 	      idd_target_reader(t));
-	CHECK(!strcmp(idd_target_format(t), "elf"), "format");
-	CHECK(idd_target_dump_level(t) == -1, "dump level");
-	CHECK(idd_target_uts_release(t) &&
+	CHECKF(!strcmp(idd_target_format(t), "elf"), "format");
+	CHECKF(idd_target_dump_level(t) == -1, "dump level");
+	CHECKF(idd_target_uts_release(t) &&
 		      !strcmp(idd_target_uts_release(t), "6.12.0"),
 	      "release from VMCOREINFO");
-	CHECK(phys_is(t, 0, mem[0], PAGE), "pfn 0");
-	CHECK(phys_is(t, PAGE, mem[1], PAGE), "pfn 1: the first segment's");
-	CHECK(phys_is(t, 2 * PAGE, mem[2], PAGE), "pfn 2: the second's tail");
-	CHECK(phys_is(t, PAGE - 8, pair + PAGE - 8, 16), "across pfn 0-1");
-	CHECK(!idd_target_read_phys(t, 3 * PAGE, got, 8), "gap read");
-	CHECK(!idd_target_read_phys(t, 3 * PAGE - 8, got, 16),
+	CHECKF(phys_is(t, 0, mem[0], PAGE), "pfn 0");
+	CHECKF(phys_is(t, PAGE, mem[1], PAGE), "pfn 1: the first segment's");
+	CHECKF(phys_is(t, 2 * PAGE, mem[2], PAGE), "pfn 2: the second's tail");
+	CHECKF(phys_is(t, PAGE - 8, pair + PAGE - 8, 16), "across pfn 0-1");
+	CHECKF(!idd_target_read_phys(t, 3 * PAGE, got, 8), "gap read");
+	CHECKF(!idd_target_read_phys(t, 3 * PAGE - 8, got, 16),
 	      "read into the gap");
-	CHECK(phys_is(t, 4 * PAGE, mem[4], PAGE), "pfn 4 after the gap");
-	CHECK(phys_is(t, high + 123, mem[5] + 123, 200), "above 4 GiB");
-	CHECK(!idd_target_read_phys(t, high + PAGE, got, 8), "past the end");
+	CHECKF(phys_is(t, 4 * PAGE, mem[4], PAGE), "pfn 4 after the gap");
+	CHECKF(phys_is(t, high + 123, mem[5] + 123, 200), "above 4 GiB");
+	CHECKF(!idd_target_read_phys(t, high + PAGE, got, 8), "past the end");
 	idd_target_close(t);
 out:
 	unlink(path);
@@ -426,7 +416,7 @@ static void expect_refusal(char *path, const char *why, const char *what)
 	struct idd_target *t = NULL;
 	struct inodedump_error *err = idd_target_open(path, &t);
 
-	CHECK(err && inodedump_error_code(err) == INODEDUMP_ERR_DUMP &&
+	CHECKF(err && inodedump_error_code(err) == INODEDUMP_ERR_DUMP &&
 		      strstr(inodedump_error_message(err), why),
 	      "%s: %s", what, err ? inodedump_error_message(err) : "opened");
 	inodedump_error_free(err);
@@ -475,7 +465,5 @@ int main(void)
 	test_diskdump();
 	test_elf();
 	test_refusals();
-	printf("%s %d checks, %d failed\n", failures ? "FAIL" : "ok", checks,
-	       failures);
-	return failures ? 1 : 0;
+	return check_summary("test_target_readers");
 }

@@ -12,20 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "target/target.h"
 
-static int failures, checks;
 
-#define CHECK(cond, ...)                                                     \
-	do {                                                                 \
-		checks++;                                                    \
-		if (!(cond)) {                                               \
-			failures++;                                          \
-			printf("FAIL %s:%d: ", __func__, __LINE__);          \
-			printf(__VA_ARGS__);                                 \
-			printf("\n");                                        \
-		}                                                            \
-	} while (0)
 
 #define PAGE 4096u
 #define MAX_PAGES 64
@@ -209,26 +199,26 @@ static void test_leaves(bool l5, uint64_t sme)
 	info = vmcoreinfo(root, phys_base, l5, sme, NULL);
 	t = open_image(&im, info);
 
-	CHECK(!strcmp(idd_target_translation(t),
+	CHECKF(!strcmp(idd_target_translation(t),
 		      l5 ? "inodedump (x86-64, 5-level page tables)"
 			 : "inodedump (x86-64, 4-level page tables)"),
 	      "translation: %s", idd_target_translation(t));
-	CHECK(walks_to(t, va4k + 0x123, 0x1234123), "4 KiB leaf (l5 %d)", l5);
-	CHECK(reads_as(t, va4k + 0x123, &im, 0x1234123, 64),
+	CHECKF(walks_to(t, va4k + 0x123, 0x1234123), "4 KiB leaf (l5 %d)", l5);
+	CHECKF(reads_as(t, va4k + 0x123, &im, 0x1234123, 64),
 	      "4 KiB leaf bytes (l5 %d)", l5);
-	CHECK(walks_to(t, va2m + 0x5010, 0x40205010), "2 MiB leaf (l5 %d)", l5);
-	CHECK(reads_as(t, va2m + 0x5010, &im, 0x40205010, 64),
+	CHECKF(walks_to(t, va2m + 0x5010, 0x40205010), "2 MiB leaf (l5 %d)", l5);
+	CHECKF(reads_as(t, va2m + 0x5010, &im, 0x40205010, 64),
 	      "2 MiB leaf bytes (l5 %d)", l5);
-	CHECK(walks_to(t, va1g + 0x12345678, 0x112345678ull),
+	CHECKF(walks_to(t, va1g + 0x12345678, 0x112345678ull),
 	      "1 GiB leaf (l5 %d)", l5);
-	CHECK(reads_as(t, va1g + 0x12345678, &im, 0x112345678ull, 64),
+	CHECKF(reads_as(t, va1g + 0x12345678, &im, 0x112345678ull, 64),
 	      "1 GiB leaf bytes (l5 %d)", l5);
 	/* A page the 2 MiB leaf maps but the image lacks: a fault. */
-	CHECK(walks_to(t, va2m + 0x7000, 0x40207000) &&
+	CHECKF(walks_to(t, va2m + 0x7000, 0x40207000) &&
 		      read_fails(t, va2m + 0x7000),
 	      "mapped page missing from the image (l5 %d)", l5);
 	/* Not canonical: bits above the top level differ from its top bit. */
-	CHECK(!walks_to(t, va4k ^ (1ull << 60), 0x1234000),
+	CHECKF(!walks_to(t, va4k ^ (1ull << 60), 0x1234000),
 	      "non-canonical address (l5 %d)", l5);
 	idd_target_close(t);
 	free(info);
@@ -257,10 +247,10 @@ static void test_not_present(bool l5)
 		put_u64(&im, entry_pa[level],
 			get_u64(&im, entry_pa[level]) & ~P_PRESENT);
 		t = open_image(&im, info);
-		CHECK(!walks_to(t, va, 0x1234000) && read_fails(t, va),
+		CHECKF(!walks_to(t, va, 0x1234000) && read_fails(t, va),
 		      "level %d entry not present (l5 %d): still mapped",
 		      level, l5);
-		CHECK(reads_as(t, va + (1ull << (12 + 9 * (level - 1))), &im,
+		CHECKF(reads_as(t, va + (1ull << (12 + 9 * (level - 1))), &im,
 			       0x1235000, 64),
 		      "level %d neighbour (l5 %d) unreadable", level, l5);
 		idd_target_close(t);
@@ -287,7 +277,7 @@ static void test_page_boundary(void)
 	memcpy(want, page_at(&im, 0x5000000) + PAGE - 16, 16);
 	memcpy(want + 16, page_at(&im, 0x3000000), 16);
 	err = idd_target_read(t, va + PAGE - 16, got, sizeof(got));
-	CHECK(!err && !memcmp(got, want, sizeof(got)),
+	CHECKF(!err && !memcmp(got, want, sizeof(got)),
 	      "read across a page boundary: %s",
 	      err ? inodedump_error_message(err) : "bytes differ");
 	inodedump_error_free(err);
@@ -295,7 +285,7 @@ static void test_page_boundary(void)
 	idd_target_close(t);
 	put_u64(&im, root + ((va >> 39) & 511) * 8, 0); /* cut everything */
 	t = open_image(&im, info);
-	CHECK(read_fails(t, va + PAGE - 4), "read of an unmapped pair");
+	CHECKF(read_fails(t, va + PAGE - 4), "read of an unmapped pair");
 	idd_target_close(t);
 	free(info);
 }
@@ -315,7 +305,7 @@ static void test_phys_base(void)
 	fill(&im, 0x10000, 30);
 	info = vmcoreinfo(root, phys_base, false, 0, "KERNELOFFSET=1c000000\n");
 	t = open_image(&im, info);
-	CHECK(walks_to(t, va, 0x10000), "root from init_top_pgt + phys_base");
+	CHECKF(walks_to(t, va, 0x10000), "root from init_top_pgt + phys_base");
 	idd_target_close(t);
 	/* The same symbol with phys_base 0 points elsewhere: no walk. */
 	if (asprintf(&wrong, "SYMBOL(init_top_pgt)=%" PRIx64
@@ -323,7 +313,7 @@ static void test_phys_base(void)
 		     KERNEL_MAP + (root - phys_base)) < 0)
 		abort();
 	t = open_image(&im, wrong);
-	CHECK(!walks_to(t, va, 0x10000), "phys_base ignored");
+	CHECKF(!walks_to(t, va, 0x10000), "phys_base ignored");
 	idd_target_close(t);
 	free(wrong);
 	/* init_level4_pgt, the name before 4.13, is taken too. */
@@ -332,7 +322,7 @@ static void test_phys_base(void)
 		     KERNEL_MAP + (root - phys_base), phys_base) < 0)
 		abort();
 	t = open_image(&im, wrong);
-	CHECK(walks_to(t, va, 0x10000), "init_level4_pgt");
+	CHECKF(walks_to(t, va, 0x10000), "init_level4_pgt");
 	idd_target_close(t);
 	free(wrong);
 	free(info);
@@ -348,10 +338,10 @@ static void test_no_walk(void)
 	image_init(&im, false, 0x1000000, 0);
 	map(&im, 0xffff888000010000ull, 0x10000, 1, NULL);
 	t = open_image(&im, "OSRELEASE=6.12.0\n"); /* no init_top_pgt */
-	CHECK(!idd_target_walk(t, 0xffff888000010000ull, &pa), "walk w/o root");
-	CHECK(strncmp(idd_target_translation(t), "inodedump", 9),
+	CHECKF(!idd_target_walk(t, 0xffff888000010000ull, &pa), "walk w/o root");
+	CHECKF(strncmp(idd_target_translation(t), "inodedump", 9),
 	      "translation: %s", idd_target_translation(t));
-	CHECK(read_fails(t, 0xffff888000010000ull), "read w/o a walk");
+	CHECKF(read_fails(t, 0xffff888000010000ull), "read w/o a walk");
 	idd_target_close(t);
 	/* PS set in a PML4 entry is reserved: not a leaf, not a table. */
 	image_init(&im, false, 0x1000000, 0);
@@ -360,7 +350,7 @@ static void test_no_walk(void)
 		char *info = vmcoreinfo(0x1000000, 0, false, 0, NULL);
 
 		t = open_image(&im, info);
-		CHECK(!idd_target_walk(t, 0xffff888000010000ull, &pa),
+		CHECKF(!idd_target_walk(t, 0xffff888000010000ull, &pa),
 		      "PS in a PML4 entry taken as a leaf");
 		idd_target_close(t);
 		free(info);
@@ -380,7 +370,5 @@ int main(void)
 	test_page_boundary();
 	test_phys_base();
 	test_no_walk();
-	printf("%s %d checks, %d failed\n", failures ? "FAIL" : "ok", checks,
-	       failures);
-	return failures ? 1 : 0;
+	return check_summary("test_target_walk");
 }
