@@ -775,13 +775,15 @@ static struct inodedump_error *decode_mapping(struct inodedump *id,
 	ino->mapping_is_i_data = l->i_data.present && ino->mapping.addr == i_data;
 	for (size_t i = 0; i < IDD_NROWS; i++) {
 		const struct idd_row *row = &idd_rows[i];
-		struct idd_member m = l->row[i].m, nsec = l->row[i].nsec;
+		struct idd_member m, nsec;
 		struct inodedump_error *err;
 		uint8_t *buf;
 		char what[128];
 
 		if (row->where != IDD_IN_MAPPING || !row_is_member(row))
 			continue;
+		m = l->row[i].m;
+		nsec = l->row[i].nsec;
 		if (ino->mapping_is_i_data) {
 			/* Already read with the inode. */
 			m.offset += l->i_data.offset;
