@@ -137,38 +137,34 @@ void idd_json_end(struct idd_json *j)
 void idd_json_key(struct idd_json *j, const char *key)
 {
 	unsigned top = j->depth ? slot(j->depth - 1) : 0;
+	size_t len = strlen(key);
 	char buf[128];
-	size_t n = 0;
 
 	/*
-	 * Inside a one-line object (every JSON Lines record, some 60 keys an
-	 * inode in a sweep), a plain key goes out in one write with its
-	 * separator; anything else takes the general path and the escaper.
+	 * Keys are the library's identifiers (json.h), written as they are.
+	 * Inside a one-line object (every JSON Lines record: some 60 keys an
+	 * inode in a sweep) the key and its separator go out in one write.
 	 */
-	if (!j->after_key && j->depth &&
+	if (!j->after_key && j->depth && len + 6 <= sizeof(buf) &&
 	    j->open[top].layout == IDD_JSON_INLINE) {
+		size_t n = 0;
+
 		if (!j->open[top].first) {
 			buf[n++] = ',';
 			buf[n++] = ' ';
 		}
 		buf[n++] = '"';
-		for (const unsigned char *k = (const unsigned char *)key;; k++) {
-			if (!*k) {
-				memcpy(buf + n, "\": ", 3);
-				fwrite(buf, 1, n + 3, j->out);
-				j->open[top].first = false;
-				j->after_key = true;
-				return;
-			}
-			if (n + 4 > sizeof(buf) || *k < 0x20 || *k >= 0x7f ||
-			    *k == '"' || *k == '\\')
-				break;
-			buf[n++] = (char)*k;
-		}
+		memcpy(buf + n, key, len);
+		memcpy(buf + n + len, "\": ", 3);
+		fwrite(buf, 1, n + len + 3, j->out);
+		j->open[top].first = false;
+		j->after_key = true;
+		return;
 	}
 	separate(j);
-	idd_json_write_string(j->out, key);
-	fputs(": ", j->out);
+	fputc('"', j->out);
+	fwrite(key, 1, len, j->out);
+	fputs("\": ", j->out);
 	j->after_key = true;
 }
 

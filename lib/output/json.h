@@ -58,7 +58,14 @@ void idd_json_object(struct idd_json *j, enum idd_json_layout layout);
 void idd_json_array(struct idd_json *j, enum idd_json_layout layout);
 void idd_json_end(struct idd_json *j); /* the innermost object or array */
 
-/* A key of the object being written; its value is the next call. */
+/*
+ * A key of the object being written; its value is the next call. Keys are
+ * the library's own identifiers ([a-z0-9_]: literals, the member table's
+ * keys, inode type names; tests/unit/test_member_table.c checks the
+ * table's), never bytes from the dump: they are written as they are.
+ * Strings that come from memory go through idd_json_string(), the one
+ * escaper.
+ */
 void idd_json_key(struct idd_json *j, const char *key);
 
 void idd_json_string(struct idd_json *j, const char *s); /* NULL: null */

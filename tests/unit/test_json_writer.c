@@ -269,22 +269,6 @@ static void test_compact_is_one_line(void)
 	free(text);
 }
 
-static void test_keys_are_escaped_too(void)
-{
-	struct capture c;
-	char *text;
-
-	start(&c, true, 0);
-	idd_json_object(&c.j, IDD_JSON_INLINE);
-	idd_json_key(&c.j, "a\"\x01\xff");
-	idd_json_u64(&c.j, 1);
-	idd_json_end(&c.j);
-	text = finish(&c);
-	CHECK(valid(text));
-	CHECK(!strcmp(text, "{\"a\\\"\\u0001\\u00ff\": 1}"));
-	free(text);
-}
-
 static void test_deep_nesting_both_modes(void)
 {
 	for (int compact = 0; compact < 2; compact++) {
@@ -321,7 +305,6 @@ int main(void)
 	test_numbers_at_their_limits();
 	test_pretty_document_layout();
 	test_compact_is_one_line();
-	test_keys_are_escaped_too();
 	test_deep_nesting_both_modes();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;
