@@ -101,6 +101,18 @@ class Stats:
         self.rcs = sorted({r.rc for r in runs})
 
 
+def instructions(cmd):
+    """Instructions the command executes (callgrind's count): unlike wall
+    time, the same on a busy machine as on a quiet one. None without
+    valgrind."""
+    if not shutil.which("valgrind"):
+        return None
+    r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    m = re.search(rb"Collected : (\d+)", r.stderr)
+    return int(m.group(1)) if m else None
+
+
 def measure(cmds, runs, ok_rcs, stdin=None):
     """Warm up each command once, then run them in alternation `runs`
     times (so background load hits both sides alike). Returns {name: Stats}
@@ -564,7 +576,9 @@ def main():
             cmds = cmds + [("base", [base] + ours[1:])]
         st, warm = measure(cmds, runs, ok_rcs)
         if base:
-            rep.baseline.append((label, st["ours"], st["base"]))
+            d = dict(cmds)
+            rep.baseline.append((label, st["ours"], st["base"],
+                                 instructions(d["ours"]), instructions(d["base"])))
         return st, warm
     drgn_fail = None
 
@@ -745,12 +759,17 @@ def main():
     if rep.baseline:
         print("### This build against the baseline `%s` (same alternation)" % base)
         print()
-        print("| case | this build, median | baseline, median | this/baseline | CPU this/baseline | peak RSS this/baseline |")
-        print("|---|---|---|---|---|---|")
-        for case, o, b in rep.baseline:
-            print("| %s | %s | %s | **%.3f** | %.3f | %.3f |" % (
+        print("Instructions (callgrind) do not move with the machine's load; "
+              "wall and CPU medians do.")
+        print()
+        print("| case | this build, median | baseline, median | wall this/baseline | CPU this/baseline | instructions this / baseline | instructions this/baseline | peak RSS this/baseline |")
+        print("|---|---|---|---|---|---|---|---|")
+        for case, o, b, io, ib in rep.baseline:
+            print("| %s | %s | %s | %.3f | %.3f | %s | **%s** | %.3f |" % (
                 case, ms(o.median), ms(b.median), o.median / b.median,
-                o.cpu / b.cpu if b.cpu else float("nan"), o.rss_kb / b.rss_kb))
+                o.cpu / b.cpu if b.cpu else float("nan"),
+                "%.1f M / %.1f M" % (io / 1e6, ib / 1e6) if io and ib else "?",
+                "%.3f" % (io / ib) if io and ib else "?", o.rss_kb / b.rss_kb))
         print()
     if goal:
         o, d = goal
