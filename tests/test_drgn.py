@@ -30,12 +30,7 @@ DRGN_SUBSTITUTE_SID = {"qemu-kdump-zlib": "elf-paging"}
 
 # Comparisons left out per set, each until the library reads that kernel
 # right (and only those; everything else is compared).
-LEFT_OUT = {
-    # issue 14 item 3: bit 31 of i_ctime_nsec is I_CTIME_QUERIED since 6.13
-    # (multigrain timestamps); vmcore-inode does not mask it yet, so its
-    # ctime is wrong on every inode whose ctime was queried.
-    "stock73": {"ctime"},
-}
+LEFT_OUT = {}
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -63,6 +58,12 @@ def has(obj, member):
         return True
     except LookupError:
         return False
+
+
+def release(prog):
+    """(major, minor) of the dump's kernel, from its utsname."""
+    r = prog["init_uts_ns"].name.release.string_().decode()
+    return tuple(int(x) for x in r.split("-")[0].split(".")[:2])
 
 
 def drgn_view(prog, addr):
@@ -93,9 +94,10 @@ def drgn_view(prog, addr):
         if has(i, f"i_{t}_sec"):
             v[t] = {"sec": int(getattr(i, f"i_{t}_sec")),
                     "nsec": int(getattr(i, f"i_{t}_nsec"))}
-            if t == "ctime":
-                # inode_get_ctime_nsec(): bit 31 is I_CTIME_QUERIED (6.13+);
-                # on older kernels a valid nsec (< 10^9) never has it set.
+            if t == "ctime" and release(prog) >= (6, 13):
+                # include/linux/fs.h since 6.13: I_CTIME_QUERIED is bit 31
+                # of i_ctime_nsec, masked by inode_get_ctime_nsec().
+                v[t]["queried"] = bool(v[t]["nsec"] & (1 << 31))
                 v[t]["nsec"] &= ~(1 << 31)
         else:
             ts = getattr(i, f"__i_{t}") if has(i, f"__i_{t}") else getattr(i, f"i_{t}")

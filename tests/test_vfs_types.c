@@ -63,9 +63,10 @@ static void test_mode_strings(void)
 static void test_iop_by_version(void)
 {
 	struct idd_flag f[64];
-	struct idd_vfs_evidence v612 = { IDD_KVER(6, 12, 118), false };
-	struct idd_vfs_evidence v612_patched = { IDD_KVER(6, 12, 118), true };
-	struct idd_vfs_evidence v614 = { IDD_KVER(6, 14, 0), false };
+	struct idd_vfs_evidence v612 = { .version = IDD_KVER(6, 12, 118) };
+	struct idd_vfs_evidence v612_patched = { .version = IDD_KVER(6, 12, 118),
+							.has_linklen = true };
+	struct idd_vfs_evidence v614 = { .version = IDD_KVER(6, 14, 0) };
 	size_t n;
 
 	n = idd_vfs_iop_flags(&v612, f, 64);
@@ -83,8 +84,8 @@ static void test_iop_by_version(void)
 static void test_state_by_version(void)
 {
 	struct idd_flag f[64];
-	struct idd_vfs_evidence v61 = { IDD_KVER(6, 1, 0), false };
-	struct idd_vfs_evidence v612 = { IDD_KVER(6, 12, 0), false };
+	struct idd_vfs_evidence v61 = { .version = IDD_KVER(6, 1, 0) };
+	struct idd_vfs_evidence v612 = { .version = IDD_KVER(6, 12, 0) };
 	size_t n;
 
 	n = idd_vfs_state_flags(&v61, f, 64);
@@ -94,6 +95,26 @@ static void test_state_by_version(void)
 	CHECK_STR(joined(idd_flag_names(f, n, (1 << 0) | (1 << 7))),
 		  "I_NEW|I_FREEING");
 	CHECK_STR(joined(idd_flag_names(f, n, 0)), "");
+}
+
+/* I_CTIME_QUERIED: 6.13+, and only in a separate i_ctime_nsec. */
+static void test_ctime_queried_by_version(void)
+{
+	struct idd_flag f[4];
+	struct idd_vfs_evidence v612 = { .version = IDD_KVER(6, 12, 0),
+					 .has_ctime_nsec = true };
+	struct idd_vfs_evidence v613 = { .version = IDD_KVER(6, 13, 0),
+					 .has_ctime_nsec = true };
+	struct idd_vfs_evidence v613_timespec = { .version = IDD_KVER(6, 13, 0) };
+	size_t n;
+
+	n = idd_vfs_ctime_nsec_flags(&v612, f, 4);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u)), "0x80000000");
+	n = idd_vfs_ctime_nsec_flags(&v613_timespec, f, 4);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u)), "0x80000000");
+	n = idd_vfs_ctime_nsec_flags(&v613, f, 4);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u | 257427476)),
+		  "I_CTIME_QUERIED|0xf580814");
 }
 
 static void test_release_parsing(void)
@@ -113,6 +134,7 @@ int main(void)
 	test_mode_strings();
 	test_iop_by_version();
 	test_state_by_version();
+	test_ctime_queried_by_version();
 	test_release_parsing();
 	printf("%d checks passed, %d failed\n", passed, failed);
 	return failed || !passed;

@@ -172,12 +172,27 @@ static void find_rows(struct idd_types *t, struct inode_layout *l,
 			find_row(t, base, &idd_rows[i], &l->row[i]);
 }
 
+/* I_CTIME_QUERIED's value where this kernel keeps it, else 0. */
+static uint64_t ctime_queried_flag(const struct idd_vfs_evidence *ev)
+{
+	struct idd_flag flags[4];
+	size_t n = idd_vfs_ctime_nsec_flags(ev, flags, 4);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(flags[i].name, "I_CTIME_QUERIED"))
+			return flags[i].value;
+	return 0;
+}
+
 static void find_flag_tables(struct inodedump *id, struct inode_layout *l)
 {
 	struct idd_vfs_evidence ev = { .version = id->version };
 	const struct idd_member *state = &l->row[IDD_M_state].m;
 
 	ev.has_linklen = l->i_linklen.present;
+	ev.has_ctime_nsec = !strcmp(l->row[IDD_M_ctime].path, "i_ctime_") &&
+			    l->row[IDD_M_ctime].nsec.present;
+	l->ctime_queried = ctime_queried_flag(&ev);
 	l->niop = idd_vfs_iop_flags(&ev, l->iop, MAX_FLAGS);
 	l->niflags = idd_vfs_inode_flags(&ev, l->iflags, MAX_FLAGS);
 	if (state->present) {
@@ -816,6 +831,21 @@ static struct inodedump_error *decode_mapping(struct inodedump *id,
 	return NULL;
 }
 
+/*
+ * inode_get_ctime_nsec(): the nanoseconds are i_ctime_nsec without
+ * I_CTIME_QUERIED, a state of its own (getattr saw this ctime, so the next
+ * change takes a fine-grained timestamp).
+ */
+static void take_ctime_queried(const struct inode_layout *l,
+			       struct idd_time *ctime)
+{
+	if (!l->ctime_queried || ctime->nsec.state != IDD_OK)
+		return;
+	ctime->has_queried = true;
+	ctime->queried = ((uint64_t)ctime->nsec.v & l->ctime_queried) != 0;
+	ctime->nsec.v = (int64_t)((uint64_t)ctime->nsec.v & ~l->ctime_queried);
+}
+
 /* The INODE rows from the inode's bytes: no read. */
 static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 						 struct inodedump_inode *ino,
@@ -837,6 +867,7 @@ static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 				return err;
 		}
 	}
+	take_ctime_queried(l, &ino->ctime);
 	return NULL;
 }
 

@@ -32,7 +32,9 @@ struct idd_str {
 };
 
 struct idd_time {
-	struct idd_num sec, nsec;
+	struct idd_num sec, nsec; /* nsec without the flags kept beside it */
+	/* ctime: the kernel has I_CTIME_QUERIED (6.13+), and it is set */
+	bool has_queried, queried;
 };
 
 struct idd_note {

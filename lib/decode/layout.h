@@ -34,6 +34,7 @@ struct inode_layout {
 	size_t niop, niflags, nstate;
 	bool state_from_dwarf;
 	uint64_t cached_link; /* IOP_CACHED_LINK's value, 0 if unknown */
+	uint64_t ctime_queried; /* I_CTIME_QUERIED, 0 if this kernel lacks it */
 };
 
 /* decode.c: the caches a session keeps between decodes, freed at close. */

@@ -22,6 +22,7 @@ uint32_t idd_parse_release(const char *osrelease);
 struct idd_vfs_evidence {
 	uint32_t version;
 	bool has_linklen; /* struct inode has i_linklen */
+	bool has_ctime_nsec; /* struct inode has i_ctime_nsec (not a timespec) */
 };
 
 /* IOP_* and S_* flags this kernel knows, from versioned tables. */
@@ -31,6 +32,9 @@ size_t idd_vfs_inode_flags(const struct idd_vfs_evidence *ev,
 			   struct idd_flag *out, size_t max);
 size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
 			   struct idd_flag *out, size_t max);
+/* Flags kept in i_ctime_nsec beside the nanoseconds (I_CTIME_QUERIED). */
+size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
+				struct idd_flag *out, size_t max);
 /* "IOP_LOOKUP|IOP_XATTR|0x100" style list into a malloc'd NULL-ended array. */
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
 /* The file type of an i_mode, from the one table of types (S_IFMT). */

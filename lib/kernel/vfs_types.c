@@ -17,6 +17,8 @@
 enum evidence {
 	NEEDS_VERSION,
 	OR_LINKLEN, /* struct inode has i_linklen: IOP_CACHED_LINK exists */
+	/* and struct inode has i_ctime_nsec, a member of its own (6.11+) */
+	AND_CTIME_NSEC,
 };
 
 struct versioned_flag {
@@ -110,6 +112,19 @@ static const struct versioned_flag state_flags[] = {
 	{ "I_PINNING_NETFS_WB", 1 << 17, V(6, 12, 0), 0, NEEDS_VERSION },
 };
 
+/*
+ * Bits the kernel keeps in i_ctime_nsec beside the nanoseconds. Multigrain
+ * timestamps (6.13, "fs: add infrastructure for multigrain timestamps";
+ * the 6.12-rc version was reverted before 6.12, whose fs.h has no such
+ * flag) mark a ctime that getattr has seen with bit 31 of the separate
+ * u32 i_ctime_nsec: include/linux/fs.h, I_CTIME_QUERIED ((u32)BIT(31)),
+ * masked by inode_get_ctime_nsec(). Only where i_ctime_nsec is a member
+ * of its own: in a timespec64 the bit would be part of tv_nsec.
+ */
+static const struct versioned_flag ctime_nsec_flags[] = {
+	{ "I_CTIME_QUERIED", 1u << 31, V(6, 13, 0), 0, AND_CTIME_NSEC },
+};
+
 #undef V
 
 uint32_t idd_parse_release(const char *osrelease)
@@ -128,6 +143,8 @@ static bool applies(const struct versioned_flag *f,
 {
 	if (f->evidence == OR_LINKLEN && ev->has_linklen)
 		return true;
+	if (f->evidence == AND_CTIME_NSEC && !ev->has_ctime_nsec)
+		return false;
 	if (!ev->version)
 		return f->until == 0; /* unknown version: assume the newest */
 	return ev->version >= f->since && (!f->until || ev->version < f->until);
@@ -168,6 +185,12 @@ size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
 			   struct idd_flag *out, size_t max)
 {
 	return SELECT(state_flags, ev, out, max);
+}
+
+size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
+				struct idd_flag *out, size_t max)
+{
+	return SELECT(ctime_nsec_flags, ev, out, max);
 }
 
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)

@@ -171,6 +171,10 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 			idd_json_i64(j, t->nsec.v);
 		else
 			idd_json_null(j);
+		if (t->has_queried) {
+			idd_json_key(j, "queried");
+			idd_json_bool(j, t->queried);
+		}
 		idd_json_end(j);
 		break;
 	case IDD_ROW_SYM:

@@ -108,6 +108,8 @@ static void time_value(FILE *out, const struct idd_time *t)
 		strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
 	fprintf(out, "%s.%09" PRId64 " UTC  (%" PRId64 ")", buf,
 		t->nsec.state == IDD_OK ? t->nsec.v : 0, t->sec.v);
+	if (t->queried)
+		fputs("  queried (I_CTIME_QUERIED)", out);
 }
 
 static void dev_value(FILE *out, const struct idd_num *n)
