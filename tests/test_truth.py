@@ -11,12 +11,7 @@ import os
 
 # Comparisons left out per set, each until the library reads that kernel
 # right (and only those; everything else is compared).
-LEFT_OUT = {
-    # issue 14 item 3: on 7.1+ d_alias is a direct member of struct dentry
-    # (d_u became an anonymous union) and super_block.s_mounts is a
-    # struct mount * chain (mnt_next_for_sb): vmcore-inode finds no path.
-    "stock73": {"path"},
-}
+LEFT_OUT = {}
 
 
 def as_int(v, base=10):

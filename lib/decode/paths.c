@@ -2,8 +2,14 @@
 /*
  * Paths: the names of an inode, from its dentry aliases (i_dentry) up the
  * d_parent chain, then through the mounts of its superblock (s_mounts) up
- * each mount's mountpoint to the root mount. Every walk is bounded; a cycle
- * or a corrupt pointer ends the walk with a note, never a hang.
+ * each mount's mountpoint to the root PID 1 sees (or, where that cannot be
+ * read, the root mount). Every walk is bounded; a cycle or a corrupt
+ * pointer ends the walk with a note, never a hang.
+ *
+ * Where the kernel keeps each member is read from its types: d_alias in
+ * d_u (up to 7.0) or in an anonymous union (7.1+); s_mounts a list of
+ * mounts through mnt_instance (up to 7.0) or a struct mount * chain
+ * through mnt_next_for_sb (7.1+).
  *
  * What the dump does not let us read becomes a note in the inode's errors;
  * only running out of memory is returned to the decode.
@@ -12,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "decode/inode.h"
 
@@ -19,6 +26,7 @@
 #define MAX_DEPTH 512	 /* path components */
 #define MAX_MOUNTS 256	 /* mounts of one superblock */
 #define MAX_MOUNT_HOPS 64 /* nested mounts */
+#define MAX_TASKS_TO_PID1 64 /* tasks before PID 1 in init_task's list */
 #define NAME_MAX_BYTES 255
 #define PATH_BYTES 4096	 /* PATH_MAX */
 
@@ -28,8 +36,12 @@ struct path_layout {
 	struct idd_member d_parent, d_name_len, d_name_name, d_alias, d_hash_pprev;
 	struct idd_member i_dentry_first;
 	struct idd_member mnt_parent, mnt_mountpoint, mnt_root, mnt_instance,
-		s_mounts;
+		mnt_next_for_sb, mnt_mnt, s_mounts;
 	struct idd_member hlist_next, list_next; /* within their node types */
+	bool mounts_chained; /* s_mounts is a struct mount * (7.1+) */
+	/* PID 1's root, where the walk up stops: read once, on first use. */
+	bool root_tried, root_known;
+	uint64_t root_mnt, root_dentry;
 };
 
 /*
@@ -52,12 +64,20 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 		inodedump_error_free(err);
 		id->btf_tried = true;
 	}
-	*found = id->btf &&
-		 idd_btf_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
+	if (!id->btf)
+		return NULL;
+	*found = idd_btf_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
 		 idd_btf_member(id->btf, "mount", "mnt_mountpoint",
 				&l->mnt_mountpoint) &&
-		 idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root) &&
-		 idd_btf_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
+		 idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root);
+	/* One of the two links of s_mounts, whichever this kernel has. */
+	*found = *found &&
+		 (idd_btf_member(id->btf, "mount", "mnt_instance",
+				 &l->mnt_instance) |
+		  idd_btf_member(id->btf, "mount", "mnt_next_for_sb",
+				 &l->mnt_next_for_sb));
+	if (*found)
+		idd_btf_member(id->btf, "mount", "mnt", &l->mnt_mnt);
 	return NULL;
 }
 
@@ -91,6 +111,9 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 				 &l->mnt_mountpoint);
 		idd_types_member(t, &l->mount, "mnt.mnt_root", &l->mnt_root);
 		idd_types_member(t, &l->mount, "mnt_instance", &l->mnt_instance);
+		idd_types_member(t, &l->mount, "mnt_next_for_sb",
+				 &l->mnt_next_for_sb);
+		idd_types_member(t, &l->mount, "mnt", &l->mnt_mnt);
 	}
 	idd_types_member(t, &inode, "i_dentry.first", &l->i_dentry_first);
 	idd_types_member(t, &inode, "i_sb", &i_sb);
@@ -112,13 +135,121 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 	idd_types_member(t, &l->dentry, "d_name.len", &l->d_name_len);
 	idd_types_member(t, &l->dentry, "d_name.name", &l->d_name_name);
 	idd_types_member(t, &l->dentry, "d_u.d_alias", &l->d_alias);
+	if (!l->d_alias.present) /* 7.1+: d_u is an anonymous union */
+		idd_types_member(t, &l->dentry, "d_alias", &l->d_alias);
 	idd_types_member(t, &l->dentry, "d_hash.pprev", &l->d_hash_pprev);
+	l->mounts_chained = l->s_mounts.present &&
+			    l->s_mounts.kind == IDD_KIND_PTR;
 	l->ok = l->i_dentry_first.present && l->s_mounts.present &&
 		l->d_parent.present && l->d_name_len.present &&
 		l->d_name_name.present && l->d_alias.present &&
 		l->mnt_parent.present && l->mnt_mountpoint.present &&
-		l->mnt_root.present && l->mnt_instance.present &&
-		l->hlist_next.present && l->list_next.present;
+		l->mnt_root.present && l->hlist_next.present &&
+		(l->mounts_chained ? l->mnt_next_for_sb.present
+				   : l->mnt_instance.present &&
+					     l->list_next.present);
+	return NULL;
+}
+
+/* A member of up to 8 bytes of the struct at addr, as an unsigned value. */
+static struct inodedump_error *read_member(struct inodedump *id, uint64_t addr,
+					   const struct idd_member *m,
+					   uint64_t *out)
+{
+	uint8_t bytes[8];
+	size_t n = m->size < sizeof(bytes) ? (size_t)m->size : sizeof(bytes);
+	struct inodedump_error *err;
+
+	err = idd_target_read(id->target, addr + m->offset, bytes, n);
+	if (!err)
+		*out = idd_load_le(bytes, n);
+	return err;
+}
+
+/*
+ * The members of task_struct and fs_struct that lead to a task's root. A
+ * type this kernel lacks leaves *found false; only other errors return.
+ */
+struct root_members {
+	struct idd_member tasks, tasks_next, pid, fs, root_mnt, root_dentry;
+};
+
+static struct inodedump_error *find_root_members(struct idd_types *t,
+						 struct root_members *r,
+						 bool *found)
+{
+	struct idd_struct task, fs;
+	struct inodedump_error *err;
+
+	*found = false;
+	if ((err = idd_types_struct(t, "task_struct", &task)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
+	idd_types_member(t, &task, "tasks", &r->tasks);
+	idd_types_member(t, &task, "tasks.next", &r->tasks_next);
+	idd_types_member(t, &task, "pid", &r->pid);
+	idd_types_member(t, &task, "fs", &r->fs);
+	if (!r->tasks.present || !r->tasks_next.present || !r->pid.present ||
+	    !r->fs.present)
+		return NULL;
+	if ((err = idd_types_pointee_struct(t, &r->fs, &fs)))
+		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
+	idd_types_member(t, &fs, "root.mnt", &r->root_mnt);
+	idd_types_member(t, &fs, "root.dentry", &r->root_dentry);
+	*found = r->root_mnt.present && r->root_dentry.present;
+	return NULL;
+}
+
+/*
+ * PID 1's root, where a path stops as the kernel shows it to userspace
+ * (d_path() stops at the task's root). It matters on 7.x: init_task's
+ * root is the root of nullfs, an empty filesystem under everything, and
+ * rootfs is mounted over it. PID 1 comes first after init_task in its
+ * task list. Where the root cannot be read, l->root_known stays false and
+ * the walk goes up to the root mount; only running out of memory returns.
+ */
+static struct inodedump_error *find_pid1_root(struct inodedump *id,
+					      struct path_layout *l)
+{
+	struct root_members r = { 0 };
+	struct inodedump_error *err;
+	uint64_t init_task, head, node, next_offset, pid, fs, vfsmnt;
+	bool found;
+
+	l->root_tried = true;
+	if (!l->mnt_mnt.present ||
+	    !idd_symbols_address(id->syms, "init_task", &init_task))
+		return NULL;
+	if ((err = find_root_members(id->types, &r, &found)) || !found)
+		return err;
+	next_offset = r.tasks_next.offset - r.tasks.offset;
+	head = init_task + r.tasks.offset;
+	err = idd_target_read_u64(id->target, head + next_offset, &node);
+	for (int i = 0; !err && node != head && i < MAX_TASKS_TO_PID1; i++) {
+		uint64_t task = node - r.tasks.offset;
+
+		if ((err = read_member(id, task, &r.pid, &pid)))
+			break;
+		if (pid != 1) {
+			err = idd_target_read_u64(id->target,
+						  node + next_offset, &node);
+			continue;
+		}
+		if ((err = idd_target_read_u64(id->target, task + r.fs.offset,
+					       &fs)) || !fs ||
+		    (err = idd_target_read_u64(id->target,
+					       fs + r.root_mnt.offset,
+					       &vfsmnt)) ||
+		    (err = idd_target_read_u64(id->target,
+					       fs + r.root_dentry.offset,
+					       &l->root_dentry)))
+			break;
+		l->root_mnt = vfsmnt - l->mnt_mnt.offset;
+		l->root_known = vfsmnt && l->root_dentry;
+		break;
+	}
+	if (idd_error_is_nomem(err))
+		return err;
+	inodedump_error_free(err);
 	return NULL;
 }
 
@@ -133,7 +264,8 @@ static struct inodedump_error *load_path_layout(struct inodedump *id,
 		l = calloc(1, sizeof(*l));
 		if (!l)
 			return idd_nomem();
-		if ((err = find_path_members(id, l)))
+		if ((err = find_path_members(id, l)) ||
+		    (l->ok && (err = find_pid1_root(id, l))))
 			return err;
 		id->paths_layout = TAKE_PTR(l);
 	}
@@ -200,7 +332,8 @@ static struct inodedump_error *path_through(struct inodedump *id,
 {
 	_cleanup_free_ char *buf = malloc(PATH_BYTES + 1);
 	_cleanup_visited_ struct idd_visited seen = { 0 };
-	size_t start = PATH_BYTES;
+	size_t start = PATH_BYTES, root_start = 0;
+	bool at_root = false; /* met PID 1's root: root_start is the path */
 	int depth = 0, hops = 0;
 	struct inodedump_error *err;
 
@@ -220,6 +353,16 @@ static struct inodedump_error *path_through(struct inodedump *id,
 					    "dentry 0x%" PRIx64 " met twice on "
 					    "the way up (d_parent or mount "
 					    "chain loops)", dentry);
+		/*
+		 * The path is what lies below PID 1's root; the walk still
+		 * goes on to the root mount, so a corrupt chain above it is
+		 * found as before.
+		 */
+		if (l->root_known && dentry == l->root_dentry &&
+		    mnt == l->root_mnt && !at_root) {
+			at_root = true;
+			root_start = start;
+		}
 		err = idd_target_read_u64(id->target, mnt + l->mnt_root.offset,
 					  &mnt_root);
 		if (err)
@@ -264,6 +407,8 @@ static struct inodedump_error *path_through(struct inodedump *id,
 					    "path longer than PATH_MAX");
 		dentry = d.parent;
 	}
+	if (at_root)
+		start = root_start;
 	if (start == PATH_BYTES)
 		prepend(buf, &start, "");
 	memmove(buf, buf + start, PATH_BYTES - start + 1);
@@ -358,9 +503,19 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 		return err;
 	if (!d.hashed && d.parent != dentry)
 		ino->unlinked_alias = true;
-	err = idd_target_read_u64(id->target, head + l->list_next.offset, &node);
+	/*
+	 * node: the list node in each mount (mnt_instance), back to head; or,
+	 * chained (7.1+), each struct mount itself, to NULL.
+	 */
+	if (l->mounts_chained)
+		head = 0;
+	err = idd_target_read_u64(id->target,
+				  l->mounts_chained ? ino->sb.addr + l->s_mounts.offset
+						    : head + l->list_next.offset,
+				  &node);
 	while (!err && node != head && mounts++ < MAX_MOUNTS) {
-		uint64_t mnt = node - l->mnt_instance.offset;
+		uint64_t mnt = l->mounts_chained ? node
+						 : node - l->mnt_instance.offset;
 		char *p;
 		struct inodedump_error *why;
 
@@ -379,7 +534,10 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 		}
 		if (p && (err = add_path(ino, p)))
 			return err;
-		err = idd_target_read_u64(id->target, node + l->list_next.offset,
+		err = idd_target_read_u64(id->target,
+					  l->mounts_chained
+						  ? node + l->mnt_next_for_sb.offset
+						  : node + l->list_next.offset,
 					  &node);
 	}
 	if (idd_error_is_nomem(err))
