@@ -31,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ "mount", "mnt_parent" },	{ "mount", "mnt_mountpoint" },
 		{ "mount", "mnt.mnt_root" },	{ "mount", "mnt_instance" },
 		{ "mount", "mnt_instance.next" }, { "mount", "mnt_count" },
+		{ "mount", "mnt_next_for_sb" },	{ "mount", "mnt" },
 		{ "mount", "mnt.no_such" },	{ "vfsmount", "mnt_root" },
 		{ "list_head", "next" },	{ "no_such_struct", "x" },
 		{ "mount", "" },		{ "mount", "." },
