@@ -39,8 +39,8 @@ struct path_layout {
 		mnt_next_for_sb, mnt_mnt, s_mounts;
 	struct idd_member hlist_next, list_next; /* within their node types */
 	bool mounts_chained; /* s_mounts is a struct mount * (7.1+) */
-	/* PID 1's root, where the walk up stops: read once, on first use. */
-	bool root_tried, root_known;
+	/* PID 1's root, where a path ends: read with the layout. */
+	bool root_known;
 	uint64_t root_mnt, root_dentry;
 };
 
@@ -70,14 +70,14 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 		 idd_btf_member(id->btf, "mount", "mnt_mountpoint",
 				&l->mnt_mountpoint) &&
 		 idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root);
+	if (!*found)
+		return NULL;
 	/* One of the two links of s_mounts, whichever this kernel has. */
-	*found = *found &&
-		 (idd_btf_member(id->btf, "mount", "mnt_instance",
-				 &l->mnt_instance) |
-		  idd_btf_member(id->btf, "mount", "mnt_next_for_sb",
-				 &l->mnt_next_for_sb));
-	if (*found)
-		idd_btf_member(id->btf, "mount", "mnt", &l->mnt_mnt);
+	idd_btf_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
+	idd_btf_member(id->btf, "mount", "mnt_next_for_sb",
+		       &l->mnt_next_for_sb);
+	*found = l->mnt_instance.present || l->mnt_next_for_sb.present;
+	idd_btf_member(id->btf, "mount", "mnt", &l->mnt_mnt);
 	return NULL;
 }
 
@@ -215,7 +215,6 @@ static struct inodedump_error *find_pid1_root(struct inodedump *id,
 	uint64_t init_task, head, node, next_offset, pid, fs, vfsmnt;
 	bool found;
 
-	l->root_tried = true;
 	if (!l->mnt_mnt.present ||
 	    !idd_symbols_address(id->syms, "init_task", &init_task))
 		return NULL;
