@@ -2,9 +2,14 @@
 /*
  * Paths: the names of an inode, from its dentry aliases (i_dentry) up the
  * d_parent chain, then through the mounts of its superblock (s_mounts) up
- * each mount's mountpoint to the root PID 1 sees (or, where that cannot be
- * read, the root mount). Every walk is bounded; a cycle or a corrupt
- * pointer ends the walk with a note, never a hang.
+ * each mount's mountpoint to the root mount. Every walk is bounded; a cycle
+ * or a corrupt pointer ends the walk with a note, never a hang.
+ *
+ * The walk does not stop at PID 1's root: finding it (init_task by name,
+ * task_struct and fs_struct in DWARF) doubled the cost of a one-inode
+ * decode, and on every kernel measured it names the same paths: on 7.x
+ * the nullfs that init_task's root is, with rootfs mounted over it, adds
+ * nothing but "/". A PID 1 chrooted below its mount's root would differ.
  *
  * Where the kernel keeps each member is read from its types: d_alias in
  * d_u (up to 7.0) or in an anonymous union (7.1+); s_mounts a list of
@@ -18,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "decode/inode.h"
 
@@ -26,7 +30,6 @@
 #define MAX_DEPTH 512	 /* path components */
 #define MAX_MOUNTS 256	 /* mounts of one superblock */
 #define MAX_MOUNT_HOPS 64 /* nested mounts */
-#define MAX_TASKS_TO_PID1 64 /* tasks before PID 1 in init_task's list */
 #define NAME_MAX_BYTES 255
 #define PATH_BYTES 4096	 /* PATH_MAX */
 
@@ -39,9 +42,6 @@ struct path_layout {
 		mnt_next_for_sb, mnt_mnt, s_mounts;
 	struct idd_member hlist_next, list_next; /* within their node types */
 	bool mounts_chained; /* s_mounts is a struct mount * (7.1+) */
-	/* PID 1's root, where a path ends: read with the layout. */
-	bool root_known;
-	uint64_t root_mnt, root_dentry;
 };
 
 /*
@@ -151,107 +151,6 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 	return NULL;
 }
 
-/* A member of up to 8 bytes of the struct at addr, as an unsigned value. */
-static struct inodedump_error *read_member(struct inodedump *id, uint64_t addr,
-					   const struct idd_member *m,
-					   uint64_t *out)
-{
-	uint8_t bytes[8];
-	size_t n = m->size < sizeof(bytes) ? (size_t)m->size : sizeof(bytes);
-	struct inodedump_error *err;
-
-	err = idd_target_read(id->target, addr + m->offset, bytes, n);
-	if (!err)
-		*out = idd_load_le(bytes, n);
-	return err;
-}
-
-/*
- * The members of task_struct and fs_struct that lead to a task's root. A
- * type this kernel lacks leaves *found false; only other errors return.
- */
-struct root_members {
-	struct idd_member tasks, tasks_next, pid, fs, root_mnt, root_dentry;
-};
-
-static struct inodedump_error *find_root_members(struct idd_types *t,
-						 struct root_members *r,
-						 bool *found)
-{
-	struct idd_struct task, fs;
-	struct inodedump_error *err;
-
-	*found = false;
-	if ((err = idd_types_struct(t, "task_struct", &task)))
-		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
-	idd_types_member(t, &task, "tasks", &r->tasks);
-	idd_types_member(t, &task, "tasks.next", &r->tasks_next);
-	idd_types_member(t, &task, "pid", &r->pid);
-	idd_types_member(t, &task, "fs", &r->fs);
-	if (!r->tasks.present || !r->tasks_next.present || !r->pid.present ||
-	    !r->fs.present)
-		return NULL;
-	if ((err = idd_types_pointee_struct(t, &r->fs, &fs)))
-		return idd_error_unless(err, INODEDUMP_ERR_TYPE);
-	idd_types_member(t, &fs, "root.mnt", &r->root_mnt);
-	idd_types_member(t, &fs, "root.dentry", &r->root_dentry);
-	*found = r->root_mnt.present && r->root_dentry.present;
-	return NULL;
-}
-
-/*
- * PID 1's root, where a path stops as the kernel shows it to userspace
- * (d_path() stops at the task's root). It matters on 7.x: init_task's
- * root is the root of nullfs, an empty filesystem under everything, and
- * rootfs is mounted over it. PID 1 comes first after init_task in its
- * task list. Where the root cannot be read, l->root_known stays false and
- * the walk goes up to the root mount; only running out of memory returns.
- */
-static struct inodedump_error *find_pid1_root(struct inodedump *id,
-					      struct path_layout *l)
-{
-	struct root_members r = { 0 };
-	struct inodedump_error *err;
-	uint64_t init_task, head, node, next_offset, pid, fs, vfsmnt;
-	bool found;
-
-	if (!l->mnt_mnt.present ||
-	    !idd_symbols_address(id->syms, "init_task", &init_task))
-		return NULL;
-	if ((err = find_root_members(id->types, &r, &found)) || !found)
-		return err;
-	next_offset = r.tasks_next.offset - r.tasks.offset;
-	head = init_task + r.tasks.offset;
-	err = idd_target_read_u64(id->target, head + next_offset, &node);
-	for (int i = 0; !err && node != head && i < MAX_TASKS_TO_PID1; i++) {
-		uint64_t task = node - r.tasks.offset;
-
-		if ((err = read_member(id, task, &r.pid, &pid)))
-			break;
-		if (pid != 1) {
-			err = idd_target_read_u64(id->target,
-						  node + next_offset, &node);
-			continue;
-		}
-		if ((err = idd_target_read_u64(id->target, task + r.fs.offset,
-					       &fs)) || !fs ||
-		    (err = idd_target_read_u64(id->target,
-					       fs + r.root_mnt.offset,
-					       &vfsmnt)) ||
-		    (err = idd_target_read_u64(id->target,
-					       fs + r.root_dentry.offset,
-					       &l->root_dentry)))
-			break;
-		l->root_mnt = vfsmnt - l->mnt_mnt.offset;
-		l->root_known = vfsmnt && l->root_dentry;
-		break;
-	}
-	if (idd_error_is_nomem(err))
-		return err;
-	inodedump_error_free(err);
-	return NULL;
-}
-
 /* The session's path layout, found on first use and kept (*out not owned). */
 static struct inodedump_error *load_path_layout(struct inodedump *id,
 						struct path_layout **out)
@@ -263,8 +162,7 @@ static struct inodedump_error *load_path_layout(struct inodedump *id,
 		l = calloc(1, sizeof(*l));
 		if (!l)
 			return idd_nomem();
-		if ((err = find_path_members(id, l)) ||
-		    (l->ok && (err = find_pid1_root(id, l))))
+		if ((err = find_path_members(id, l)))
 			return err;
 		id->paths_layout = TAKE_PTR(l);
 	}
@@ -331,8 +229,7 @@ static struct inodedump_error *path_through(struct inodedump *id,
 {
 	_cleanup_free_ char *buf = malloc(PATH_BYTES + 1);
 	_cleanup_visited_ struct idd_visited seen = { 0 };
-	size_t start = PATH_BYTES, root_start = 0;
-	bool at_root = false; /* met PID 1's root: root_start is the path */
+	size_t start = PATH_BYTES;
 	int depth = 0, hops = 0;
 	struct inodedump_error *err;
 
@@ -352,16 +249,6 @@ static struct inodedump_error *path_through(struct inodedump *id,
 					    "dentry 0x%" PRIx64 " met twice on "
 					    "the way up (d_parent or mount "
 					    "chain loops)", dentry);
-		/*
-		 * The path is what lies below PID 1's root; the walk still
-		 * goes on to the root mount, so a corrupt chain above it is
-		 * found as before.
-		 */
-		if (l->root_known && dentry == l->root_dentry &&
-		    mnt == l->root_mnt && !at_root) {
-			at_root = true;
-			root_start = start;
-		}
 		err = idd_target_read_u64(id->target, mnt + l->mnt_root.offset,
 					  &mnt_root);
 		if (err)
@@ -406,8 +293,6 @@ static struct inodedump_error *path_through(struct inodedump *id,
 					    "path longer than PATH_MAX");
 		dentry = d.parent;
 	}
-	if (at_root)
-		start = root_start;
 	if (start == PATH_BYTES)
 		prepend(buf, &start, "");
 	memmove(buf, buf + start, PATH_BYTES - start + 1);
