@@ -197,12 +197,16 @@ prepare_stock73_kernel() {
 	log "kernel cached in $KDIR (modules: $(cat "$KDIR/modules.list"))"
 }
 
-# prepare_sid_chroot -> SID_CHROOT (a debootstrapped sid with drgn 0.3.0),
+# prepare_sid_chroot [INCLUDE] -> SID_CHROOT (a debootstrapped sid holding
+# the comma-separated packages INCLUDE, default $SID_INCLUDE: drgn 0.3.0),
 # SID_ID (what it holds). Keyed by debootstrap's version, the variant, the
 # included packages and the versions sid has of them and of python3; the
-# chroot is made once per key (~3 min) and shared by every run after.
+# chroot is made once per key (~3 min) and shared by every run after. Other
+# recipes ask for their own tools (e.g. newer dump writers) with their own
+# INCLUDE and get their own chroot, so the drgn one keeps its key.
 prepare_sid_chroot() {
-	step "sid chroot with drgn (debootstrap --variant=minbase --include=$SID_INCLUDE)"
+	local SID_INCLUDE=${1:-$SID_INCLUDE}
+	step "sid chroot (debootstrap --variant=minbase --include=$SID_INCLUDE)"
 	local v h tmp p
 	command -v debootstrap >/dev/null || {
 		[ "$(id -u)" = 0 ] || die "debootstrap is missing (apt-get install debootstrap)"
@@ -232,9 +236,12 @@ prepare_sid_chroot() {
 		sid "$tmp" "$MIRROR" > "$tmp.log" 2>&1 || { tail -20 "$tmp.log" >&2; die "debootstrap sid"; }
 	mkdir -p "$tmp/fx" "$tmp/src"
 	rm -rf "$tmp/var/cache/apt/archives"/*.deb
-	chroot "$tmp" /usr/bin/python3 -c 'import drgn; print(drgn.__version__)' > "$tmp/drgn-version" ||
-		die "drgn does not import in the sid chroot"
-	log "drgn $(cat "$tmp/drgn-version") in the sid chroot"
+	case ",$SID_INCLUDE," in
+	*,python3-drgn,*)
+		chroot "$tmp" /usr/bin/python3 -c 'import drgn; print(drgn.__version__)' > "$tmp/drgn-version" ||
+			die "drgn does not import in the sid chroot"
+		log "drgn $(cat "$tmp/drgn-version") in the sid chroot" ;;
+	esac
 	printf '%s\n' "$SID_ID" > "$tmp/inodedump-inputs.txt"
 	mv "$tmp.log" "$tmp/debootstrap.log"
 	touch "$tmp/.complete"
