@@ -117,6 +117,63 @@ static void test_ctime_queried_by_version(void)
 		  "I_CTIME_QUERIED|0xf580814");
 }
 
+/* The 7.x flags, each from the version that introduced it. */
+static void test_7x_flags_by_version(void)
+{
+	struct idd_flag f[64];
+	struct idd_vfs_evidence v614 = { .version = IDD_KVER(6, 14, 0) };
+	struct idd_vfs_evidence v619 = { .version = IDD_KVER(6, 19, 0) };
+	struct idd_vfs_evidence v73 = { .version = IDD_KVER(7, 3, 4) };
+	size_t n;
+
+	n = idd_vfs_iop_flags(&v614, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0)), "IOP_CACHED_LINK|0x180");
+	n = idd_vfs_iop_flags(&v619, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0)),
+		  "IOP_CACHED_LINK|IOP_FASTPERM_MAY_EXEC|0x100");
+	n = idd_vfs_iop_flags(&v73, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0)),
+		  "IOP_CACHED_LINK|IOP_FASTPERM_MAY_EXEC|IOP_FLCTX");
+	n = idd_vfs_inode_flags(&(struct idd_vfs_evidence){
+					.version = IDD_KVER(6, 15, 0) },
+				f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 19) | (1 << 9))),
+		  "S_PRIVATE|S_ANON_INODE");
+	n = idd_vfs_inode_flags(&v614, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 19) | (1 << 9))),
+		  "S_PRIVATE|0x80000");
+}
+
+/* idd_file_refs() as text, in base "%llu" or "%llx". */
+static const char *refs(uint64_t raw, unsigned width, bool file_ref,
+			const char *format)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), format,
+		 (unsigned long long)idd_file_refs(raw, width, file_ref));
+	return buf;
+}
+
+/* file_ref_read(): count minus one; released and dead files have none. */
+static void test_file_refs(void)
+{
+	CHECK_STR(refs(0, 8, true, "%llu"), "1");
+	CHECK_STR(refs(2, 8, true, "%llu"), "3");
+	/* FILE_REF_RELEASED, FILE_REF_DEAD, FILE_REF_NOREF: none left */
+	CHECK_STR(refs(0xC000000000000000ull, 8, true, "%llu"), "0");
+	CHECK_STR(refs(0xE000000000000000ull, 8, true, "%llu"), "0");
+	CHECK_STR(refs(UINT64_MAX, 8, true, "%llu"), "0");
+	/* the saturation zone still reads c + 1 */
+	CHECK_STR(refs(0xA000000000000000ull, 8, true, "%llx"),
+		  "a000000000000001");
+	/* 32-bit file_ref_t: FILE_REF_DEAD is 0xE0000000 */
+	CHECK_STR(refs(0xE0000000u, 4, true, "%llu"), "0");
+	CHECK_STR(refs(4, 4, true, "%llu"), "5");
+	/* f_count before 6.13 is the count itself */
+	CHECK_STR(refs(2, 8, false, "%llu"), "2");
+}
+
 static void test_release_parsing(void)
 {
 	char buf[32];
@@ -135,6 +192,8 @@ int main(void)
 	test_iop_by_version();
 	test_state_by_version();
 	test_ctime_queried_by_version();
+	test_7x_flags_by_version();
+	test_file_refs();
 	test_release_parsing();
 	printf("%d checks passed, %d failed\n", passed, failed);
 	return failed || !passed;

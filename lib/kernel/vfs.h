@@ -37,6 +37,12 @@ size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
 				struct idd_flag *out, size_t max);
 /* "IOP_LOOKUP|IOP_XATTR|0x100" style list into a malloc'd NULL-ended array. */
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
+/*
+ * The references of a struct file from its counter's raw value and width
+ * (bytes): f_count (atomic_long_t, before 6.13) is the count itself;
+ * f_ref (file_ref_t, 6.13+) is file_ref_read()'s encoding.
+ */
+uint64_t idd_file_refs(uint64_t raw, unsigned width, bool file_ref);
 /* The file type of an i_mode, from the one table of types (S_IFMT). */
 enum inodedump_inode_type idd_mode_type(unsigned mode);
 /* "regular", ..., "invalid"; NULL for a value outside the enum. */

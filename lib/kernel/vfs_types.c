@@ -40,8 +40,19 @@ static const struct versioned_flag iop_flags[] = {
 	{ "IOP_MGTIME", 0x0020, V(6, 13, 0), 0, NEEDS_VERSION },
 	/* "vfs: support caching symlink lengths in inodes" */
 	{ "IOP_CACHED_LINK", 0x0040, V(6, 14, 0), 0, OR_LINKLEN },
-	{ "IOP_FASTPERM_MAY_EXEC", 0x0080, V(6, 18, 0), 0, NEEDS_VERSION },
-	{ "IOP_FLCTX", 0x0100, V(6, 19, 0), 0, NEEDS_VERSION },
+	/*
+	 * "fs: speed up path lookup with cheaper handling of MAY_EXEC"
+	 * (Mateusz Guzik, v3 posted 2025-11-07, during 6.18-rc: merged for
+	 * 6.19): fs/namei.c lookup_inode_permission_may_exec().
+	 */
+	{ "IOP_FASTPERM_MAY_EXEC", 0x0080, V(6, 19, 0), 0, NEEDS_VERSION },
+	/*
+	 * "fs: track the inode having file locks with a flag in ->i_opflags"
+	 * (Mateusz Guzik, v4 posted 2025-12-03, after the 6.19 merge window
+	 * opened: merged for 7.0); fs/locks.c locks_get_lock_context() sets
+	 * it beside i_flctx. Debian's 7.3.4 fs.h has it.
+	 */
+	{ "IOP_FLCTX", 0x0100, V(7, 0, 0), 0, NEEDS_VERSION },
 };
 
 static const struct versioned_flag inode_flags[] = {
@@ -63,7 +74,12 @@ static const struct versioned_flag inode_flags[] = {
 	{ "S_CASEFOLD", 1 << 15, V(5, 2, 0), 0, NEEDS_VERSION },
 	{ "S_VERITY", 1 << 16, V(5, 4, 0), 0, NEEDS_VERSION },
 	{ "S_KERNEL_FILE", 1 << 17, V(5, 17, 0), 0, NEEDS_VERSION },
-	{ "S_ANON_INODE", 1 << 19, V(6, 16, 0), 0, NEEDS_VERSION },
+	/*
+	 * "fs: add S_ANON_INODE" (Christian Brauner, 2025-04-21, a 6.15-rc
+	 * fix after "anon_inode: use a proper mode internally"); 7.3's
+	 * may_open() allows a typeless mode only with it (IS_ANON_FILE()).
+	 */
+	{ "S_ANON_INODE", 1 << 19, V(6, 15, 0), 0, NEEDS_VERSION },
 };
 
 /*
@@ -214,6 +230,27 @@ char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)
 		names[count++] = idd_strdup_printf("0x%llx",
 						   (unsigned long long)rest);
 	return names;
+}
+
+/*
+ * file_ref_t (include/linux/file_ref.h, 6.13: "fs: add file_ref") keeps
+ * the count minus one: FILE_REF_ONEREF is 0, so one reference reads 0.
+ * At or above FILE_REF_RELEASED (0xC000... on 64-bit, 0xC0000000 on
+ * 32-bit: the top two bits) the file is released or dead, 0 references;
+ * file_ref_read() returns c + 1 below that, the saturation zone included.
+ * These are #defines in the header, not in the type information: the top
+ * two bits of the counter, whatever its width.
+ */
+uint64_t idd_file_refs(uint64_t raw, unsigned width, bool file_ref)
+{
+	unsigned bits = width && width < 8 ? 8 * width : 64;
+	uint64_t mask = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+	uint64_t released = UINT64_C(3) << (bits - 2);
+
+	raw &= mask;
+	if (!file_ref)
+		return raw;
+	return raw >= released ? 0 : raw + 1;
 }
 
 /*
