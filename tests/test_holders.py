@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""--holders names the same (pid, comm, fd/cwd/root) as drgn's task walk.
+"""--holders names the same (pid, comm, fd/cwd/root, file refs) as drgn's walk.
 
 The fixture's init keeps fds 3.. open on the fixture files and a sleeper
 uses the fixture dir as its cwd (tests/vmcores/init.sh). On a set whose
@@ -21,17 +21,31 @@ from drgn.helpers.linux.fs import for_each_file  # noqa: E402
 from drgn.helpers.linux.pid import for_each_task  # noqa: E402
 
 
+# include/linux/file_ref.h (6.13+, 64-bit): the counter holds the count
+# minus one; at or above FILE_REF_RELEASED the file is released or dead.
+FILE_REF_RELEASED = 0xC000000000000000
+
+
+def file_refs(f):
+    """file_ref_read() of f_ref (6.13+), or f_count before it."""
+    try:
+        c = int(f.f_ref.refcnt.counter) & (2**64 - 1)
+    except AttributeError:
+        return int(f.f_count.counter)
+    return 0 if c >= FILE_REF_RELEASED else c + 1
+
+
 def drgn_holders(prog):
     held = {}
     for task in for_each_task(prog):
         pid, comm = int(task.pid), task.comm.string_().decode()
         for fd, f in for_each_file(task):
             held.setdefault(int(f.f_inode.value_()), set()).add(
-                (pid, comm, "fd", fd))
+                (pid, comm, "fd", fd, file_refs(f)))
         if task.fs:
             for kind, path in (("cwd", task.fs.pwd), ("root", task.fs.root)):
                 held.setdefault(int(path.dentry.d_inode.value_()), set()).add(
-                    (pid, comm, kind, None))
+                    (pid, comm, kind, None, None))
     return held
 
 
@@ -60,11 +74,15 @@ def main():
     c = Checker()
     some = 0
     for t, got in zip(truth, doc["inodes"]):
-        mine = {(h["pid"], h["comm"], h["kind"], h["fd"]) for h in got["holders"]}
+        mine = {(h["pid"], h["comm"], h["kind"], h["fd"], h["file_refs"])
+                for h in got["holders"]}
         theirs = want.get(int(t["addr"], 16), set())
         some += bool(theirs)
         c.eq(f"{t['role']} holders", sorted(mine, key=str), sorted(theirs, key=str))
     c.ok("the fixture has held inodes", some >= 3, f"only {some}")
+    shared = sum(1 for v in want.values() for h in v if h[4] and h[4] > 1)
+    c.ok("some open file has more than one reference (fork)", shared >= 1,
+         f"only {shared}")
     c.finish()
 
 

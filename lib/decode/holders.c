@@ -11,6 +11,7 @@
 #include "core/bytes.h"
 #include "core/cleanup.h"
 #include "decode/inode.h"
+#include "kernel/vfs.h"
 
 #define MAX_TASKS (1 << 16)
 #define MAX_FDS (1 << 16)
@@ -20,6 +21,9 @@ struct holder_layout {
 	struct idd_struct task, files, fdt, file, fs;
 	struct idd_member tasks, pid, comm, files_ptr, fs_ptr, fdt_ptr, max_fds,
 		fd, f_inode, pwd_dentry, root_dentry, d_inode, list_next;
+	/* f_ref.refcnt (file_ref_t, 6.13+) or f_count: absent leaves -1 */
+	struct idd_member f_refs;
+	bool file_ref;
 	bool ok;
 };
 
@@ -64,6 +68,12 @@ static struct inodedump_error *load_holder_layout(struct inodedump *id,
 	idd_types_member(t, &l->task, "files", &l->files_ptr);
 	idd_types_member(t, &l->task, "fs", &l->fs_ptr);
 	idd_types_member(t, &l->file, "f_inode", &l->f_inode);
+	idd_types_member(t, &l->file, "f_ref.refcnt.counter", &l->f_refs);
+	l->file_ref = l->f_refs.present;
+	if (!l->file_ref)
+		idd_types_member(t, &l->file, "f_count.counter", &l->f_refs);
+	if (l->f_refs.size > 8)
+		l->f_refs.present = false;
 	idd_types_member(t, &dentry, "d_inode", &l->d_inode);
 	if (!l->tasks.present || !l->files_ptr.present || !l->fs_ptr.present)
 		return NULL;
@@ -124,7 +134,7 @@ static struct inodedump_error *read_ptr_or_0(struct inodedump *id,
 static struct inodedump_error *add_held(struct idd_holders *hs,
 					uint64_t inode, const char *kind,
 					uint64_t pid, const char *comm,
-					int64_t fd)
+					int64_t fd, int64_t file_refs)
 {
 	if (!inode)
 		return NULL;
@@ -148,6 +158,7 @@ static struct inodedump_error *add_held(struct idd_holders *hs,
 	e->h.kind = kind;
 	e->h.pid = pid;
 	e->h.fd = fd;
+	e->h.file_refs = file_refs;
 	snprintf(e->h.comm, sizeof(e->h.comm), "%s", comm);
 	return NULL;
 }
@@ -169,12 +180,35 @@ static struct inodedump_error *fs_dentry_inode(struct inodedump *id,
 	return read_ptr_or_0(id, dentry + l->d_inode.offset, inode);
 }
 
+/* An open file's references; -1 when unknown or unreadable. */
+static struct inodedump_error *file_refs(struct inodedump *id,
+					 const struct holder_layout *l,
+					 uint64_t file, int64_t *refs)
+{
+	uint64_t raw;
+	struct inodedump_error *err;
+
+	*refs = -1;
+	if (!l->f_refs.present)
+		return NULL;
+	err = read_int(id, file, &l->f_refs, &raw);
+	if (err && !idd_error_is_nomem(err)) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	if (!err)
+		*refs = (int64_t)idd_file_refs(raw, (unsigned)l->f_refs.size,
+					       l->file_ref);
+	return err;
+}
+
 /* What one task holds: its cwd and root, and its open files. */
 static struct inodedump_error *task_holds(struct inodedump *id,
 					  const struct holder_layout *l,
 					  uint64_t task, struct idd_holders *hs)
 {
 	uint64_t pid, files, fs, fdt, max_fds, fd_array, inode;
+	int64_t refs;
 	char comm[16] = "";
 	struct inodedump_error *err;
 	_cleanup_free_ uint64_t *fds = NULL;
@@ -190,9 +224,9 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 		return err;
 	if (fs) {
 		if ((err = fs_dentry_inode(id, l, fs, &l->pwd_dentry, &inode)) ||
-		    (err = add_held(hs, inode, "cwd", pid, comm, -1)) ||
+		    (err = add_held(hs, inode, "cwd", pid, comm, -1, -1)) ||
 		    (err = fs_dentry_inode(id, l, fs, &l->root_dentry, &inode)) ||
-		    (err = add_held(hs, inode, "root", pid, comm, -1)))
+		    (err = add_held(hs, inode, "root", pid, comm, -1, -1)))
 			return err;
 	}
 	if (!files)
@@ -213,7 +247,9 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 		if (!fds[i])
 			continue;
 		if ((err = read_ptr_or_0(id, fds[i] + l->f_inode.offset, &inode)) ||
-		    (err = add_held(hs, inode, "fd", pid, comm, (int64_t)i)))
+		    (err = file_refs(id, l, fds[i], &refs)) ||
+		    (err = add_held(hs, inode, "fd", pid, comm, (int64_t)i,
+				    refs)))
 			return err;
 	}
 	return err;

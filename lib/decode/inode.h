@@ -54,6 +54,7 @@ struct idd_holder {
 	uint64_t pid;
 	char comm[16];
 	int64_t fd;	  /* -1 unless kind is "fd" */
+	int64_t file_refs; /* the open file's references; -1 unless "fd" */
 };
 
 /* The C type of a row's field, by kind (kernel/members.def). */
@@ -95,6 +96,8 @@ struct inodedump_inode {
 #undef IDD_MEMBER
 #undef IDD_VIEW
 	bool mapping_is_i_data;
+	/* d_flags & DCACHE_ENTRY_TYPE of the first alias (IDD_ABSENT: none) */
+	struct idd_num alias_dtype;
 
 	char **paths; /* NULL-terminated; full paths */
 	size_t npaths;

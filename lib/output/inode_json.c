@@ -62,6 +62,11 @@ static void json_holders(struct idd_json *j, const struct inodedump_inode *ino)
 			idd_json_i64(j, h->fd);
 		else
 			idd_json_null(j);
+		idd_json_key(j, "file_refs");
+		if (h->file_refs >= 0)
+			idd_json_i64(j, h->file_refs);
+		else
+			idd_json_null(j);
 		idd_json_end(j);
 	}
 	idd_json_end(j);

@@ -243,7 +243,10 @@ static void text_holders(struct text *t, const struct idd_row *row)
 
 		label(t, i ? "" : row->label);
 		fprintf(t->out, "pid %" PRIu64 " (%s) ", h->pid, h->comm);
-		if (h->fd >= 0)
+		if (h->fd >= 0 && h->file_refs >= 0)
+			fprintf(t->out, "fd %" PRId64 " (file refs %" PRId64 ")",
+				h->fd, h->file_refs);
+		else if (h->fd >= 0)
 			fprintf(t->out, "fd %" PRId64, h->fd);
 		else
 			fprintf(t->out, "as its %s", h->kind);
