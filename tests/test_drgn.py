@@ -108,7 +108,10 @@ def drgn_view(prog, addr):
     if mode & 0o170000 == 0o120000:
         if int(i.i_link):
             v["link"] = i.i_link.string_().decode("latin-1")
-        if has(i, "i_linklen"):
+        # vfs_readlink() reads i_linklen only with IOP_CACHED_LINK (0x40,
+        # include/linux/fs.h 6.14+): on 6.14+ it shares a union with
+        # i_devices, which it is on every other symlink.
+        if has(i, "i_linklen") and int(i.i_opflags) & 0x40:
             v["linklen"] = int(i.i_linklen)
     v["i_op"] = sym(prog, int(cast("unsigned long", i.i_op)))
     v["i_fop"] = sym(prog, int(cast("unsigned long", i.i_fop)))

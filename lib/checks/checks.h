@@ -22,17 +22,26 @@ struct inode_layout;
  */
 struct idd_check_facts {
 	uint64_t iop_cached_link; /* IOP_CACHED_LINK in i_opflags */
+	uint64_t iop_flctx;	  /* IOP_FLCTX in i_opflags (7.0+) */
 	uint64_t i_freeing;	  /* I_FREEING in i_state */
 	uint64_t i_clear;	  /* I_CLEAR in i_state */
+	uint64_t i_will_free;	  /* I_WILL_FREE in i_state */
 	uint64_t s_private;	  /* S_PRIVATE in i_flags */
+	uint64_t s_anon_inode;	  /* S_ANON_INODE in i_flags (6.15+) */
+	/* DCACHE_DIRECTORY_TYPE, what d_can_lookup() wants (enum, 6.15+) */
+	uint64_t dcache_directory_type;
 	bool has_i_linklen;	  /* struct inode has i_linklen (6.14+) */
 	bool has_i_dentry;	  /* the i_dentry alias list can be read */
+	bool has_i_flctx;	  /* struct inode has i_flctx */
 };
 
 /* Facts a row needs: one missing and the check is skipped on this kernel. */
 enum idd_check_need {
 	IDD_CHECK_NEEDS_I_LINKLEN = 1u << 0,	   /* has_i_linklen */
 	IDD_CHECK_NEEDS_IOP_CACHED_LINK = 1u << 1, /* iop_cached_link != 0 */
+	IDD_CHECK_NEEDS_IOP_FLCTX = 1u << 2,	   /* iop_flctx, has_i_flctx */
+	IDD_CHECK_NEEDS_STATE_FREEING = 1u << 3,   /* i_freeing != 0 */
+	IDD_CHECK_NEEDS_DENTRY_TYPE = 1u << 4,	   /* dcache_directory_type */
 };
 
 enum idd_check_verdict {

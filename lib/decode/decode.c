@@ -17,6 +17,7 @@
 #include "decode/inode.h"
 
 #include "checks/checks.h"
+#include "core/bytes.h"
 #include "decode/layout.h"
 
 /* ---------------------------------------------------------------- rows -- */
@@ -225,6 +226,44 @@ static void find_flag_tables(struct inodedump *id, struct inode_layout *l)
 	}
 }
 
+/*
+ * Where the first alias's type lives: d_flags & DCACHE_ENTRY_TYPE of the
+ * dentry whose d_alias is i_dentry.first. The type values are the
+ * enumerators of enum dentry_flags (7.3 has it; 6.12 has #defines, which
+ * leave alias_dtype_ok false and the lookup check skipped).
+ */
+static void find_alias_dtype(struct inodedump *id, struct inode_layout *l)
+{
+	struct idd_types *t = id->types;
+	struct idd_struct dentry;
+	struct inodedump_error *err;
+	int64_t mask, dir;
+
+	err = idd_types_struct(t, "dentry", &dentry);
+	if (err) {
+		inodedump_error_free(err);
+		return;
+	}
+	idd_types_member(t, &dentry, "d_flags", &l->d_flags);
+	idd_types_member(t, &dentry, "d_u.d_alias", &l->d_alias);
+	if (!l->d_alias.present) /* 7.1+: d_u is an anonymous union */
+		idd_types_member(t, &dentry, "d_alias", &l->d_alias);
+	if (!l->d_flags.present || !l->d_alias.present ||
+	    l->d_flags.size > 8 || !l->i_dentry_first.present)
+		return;
+	idd_anchor(t, id->syms, "fs/dcache.c",
+		   (const char *const[]){ "dput", "d_alloc", NULL });
+	if (!idd_types_enumerator(t, "fs/dcache.c", "DCACHE_ENTRY_TYPE",
+				  &mask) ||
+	    !idd_types_enumerator(t, "fs/dcache.c", "DCACHE_DIRECTORY_TYPE",
+				  &dir) ||
+	    mask <= 0 || dir <= 0 || (dir & ~mask))
+		return;
+	l->dcache_entry_type = (uint64_t)mask;
+	l->dcache_directory_type = (uint64_t)dir;
+	l->alias_dtype_ok = true;
+}
+
 static struct inodedump_error *build_layout(struct inodedump *id)
 {
 	struct idd_types *t = id->types;
@@ -260,6 +299,7 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 	l->i_linklen = l->row[IDD_M_linklen].m;
 	l->i_dentry_first = l->row[IDD_M_dentry_first].m;
 	find_flag_tables(id, l);
+	find_alias_dtype(id, l);
 	id->layout = l;
 	return NULL;
 }
@@ -846,6 +886,21 @@ static void take_ctime_queried(const struct inode_layout *l,
 	ctime->nsec.v = (int64_t)((uint64_t)ctime->nsec.v & ~l->ctime_queried);
 }
 
+/*
+ * i_linklen means something only with IOP_CACHED_LINK: vfs_readlink()
+ * reads it then, and 6.14+ keeps it in a union with i_devices, so on any
+ * other symlink it is half a list pointer. Not applicable there.
+ */
+static void drop_stale_linklen(const struct inode_layout *l,
+			       struct inodedump_inode *ino)
+{
+	if (!l->cached_link || ino->linklen.state != IDD_OK ||
+	    ino->opflags.state != IDD_OK ||
+	    ((uint64_t)ino->opflags.v & l->cached_link))
+		return;
+	ino->linklen = (struct idd_num){ IDD_NA, 0 };
+}
+
 /* The INODE rows from the inode's bytes: no read. */
 static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 						 struct inodedump_inode *ino,
@@ -868,6 +923,7 @@ static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 		}
 	}
 	take_ctime_queried(l, &ino->ctime);
+	drop_stale_linklen(l, ino);
 	return NULL;
 }
 
@@ -973,6 +1029,34 @@ static struct inodedump_error *plausible(struct inodedump *id,
 	return NULL;
 }
 
+/* The type of the dentry that names the inode first (the lookup check). */
+static struct inodedump_error *decode_alias_dtype(struct inodedump *id,
+						  struct inodedump_inode *ino)
+{
+	const struct inode_layout *l = id->layout;
+	uint8_t bytes[8];
+	uint64_t dentry;
+	struct inodedump_error *err;
+
+	ino->alias_dtype.state = IDD_ABSENT;
+	if (!l->alias_dtype_ok || !idd_inode_has_alias(ino))
+		return NULL;
+	dentry = ino->dentry_first.addr - l->d_alias.offset;
+	err = idd_target_read(id->target, dentry + l->d_flags.offset, bytes,
+			      (size_t)l->d_flags.size);
+	if (idd_error_is_nomem(err))
+		return err;
+	if (err) {
+		ino->alias_dtype.state = IDD_UNREADABLE;
+		return note_error(ino, "i_dentry.first's d_flags", err);
+	}
+	ino->alias_dtype = (struct idd_num){
+		IDD_OK, (int64_t)(idd_load_le(bytes, (size_t)l->d_flags.size) &
+				  l->dcache_entry_type)
+	};
+	return NULL;
+}
+
 static struct inodedump_error *decode_rest(struct inodedump *id,
 					   struct inodedump_inode *ino,
 					   const uint8_t *buf,
@@ -983,6 +1067,7 @@ static struct inodedump_error *decode_rest(struct inodedump *id,
 	if ((err = decode_mapping(id, ino, buf)) ||
 	    (err = follow_inode_rows(id, ino, buf)) ||
 	    (err = decode_flags(id->layout, ino)) ||
+	    (err = decode_alias_dtype(id, ino)) ||
 	    (err = name_ops(id, ino)))
 		return err;
 	if (!ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS) &&

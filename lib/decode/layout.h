@@ -34,6 +34,15 @@ struct inode_layout {
 	size_t niop, niflags, nstate;
 	bool state_from_dwarf;
 	uint64_t cached_link; /* IOP_CACHED_LINK's value, 0 if unknown */
+	/*
+	 * The first alias's dentry type, for the lookup check: d_flags and
+	 * d_alias in struct dentry, DCACHE_ENTRY_TYPE and
+	 * DCACHE_DIRECTORY_TYPE from enum dentry_flags (6.15+: DWARF); any
+	 * missing leaves alias_dtype_ok false.
+	 */
+	bool alias_dtype_ok;
+	struct idd_member d_flags, d_alias;
+	uint64_t dcache_entry_type, dcache_directory_type;
 	uint64_t ctime_queried; /* I_CTIME_QUERIED, 0 if this kernel lacks it */
 };
 

@@ -2,7 +2,8 @@
 /*
  * Each VFS invariant of lib/checks/ alone, on an inode built here: no dump,
  * no type information. The flag values are this test's own (they happen to
- * be 6.15's), handed to the checks as facts.
+ * be Debian 7.3.4's: fs.h's #defines, enum inode_state_flags_enum and
+ * enum dentry_flags), handed to the checks as facts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,15 @@
 #include "decode/layout.h"
 
 #define IOP_CACHED_LINK 0x0040
+#define IOP_FLCTX 0x0100
 #define S_PRIVATE 0x0200
-#define I_FREEING 0x0020
-#define I_CLEAR 0x0040
+#define S_ANON_INODE 0x80000
+#define I_WILL_FREE 0x0080
+#define I_FREEING 0x0100
+#define I_CLEAR 0x0200
+#define DCACHE_DIRECTORY_TYPE 0x100000
+#define DCACHE_REGULAR_TYPE 0x200000
+#define FLCTX_ADDR 0xffff888004b2d000ull
 #define MODE_SYMLINK 0120777
 #define MODE_REGULAR 0100644
 #define LINK_ADDR 0xffff888004a1c000ull
@@ -43,16 +50,21 @@ static int assertions, failures;
 		}                                                            \
 	} while (0)
 
-/* A kernel with every fact: 6.15 and later. */
-static struct idd_check_facts facts_6_15(void)
+/* A kernel with every fact: 7.0 and later. */
+static struct idd_check_facts facts_7_3(void)
 {
 	return (struct idd_check_facts){
 		.iop_cached_link = IOP_CACHED_LINK,
+		.iop_flctx = IOP_FLCTX,
 		.i_freeing = I_FREEING,
 		.i_clear = I_CLEAR,
+		.i_will_free = I_WILL_FREE,
 		.s_private = S_PRIVATE,
+		.s_anon_inode = S_ANON_INODE,
+		.dcache_directory_type = DCACHE_DIRECTORY_TYPE,
 		.has_i_linklen = true,
 		.has_i_dentry = true,
+		.has_i_flctx = true,
 	};
 }
 
@@ -66,7 +78,11 @@ static struct inodedump_inode inode_of(unsigned mode)
 		.state = { IDD_OK, 0 },
 		.count = { IDD_OK, 1 },
 		.linklen = { IDD_NA, 0 },
+		.i_flctx = { .state = IDD_OK, .addr = 0 },
 		.dentry_first = { .state = IDD_OK, .addr = 0xffff888000001000 },
+		.alias_dtype = { IDD_OK, (mode & 0170000) == 0040000
+						 ? DCACHE_DIRECTORY_TYPE
+						 : DCACHE_REGULAR_TYPE },
 	};
 }
 
@@ -117,13 +133,14 @@ static void table_lists_the_checks_in_order_with_their_origin(void)
 	static const char *const names[] = {
 		"may_open_mode", "cached_link_length",
 		"cached_link_not_symlink", "i_count_negative",
-		"inode_freeing",
+		"i_count_zero_referenced", "inode_freeing", "igrab_freeing",
+		"flctx_opflag", "lookup_directory",
 	};
 	size_t n;
 	const struct idd_check *t = idd_checks(&n);
 
-	EXPECT(n == 5);
-	for (size_t i = 0; i < n && i < 5; i++) {
+	EXPECT(n == 9);
+	for (size_t i = 0; i < n && i < 9; i++) {
 		EXPECT_STR(t[i].name, names[i]);
 		EXPECT(t[i].condition && *t[i].condition);
 		EXPECT(t[i].function && strstr(t[i].function, "()"));
@@ -145,6 +162,14 @@ static void table_lists_the_checks_in_order_with_their_origin(void)
 		      "strlen(link) != linklen"));
 	EXPECT_STR(idd_check_find("i_count_negative")->file, "fs/inode.c");
 	EXPECT_STR(idd_check_find("inode_freeing")->function, "iput()");
+	EXPECT_STR(idd_check_find("igrab_freeing")->function, "igrab()");
+	EXPECT_STR(idd_check_find("flctx_opflag")->file, "fs/locks.c");
+	EXPECT_STR(idd_check_find("flctx_opflag")->function,
+		   "locks_get_lock_context()");
+	EXPECT_STR(idd_check_find("lookup_directory")->function,
+		   "lookup_inode_permission_may_exec()");
+	EXPECT(strstr(idd_check_find("may_open_mode")->condition,
+		      "!IS_ANON_FILE(inode)"));
 	EXPECT(idd_check_find("no_such_check") == NULL);
 }
 
@@ -152,7 +177,7 @@ static void table_lists_the_checks_in_order_with_their_origin(void)
 
 static void cached_link_longer_than_i_linklen_is_a_truncated_readlink(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("/usr/lib/target", 4);
 	struct idd_check_finding f;
 
@@ -168,7 +193,7 @@ static void cached_link_longer_than_i_linklen_is_a_truncated_readlink(void)
 
 static void cached_link_shorter_than_i_linklen_reads_past_the_string(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 200);
 	struct idd_check_finding f;
 
@@ -183,7 +208,7 @@ static void cached_link_shorter_than_i_linklen_reads_past_the_string(void)
 
 static void cached_link_of_the_right_length_holds(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 3);
 	struct idd_check_finding f;
 
@@ -197,7 +222,7 @@ static void cached_link_of_the_right_length_holds(void)
 
 static void cached_link_null_names_i_linklen(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 3);
 	struct idd_check_finding f;
 
@@ -213,7 +238,7 @@ static void cached_link_null_names_i_linklen(void)
 
 static void cached_link_unreadable_names_its_address(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 3);
 	struct idd_check_finding f;
 
@@ -229,7 +254,7 @@ static void cached_link_unreadable_names_its_address(void)
 
 static void cached_link_without_nul_is_not_a_string(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	/* i_linklen is an int: a bit pattern of 0xffffffff is -1. */
 	struct inodedump_inode ino = cached_symlink("aaaa", 0xffffffffll);
 	struct idd_check_finding f;
@@ -246,7 +271,7 @@ static void cached_link_without_nul_is_not_a_string(void)
 
 static void cached_link_not_judged_without_the_flag(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 99);
 	struct idd_check_finding f;
 
@@ -267,7 +292,7 @@ static void cached_link_not_judged_without_the_flag(void)
 
 static void cached_link_on_a_regular_file_is_reported(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(MODE_REGULAR);
 	struct idd_check_finding f;
 
@@ -288,7 +313,7 @@ static void cached_link_on_a_regular_file_is_reported(void)
 
 static void cached_link_on_a_symlink_is_not_this_checks(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 3);
 	struct idd_check_finding f;
 
@@ -303,16 +328,25 @@ static void cached_link_on_a_symlink_is_not_this_checks(void)
 
 static void mode_without_a_type_reached_by_a_path_is_reported(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(0170644);
 	struct idd_check_finding f;
 
 	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
 	       IDD_CHECK_VIOLATED);
 	EXPECT_STR(f.message, "i_mode 0170644 has file type bits 0170000, "
-			      "none of the seven file types: may_open() would "
-			      "hit VFS_BUG_ON_INODE(1, inode)");
+			      "none of the seven file types, and i_flags lack "
+			      "S_ANON_INODE: may_open() would hit "
+			      "VFS_BUG_ON_INODE(!IS_ANON_FILE(inode), inode)");
 	ino = inode_of(0600);
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_mode 0600 has file type bits 00, "
+			      "none of the seven file types, and i_flags lack "
+			      "S_ANON_INODE: may_open() would hit "
+			      "VFS_BUG_ON_INODE(!IS_ANON_FILE(inode), inode)");
+	/* 6.15-rc1 asserted on every typeless mode. */
+	facts.s_anon_inode = 0;
 	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
 	       IDD_CHECK_VIOLATED);
 	EXPECT_STR(f.message, "i_mode 0600 has file type bits 00, "
@@ -320,9 +354,23 @@ static void mode_without_a_type_reached_by_a_path_is_reported(void)
 			      "hit VFS_BUG_ON_INODE(1, inode)");
 }
 
+static void mode_without_a_type_on_an_anon_inode_holds(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(0600);
+	struct idd_check_finding f;
+
+	/* alloc_anon_inode(): S_PRIVATE | S_ANON_INODE, a dentry per file */
+	ino.flags.v = S_ANON_INODE;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) == IDD_CHECK_HOLDS);
+	ino.flags.state = IDD_UNREADABLE;
+	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+}
+
 static void mode_without_a_type_on_s_private_is_skipped(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(0600);
 	struct idd_check_finding f;
 
@@ -345,7 +393,7 @@ static void mode_without_a_type_on_s_private_is_skipped(void)
 
 static void mode_without_a_type_and_no_dentry_is_skipped(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(0);
 	struct idd_check_finding f;
 
@@ -359,15 +407,16 @@ static void mode_without_a_type_and_no_dentry_is_skipped(void)
 	EXPECT(run_one("may_open_mode", &facts, &ino, &f) ==
 	       IDD_CHECK_VIOLATED);
 	EXPECT_STR(f.message, "i_mode 00 has file type bits 00, "
-			      "none of the seven file types: may_open() would "
-			      "hit VFS_BUG_ON_INODE(1, inode)");
+			      "none of the seven file types, and i_flags lack "
+			      "S_ANON_INODE: may_open() would hit "
+			      "VFS_BUG_ON_INODE(!IS_ANON_FILE(inode), inode)");
 }
 
 static void every_file_type_passes_may_open(void)
 {
 	static const unsigned modes[] = { 0100644, 0040755, 0120777, 0010600,
 					  0020620, 0060660, 0140755 };
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct idd_check_finding f;
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
@@ -382,7 +431,7 @@ static void every_file_type_passes_may_open(void)
 
 static void negative_i_count_is_reported(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(MODE_REGULAR);
 	struct idd_check_finding f;
 
@@ -400,35 +449,54 @@ static void negative_i_count_is_reported(void)
 
 /* ---- inode_freeing ---- */
 
-static void freeing_and_cleared_inodes_are_reported(void)
+static void freeing_and_cleared_inodes_still_referenced_are_reported(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(MODE_REGULAR);
 	struct idd_check_finding f;
 
 	ino.state.v = I_FREEING | 0x1;
 	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
 	       IDD_CHECK_VIOLATED);
-	EXPECT_STR(f.message, "i_state 0x21 has I_FREEING: the inode is "
-			      "being or has been freed, and nothing may use "
-			      "it");
+	EXPECT_STR(f.message, "i_state 0x101 has I_FREEING but i_count is 1: "
+			      "iput() of that reference would hit "
+			      "VFS_BUG_ON_INODE(state & (I_FREEING | I_CLEAR), "
+			      "inode)");
 	ino.state.v = I_FREEING | I_CLEAR;
+	ino.count.v = 0; /* the dentry's reference, uncounted */
 	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
 	       IDD_CHECK_VIOLATED);
-	EXPECT_STR(f.message, "i_state 0x60 has I_CLEAR: the inode is "
-			      "being or has been freed, and nothing may use "
-			      "it");
-	ino.state.v = I_CLEAR;
+	EXPECT_STR(f.message, "i_state 0x300 has I_CLEAR but a dentry names "
+			      "it: iput() of that reference would hit "
+			      "VFS_BUG_ON_INODE(state & (I_FREEING | I_CLEAR), "
+			      "inode)");
+	ino.dentry_first.addr = 0;
+	ino.nholders = 1;
 	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
 	       IDD_CHECK_VIOLATED);
-	EXPECT_STR(f.message, "i_state 0x40 has I_CLEAR: the inode is "
-			      "being or has been freed, and nothing may use "
-			      "it");
+	EXPECT(strstr(f.message, "but a task holds it") != NULL);
+}
+
+static void freeing_inode_nothing_references_is_being_evicted(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	/* evict(): I_FREEING, i_count 0, the aliases long gone */
+	ino.state.v = I_FREEING;
+	ino.count.v = 0;
+	ino.dentry_first.addr = 0;
+	EXPECT(run_one("inode_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_SKIPPED);
+	EXPECT_STR(f.message, "i_state 0x100 has I_FREEING and nothing "
+			      "references the inode: it is being evicted, which "
+			      "is no bug, but nothing may use it");
 }
 
 static void live_or_unreadable_state_holds(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(MODE_REGULAR);
 	struct idd_check_finding f;
 
@@ -444,11 +512,206 @@ static void live_or_unreadable_state_holds(void)
 	       IDD_CHECK_HOLDS);
 }
 
+/* ---- i_count_zero_referenced ---- */
+
+static void zero_count_with_a_dentry_or_holder_is_reported(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.count.v = 0;
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_count is 0 but a dentry names it: the "
+			      "reference it holds is not counted, and its "
+			      "iput() would hit "
+			      "VFS_BUG_ON_INODE(icount_read_once(inode) < 1, "
+			      "inode)");
+	ino.nholders = 2;
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT(strstr(f.message, "a dentry names it and a task holds it"));
+	ino.dentry_first.addr = 0;
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT(strstr(f.message, "i_count is 0 but a task holds it"));
+}
+
+static void zero_count_unused_or_being_freed_holds(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	/* On the LRU: no alias, no holder, i_count 0. */
+	ino.count.v = 0;
+	ino.dentry_first.addr = 0;
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	/* Being freed is inode_freeing's, whoever names it. */
+	ino = inode_of(MODE_REGULAR);
+	ino.count.v = 0;
+	ino.state.v = I_WILL_FREE;
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino.state.v = 0;
+	ino.count.v = 1;
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+	ino.count = (struct idd_num){ IDD_UNREADABLE, 0 };
+	EXPECT(run_one("i_count_zero_referenced", &facts, &ino, &f) ==
+	       IDD_CHECK_HOLDS);
+}
+
+/* ---- igrab_freeing ---- */
+
+static void freeing_with_a_raised_count_fails_igrab(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.state.v = I_WILL_FREE;
+	ino.count.v = 2;
+	EXPECT(run_one("igrab_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_state 0x80 has I_WILL_FREE with i_count 2: "
+			      "igrab() would take a reference and hit "
+			      "VFS_BUG_ON_INODE(state & (I_FREEING | "
+			      "I_WILL_FREE), inode)");
+	ino.state.v = I_FREEING | I_CLEAR;
+	EXPECT(run_one("igrab_freeing", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT(strstr(f.message, "has I_FREEING with i_count 2"));
+	/* i_count 0: igrab()'s atomic_add_unless() takes nothing. */
+	ino.count.v = 0;
+	EXPECT(run_one("igrab_freeing", &facts, &ino, &f) == IDD_CHECK_HOLDS);
+	/* I_CLEAR alone is iput()'s concern, not igrab()'s. */
+	ino.count.v = 1;
+	ino.state.v = I_CLEAR;
+	EXPECT(run_one("igrab_freeing", &facts, &ino, &f) == IDD_CHECK_HOLDS);
+}
+
+/* ---- flctx_opflag ---- */
+
+static void flctx_without_its_flag_and_flag_without_flctx_are_reported(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.i_flctx.addr = FLCTX_ADDR;
+	ino.opflags.v = 0x2d;
+	EXPECT(run_one("flctx_opflag", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "i_flctx is 0xffff888004b2d000 but i_opflags "
+			      "0x2d lack IOP_FLCTX: locks_get_lock_context() "
+			      "would hit VFS_BUG_ON_INODE(inode->i_flctx, "
+			      "inode), and locks_inode_context() ignores the "
+			      "locks");
+	EXPECT(f.has_address && f.address == FLCTX_ADDR);
+	ino.i_flctx.addr = 0;
+	ino.opflags.v = 0x2d | IOP_FLCTX;
+	EXPECT(run_one("flctx_opflag", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "IOP_FLCTX set in i_opflags 0x12d but i_flctx "
+			      "is NULL: locks_get_lock_context() would hit "
+			      "VFS_BUG_ON_INODE(!inode->i_flctx, inode), and "
+			      "locks_inode_context() returns NULL");
+}
+
+static void flctx_and_its_flag_together_hold(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	EXPECT(run_one("flctx_opflag", &facts, &ino, &f) == IDD_CHECK_HOLDS);
+	ino.i_flctx.addr = FLCTX_ADDR;
+	ino.opflags.v = IOP_FLCTX;
+	EXPECT(run_one("flctx_opflag", &facts, &ino, &f) == IDD_CHECK_HOLDS);
+	ino.opflags.state = IDD_UNREADABLE;
+	ino.i_flctx.addr = 0;
+	EXPECT(run_one("flctx_opflag", &facts, &ino, &f) == IDD_CHECK_HOLDS);
+}
+
+/* ---- lookup_directory ---- */
+
+static void directory_dentry_on_a_non_directory_is_reported(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+	struct idd_check_finding f;
+
+	ino.alias_dtype.v = DCACHE_DIRECTORY_TYPE;
+	EXPECT(run_one("lookup_directory", &facts, &ino, &f) ==
+	       IDD_CHECK_VIOLATED);
+	EXPECT_STR(f.message, "a dentry of directory type (d_can_lookup()) "
+			      "names a regular inode (mode 0100644): a path "
+			      "walk through it would hit "
+			      "VFS_BUG_ON_INODE(!S_ISDIR(inode->i_mode), "
+			      "inode)");
+}
+
+static void matching_or_unknown_dentry_types_hold(void)
+{
+	static const unsigned modes[] = { 0100644, 0040755, 0120777, 0010600 };
+	struct idd_check_facts facts = facts_7_3();
+	struct idd_check_finding f;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct inodedump_inode ino = inode_of(modes[i]);
+
+		EXPECT(run_one("lookup_directory", &facts, &ino, &f) ==
+		       IDD_CHECK_HOLDS);
+	}
+	{
+		struct inodedump_inode ino = inode_of(MODE_REGULAR);
+
+		ino.alias_dtype = (struct idd_num){ IDD_ABSENT, 0 };
+		EXPECT(run_one("lookup_directory", &facts, &ino, &f) ==
+		       IDD_CHECK_HOLDS);
+		ino.alias_dtype = (struct idd_num){ IDD_UNREADABLE,
+						    DCACHE_DIRECTORY_TYPE };
+		EXPECT(run_one("lookup_directory", &facts, &ino, &f) ==
+		       IDD_CHECK_HOLDS);
+	}
+}
+
+static void kernel_without_the_new_facts_skips_their_rows(void)
+{
+	struct idd_check_facts facts = facts_7_3();
+	struct inodedump_inode ino = inode_of(MODE_REGULAR);
+
+	/* 6.12: no IOP_FLCTX, DCACHE_* as #defines. */
+	facts.iop_flctx = 0;
+	facts.dcache_directory_type = 0;
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.violations.n == 0);
+	EXPECT(ino.skipped.n == 2);
+	if (ino.skipped.n == 2) {
+		EXPECT_STR(ino.skipped.v[0].name, "flctx_opflag");
+		EXPECT_STR(ino.skipped.v[0].message,
+			   "this kernel has no IOP_FLCTX (added in 7.0) or no "
+			   "i_flctx");
+		EXPECT_STR(ino.skipped.v[1].name, "lookup_directory");
+	}
+	free_notes(&ino.skipped);
+	facts = facts_7_3();
+	facts.i_freeing = 0;
+	idd_checks_run(&facts, &ino);
+	EXPECT(ino.skipped.n == 1);
+	if (ino.skipped.n == 1)
+		EXPECT_STR(ino.skipped.v[0].name, "igrab_freeing");
+	free_notes(&ino.skipped);
+}
+
 /* ---- the runner: notes, their order, skips ---- */
 
 static void healthy_inode_gets_no_note(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("target", 6);
 
 	idd_checks_run(&facts, &ino);
@@ -458,19 +721,23 @@ static void healthy_inode_gets_no_note(void)
 
 static void notes_follow_the_table_order(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(0000644);
 
 	ino.opflags.v = IOP_CACHED_LINK;
 	ino.count.v = -1;
 	ino.state.v = I_FREEING;
+	ino.i_flctx.addr = FLCTX_ADDR;
+	ino.alias_dtype.v = DCACHE_DIRECTORY_TYPE;
 	idd_checks_run(&facts, &ino);
-	EXPECT(ino.violations.n == 4);
-	if (ino.violations.n == 4) {
+	EXPECT(ino.violations.n == 6);
+	if (ino.violations.n == 6) {
 		EXPECT_STR(ino.violations.v[0].name, "may_open_mode");
 		EXPECT_STR(ino.violations.v[1].name, "cached_link_not_symlink");
 		EXPECT_STR(ino.violations.v[2].name, "i_count_negative");
 		EXPECT_STR(ino.violations.v[3].name, "inode_freeing");
+		EXPECT_STR(ino.violations.v[4].name, "flctx_opflag");
+		EXPECT_STR(ino.violations.v[5].name, "lookup_directory");
 		EXPECT_STR(ino.violations.v[1].message,
 			   "IOP_CACHED_LINK set in i_opflags 0x40 on a invalid "
 			   "inode (mode 0644): only symlinks cache links");
@@ -481,7 +748,7 @@ static void notes_follow_the_table_order(void)
 
 static void runner_keeps_the_address_of_a_finding(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = cached_symlink("abc", 3);
 
 	ino.link = (struct idd_str){ IDD_UNREADABLE, NULL, false };
@@ -497,7 +764,7 @@ static void runner_keeps_the_address_of_a_finding(void)
 
 static void skipped_may_open_goes_to_skipped(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(0600);
 
 	ino.flags.v = S_PRIVATE;
@@ -513,7 +780,7 @@ static void skipped_may_open_goes_to_skipped(void)
 
 static void kernel_without_i_linklen_skips_cached_links_once(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	/* Broken both ways: would be reported on a 6.14+ kernel. */
 	struct inodedump_inode ino = inode_of(MODE_REGULAR);
 
@@ -531,7 +798,7 @@ static void kernel_without_i_linklen_skips_cached_links_once(void)
 	free_notes(&ino.skipped);
 
 	/* Nor without IOP_CACHED_LINK's value, i_linklen or not. */
-	facts = facts_6_15();
+	facts = facts_7_3();
 	facts.iop_cached_link = 0;
 	ino = cached_symlink("abc", 99);
 	idd_checks_run(&facts, &ino);
@@ -540,12 +807,14 @@ static void kernel_without_i_linklen_skips_cached_links_once(void)
 	if (ino.skipped.n == 1)
 		EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
 	free_notes(&ino.skipped);
-	EXPECT(idd_check_facts_have(&facts) == IDD_CHECK_NEEDS_I_LINKLEN);
+	EXPECT(idd_check_facts_have(&facts) ==
+	       (IDD_CHECK_NEEDS_I_LINKLEN | IDD_CHECK_NEEDS_IOP_FLCTX |
+		IDD_CHECK_NEEDS_STATE_FREEING | IDD_CHECK_NEEDS_DENTRY_TYPE));
 }
 
 static void skips_come_in_table_order(void)
 {
-	struct idd_check_facts facts = facts_6_15();
+	struct idd_check_facts facts = facts_7_3();
 	struct inodedump_inode ino = inode_of(0600);
 
 	facts.has_i_linklen = false;
@@ -581,16 +850,35 @@ static void facts_come_from_the_layout(void)
 	l->iflags[0] = (struct idd_flag){ "S_SYNC", 0x1 };
 	l->iflags[1] = (struct idd_flag){ "S_PRIVATE", 0x200 };
 	l->niflags = 2;
+	l->state[3] = (struct idd_flag){ "I_WILL_FREE", 0x10 };
+	l->nstate = 4;
+	l->iflags[2] = (struct idd_flag){ "S_ANON_INODE", 0x80000 };
+	l->niflags = 3;
+	l->iop[0] = (struct idd_flag){ "IOP_CACHED_LINK", 0x40 };
+	l->iop[1] = (struct idd_flag){ "IOP_FLCTX", 0x100 };
+	l->niop = 2;
 	l->cached_link = 0x40;
 	l->i_linklen.present = true;
 	l->i_dentry_first.present = false;
+	l->row[IDD_M_i_flctx].m.present = true;
+	l->alias_dtype_ok = true;
+	l->dcache_directory_type = 0x100000;
 	idd_check_facts_from_layout(l, &facts);
 	EXPECT(facts.i_freeing == 0x20);
 	EXPECT(facts.i_clear == 0x40);
+	EXPECT(facts.i_will_free == 0x10);
 	EXPECT(facts.s_private == 0x200);
+	EXPECT(facts.s_anon_inode == 0x80000);
 	EXPECT(facts.iop_cached_link == 0x40);
+	EXPECT(facts.iop_flctx == 0x100);
+	EXPECT(facts.dcache_directory_type == 0x100000);
 	EXPECT(facts.has_i_linklen);
 	EXPECT(!facts.has_i_dentry);
+	EXPECT(facts.has_i_flctx);
+	/* The type is a fact only where the alias can be judged. */
+	l->alias_dtype_ok = false;
+	idd_check_facts_from_layout(l, &facts);
+	EXPECT(facts.dcache_directory_type == 0);
 
 	/* An older kernel: no i_linklen, no state names known. */
 	*l = (struct inode_layout){ 0 };
@@ -603,9 +891,13 @@ static void facts_come_from_the_layout(void)
 		struct inodedump_inode ino = inode_of(MODE_REGULAR);
 
 		idd_run_checks(l, &ino);
-		EXPECT(ino.skipped.n == 1);
-		if (ino.skipped.n == 1)
+		EXPECT(ino.skipped.n == 4);
+		if (ino.skipped.n == 4) {
 			EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
+			EXPECT_STR(ino.skipped.v[1].name, "igrab_freeing");
+			EXPECT_STR(ino.skipped.v[2].name, "flctx_opflag");
+			EXPECT_STR(ino.skipped.v[3].name, "lookup_directory");
+		}
 		free_notes(&ino.skipped);
 	}
 	free(l);
@@ -657,9 +949,19 @@ int main(int argc, char **argv)
 	mode_without_a_type_on_s_private_is_skipped();
 	mode_without_a_type_and_no_dentry_is_skipped();
 	every_file_type_passes_may_open();
+	mode_without_a_type_on_an_anon_inode_holds();
 	negative_i_count_is_reported();
-	freeing_and_cleared_inodes_are_reported();
+	freeing_and_cleared_inodes_still_referenced_are_reported();
+	freeing_inode_nothing_references_is_being_evicted();
 	live_or_unreadable_state_holds();
+	zero_count_with_a_dentry_or_holder_is_reported();
+	zero_count_unused_or_being_freed_holds();
+	freeing_with_a_raised_count_fails_igrab();
+	flctx_without_its_flag_and_flag_without_flctx_are_reported();
+	flctx_and_its_flag_together_hold();
+	directory_dentry_on_a_non_directory_is_reported();
+	matching_or_unknown_dentry_types_hold();
+	kernel_without_the_new_facts_skips_their_rows();
 	healthy_inode_gets_no_note();
 	notes_follow_the_table_order();
 	runner_keeps_the_address_of_a_finding();
