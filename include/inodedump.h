@@ -354,6 +354,15 @@ struct inodedump_record {
 	uint32_t caller_id;	/* task id, or CPU with bit 31 set */
 	const char *text;	/* not NUL-terminated inside; see text_len */
 	size_t text_len;
+	/*
+	 * CONFIG_PRINTK_EXECUTION_CTX (7.x): caller_id's complement (the CPU
+	 * when caller_id is a task, the task when it is a CPU) and the
+	 * printing task's comm; has_execution_ctx false and both zero when
+	 * this kernel's printk_info has no such members.
+	 */
+	bool has_execution_ctx;
+	uint32_t caller_id2;
+	char comm[16];
 };
 
 struct inodedump_log;

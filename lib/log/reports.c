@@ -268,6 +268,9 @@ struct inodedump_error *inodedump_find_reports(const struct inodedump_log *log,
 		rep.ts_nsec = r->ts_nsec;
 		rep.caller_id = r->caller_id;
 		find_splat(log, i, &rep);
+		/* 7.x records name their task themselves. */
+		if (!rep.task[0] && r->has_execution_ctx)
+			snprintf(rep.task, sizeof(rep.task), "%s", r->comm);
 		if (n == cap) {
 			size_t grown_cap = cap ? 2 * cap : 8;
 			struct inodedump_report *grown =

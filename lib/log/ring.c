@@ -27,6 +27,8 @@ struct ring_layout {
 	struct idd_member state_var, lpos_begin, lpos_next;
 	struct idd_member seq, ts_nsec, text_len, facility, flags, level,
 		caller_id;
+	/* CONFIG_PRINTK_EXECUTION_CTX (7.x): both or none are read */
+	struct idd_member caller_id2, comm;
 	int64_t committed, finalized, log_cont;
 };
 
@@ -81,6 +83,10 @@ static struct inodedump_error *load_ring_layout(struct inodedump *id,
 	NEED_MEMBER(info, level, "level");
 	NEED_MEMBER(info, caller_id, "caller_id");
 #undef NEED_MEMBER
+	idd_types_member(t, &l->info, "caller_id2", &l->caller_id2);
+	idd_types_member(t, &l->info, "comm", &l->comm);
+	if (!l->caller_id2.present || l->comm.kind != IDD_KIND_ARRAY)
+		l->caller_id2.present = l->comm.present = false;
 	if (!idd_types_enumerator(t, RING_CU, "desc_committed", &l->committed) ||
 	    !idd_types_enumerator(t, RING_CU, "desc_finalized", &l->finalized))
 		return idd_error(INODEDUMP_ERR_TYPE,
@@ -209,6 +215,17 @@ static struct inodedump_error *add_record(struct ring *r,
 	rec->continuation = l->log_cont &&
 			    (idd_member_uval(&l->flags, info) & (uint64_t)l->log_cont);
 	rec->caller_id = (uint32_t)idd_member_uval(&l->caller_id, info);
+	if (l->comm.present) {
+		size_t n = l->comm.size < sizeof(rec->comm)
+				   ? (size_t)l->comm.size
+				   : sizeof(rec->comm) - 1;
+
+		rec->has_execution_ctx = true;
+		rec->caller_id2 =
+			(uint32_t)idd_member_uval(&l->caller_id2, info);
+		memcpy(rec->comm, info + l->comm.offset, n);
+		rec->comm[n] = '\0';
+	}
 	log->n++;
 	return NULL;
 }
