@@ -386,6 +386,35 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 	return idd_types_struct(types, name, out);
 }
 
+/*
+ * An enumerator's value. libdw sign-extends DW_FORM_data1/2/4, so in an
+ * enum whose underlying type is unsigned (7.3's inode_state_flags_enum:
+ * I_WILL_FREE = 128 is data1 0x80) the value is read unsigned.
+ */
+static bool enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out)
+{
+	Dwarf_Attribute attr, tattr;
+	Dwarf_Die base;
+	Dwarf_Word enc, u;
+	Dwarf_Sword v;
+
+	if (!dwarf_attr(e, DW_AT_const_value, &attr))
+		return false;
+	if (dwarf_attr(type, DW_AT_type, &tattr) &&
+	    dwarf_formref_die(&tattr, &base) &&
+	    dwarf_attr_integrate(&base, DW_AT_encoding, &tattr) &&
+	    dwarf_formudata(&tattr, &enc) == 0 &&
+	    (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char) &&
+	    dwarf_formudata(&attr, &u) == 0) {
+		*out = (int64_t)u;
+		return true;
+	}
+	if (dwarf_formsdata(&attr, &v) != 0)
+		return false;
+	*out = v;
+	return true;
+}
+
 bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 			  const char *name, int64_t *value)
 {
@@ -400,16 +429,11 @@ bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 		    dwarf_child(&die, &e) != 0)
 			continue;
 		do {
-			Dwarf_Attribute attr;
-			Dwarf_Sword v;
 			const char *n = dwarf_diename(&e);
 
 			if (n && !strcmp(n, name) &&
-			    dwarf_attr(&e, DW_AT_const_value, &attr) &&
-			    dwarf_formsdata(&attr, &v) == 0) {
-				*value = v;
+			    enumerator_value(&die, &e, value))
 				return true;
-			}
 		} while (dwarf_siblingof(&e, &e) == 0);
 	} while (dwarf_siblingof(&die, &die) == 0);
 	return false;
@@ -688,12 +712,10 @@ bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 	if (dwarf_child(&type, &child) != 0)
 		return false;
 	do {
-		Dwarf_Attribute attr;
-		Dwarf_Sword value;
+		int64_t value;
 
 		if (dwarf_tag(&child) != DW_TAG_enumerator ||
-		    !dwarf_attr(&child, DW_AT_const_value, &attr) ||
-		    dwarf_formsdata(&attr, &value) != 0)
+		    !enumerator_value(&type, &child, &value))
 			continue;
 		fn(dwarf_diename(&child), value, arg);
 	} while (dwarf_siblingof(&child, &child) == 0);
