@@ -5,6 +5,7 @@ set), never from inodedump: see tests/vmcores/CONTRACT.md.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -104,3 +105,26 @@ class Checker:
             print("FAIL no check ran")
             sys.exit(1)
         sys.exit(1 if self.failed else 0)
+
+
+class ElfCopy:
+    """A writable copy of a set's elf-nopaging.vmcore, written by physical
+    address: every p_vaddr is 0 there, each PT_LOAD is found by p_paddr."""
+
+    def __init__(self, set_dir, tmp, name="changed.vmcore"):
+        self.path = os.path.join(tmp, name)
+        shutil.copyfile(os.path.join(set_dir, "elf-nopaging.vmcore"), self.path)
+        out = subprocess.run(["readelf", "-lW", self.path], capture_output=True,
+                             text=True, check=True).stdout
+        self.loads = [(int(f[1], 16), int(f[3], 16), int(f[4], 16))
+                      for f in (line.split() for line in out.splitlines())
+                      if f and f[0] == "LOAD"]
+
+    def write_phys(self, phys, data):
+        for off, paddr, size in self.loads:
+            if paddr <= phys and phys + len(data) <= paddr + size:
+                with open(self.path, "r+b") as f:
+                    f.seek(off + phys - paddr)
+                    f.write(data)
+                return
+        raise SystemExit(f"FAIL physical 0x{phys:x} not in any PT_LOAD")

@@ -16,12 +16,11 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, read_truth, run_json, set_dir  # noqa: E402
+from fixture import Checker, ElfCopy, read_truth, run_json, set_dir  # noqa: E402
 import sid_drgn  # noqa: E402
 
 # include/linux/fs.h, 7.3.4
@@ -70,28 +69,6 @@ def members(dump, specs):
     return out
 
 
-class ElfCopy:
-    """A writable copy of elf-nopaging.vmcore, written by physical address."""
-
-    def __init__(self, src, tmp):
-        self.path = os.path.join(tmp, "changed.vmcore")
-        shutil.copyfile(src, self.path)
-        out = subprocess.run(["readelf", "-lW", self.path], capture_output=True,
-                             text=True, check=True).stdout
-        self.loads = [(int(f[1], 16), int(f[3], 16), int(f[4], 16))
-                      for f in (line.split() for line in out.splitlines())
-                      if f and f[0] == "LOAD"]
-
-    def write(self, phys, data):
-        for off, paddr, size in self.loads:
-            if paddr <= phys and phys + len(data) <= paddr + size:
-                with open(self.path, "r+b") as f:
-                    f.seek(off + phys - paddr)
-                    f.write(data)
-                return
-        raise SystemExit(f"FAIL physical 0x{phys:x} not in any PT_LOAD")
-
-
 def new_bytes(how, old, addr, found):
     kind, arg = how
     if kind == "i32":
@@ -121,14 +98,14 @@ def main():
     c = Checker()
     keep = os.environ.get("KEEP_CHANGED_DUMP")
     with tempfile.TemporaryDirectory() as tmp:
-        e = ElfCopy(os.path.join(d, "elf-nopaging.vmcore"), tmp)
+        e = ElfCopy(d, tmp)
         for role, (member, how, _) in CHANGES.items():
             addr = truth[role]["addr"]
             phys, old = found[f"{addr}:{member}"]
-            e.write(phys, new_bytes(how, old, addr, found))
+            e.write_phys(phys, new_bytes(how, old, addr, found))
             if how[0] == "anon":
                 fphys, flags = found[f"{addr}:i_flags"]
-                e.write(fphys, struct.pack("<I", flags | S_ANON_INODE))
+                e.write_phys(fphys, struct.pack("<I", flags | S_ANON_INODE))
         addrs = sorted({t["addr"] for t in truth.values()})
         p, doc = run_json(os.path.join(d, "vmlinux"), e.path, addrs)
         if keep:

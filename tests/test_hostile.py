@@ -9,13 +9,12 @@ dump; the bytes are written at the physical offset in a copy of the
 paging:false ELF dump (FIXTURES: every p_vaddr is 0 there).
 """
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fixture  # noqa: E402
 from fixture import Checker, read_truth, run, set_dir  # noqa: E402
 
 import drgn  # noqa: E402
@@ -40,19 +39,11 @@ def victim(prog, role="victim_symlink"):
     return t, Object(prog, "struct inode *", int(t["addr"], 16))
 
 
-class ElfCopy:
-    """A writable copy of elf-nopaging.vmcore, written by physical address."""
+class ElfCopy(fixture.ElfCopy):
+    """A writable copy of elf-nopaging.vmcore, written by virtual address."""
 
     def __init__(self, tmp):
-        self.path = os.path.join(tmp, "lying.vmcore")
-        shutil.copyfile(os.path.join(D, "elf-nopaging.vmcore"), self.path)
-        out = subprocess.run(["readelf", "-lW", self.path], capture_output=True,
-                             text=True, check=True).stdout
-        self.loads = []
-        for line in out.splitlines():
-            f = line.split()
-            if f and f[0] == "LOAD":
-                self.loads.append((int(f[1], 16), int(f[3], 16), int(f[4], 16)))
+        super().__init__(D, tmp, "lying.vmcore")
 
     def write(self, prog, vaddr, data):
         if vaddr >= 0xffffffff80000000:
@@ -61,13 +52,7 @@ class ElfCopy:
                     prog.read_u64(prog.symbol("phys_base").address)) % (1 << 64)
         else:
             phys = virt_to_phys(prog, vaddr).value_()
-        for off, paddr, size in self.loads:
-            if paddr <= phys and phys + len(data) <= paddr + size:
-                with open(self.path, "r+b") as f:
-                    f.seek(off + phys - paddr)
-                    f.write(data)
-                return
-        raise SystemExit(f"FAIL physical 0x{phys:x} not in any PT_LOAD")
+        self.write_phys(phys, data)
 
 
 def decode(c, name, dump, args, code, *words):
