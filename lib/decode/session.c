@@ -236,6 +236,7 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 	err = idd_elf_build_id(idd_types_elf(id->types), &id->build_id_vmlinux);
 	if (err)
 		goto fail;
+	idd_target_set_explain(id->target, idd_explain_filtered, id);
 	id->version = idd_parse_release(
 		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
 	id->kaslr_text = idd_strdup_printf("0x%llx",
@@ -420,6 +421,7 @@ void inodedump_close(struct inodedump *id)
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
 	idd_btf_free(id->btf);
+	idd_pages_layout_free(id->pages_layout);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);
 	idd_symbols_close(id->syms);

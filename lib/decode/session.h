@@ -15,7 +15,7 @@ struct idd_modules;
 struct path_layout;
 struct sym_memo;
 struct idd_btf;
-
+struct page_layout;
 
 struct inodedump {
 	struct idd_target *target;
@@ -34,6 +34,7 @@ struct inodedump {
 	struct idd_holders *holders; /* one task walk per session */
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
 	struct idd_btf *btf;	     /* loaded on first use */
+	struct page_layout *pages_layout; /* pages.c, on first use */
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
 	void *host_arg;
@@ -99,5 +100,12 @@ struct idd_holders;
 struct inodedump_error *idd_decode_holders(struct inodedump *id,
 					   struct inodedump_inode *ino);
 void idd_holders_free(struct idd_holders *hs);
+/*
+ * pages.c: what the page at physical address phys was and why its
+ * exclusion from the dump does or does not fit that (malloc'd text, or
+ * NULL), for the target's filtered-page error (idd_target_set_explain).
+ */
+char *idd_explain_filtered(void *arg, uint64_t phys);
+void idd_pages_layout_free(struct page_layout *l);
 
 #endif

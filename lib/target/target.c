@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "core/bytes.h"
-#include "kernel/vfs.h"
 #include "target/backend.h"
 #include "target/target.h"
 #include "target/x86_64.h"
@@ -48,6 +47,10 @@ struct idd_target {
 	/* Our page walk: 0 not tried, 1 usable, -1 not usable. */
 	int walk_state;
 	struct idd_x86_64_walk walk;
+	/* What a filtered page was (the session's types know; pages.c). */
+	idd_filtered_explain_fn explain;
+	void *explain_arg;
+	bool explaining; /* its own reads hit a filtered page: no recursion */
 };
 
 struct idd_target *idd_target_new(void)
@@ -500,11 +503,19 @@ static void describe_level(int level, char *buf, size_t len)
 		snprintf(buf + used, len - used, " pages excluded");
 }
 
+void idd_target_set_explain(struct idd_target *t, idd_filtered_explain_fn fn,
+			    void *arg)
+{
+	t->explain = fn;
+	t->explain_arg = arg;
+}
+
 struct inodedump_error *idd_target_filtered(struct idd_target *t,
 					    uint64_t addr, uint64_t phys)
 {
 	char level[128] = "dump level unknown";
-	const char *slab = "";
+	char *why = NULL;
+	struct inodedump_error *err;
 	int dump_level;
 
 	if (!is_filtering_format(t->format))
@@ -513,20 +524,16 @@ struct inodedump_error *idd_target_filtered(struct idd_target *t,
 
 	if (dump_level >= 0)
 		describe_level(dump_level, level, sizeof(level));
-	/*
-	 * 6.10 made PG_slab a page type; makedumpfile 1.7.2 and older then
-	 * take slab pages for user pages and drop them.
-	 */
-	if (dump_level >= 0 && (dump_level & 8) &&
-	    idd_parse_release(idd_target_vmcoreinfo(t, "OSRELEASE")) >=
-		    IDD_KVER(6, 10, 0))
-		slab = "; on 6.10+ kernels makedumpfile 1.7.2 and older take "
-		       "slab pages for user pages (dump level bit 8), so "
-		       "inodes, dentries and superblocks are lost: dump with "
-		       "-d 17 instead";
-	return idd_error_at(INODEDUMP_ERR_FILTERED, addr,
-			    "address 0x%llx (physical 0x%llx) was filtered "
-			    "out of the dump by its writer (%s%s)",
-			    (unsigned long long)addr, (unsigned long long)phys,
-			    level, slab);
+	if (t->explain && !t->explaining) {
+		t->explaining = true;
+		why = t->explain(t->explain_arg, phys);
+		t->explaining = false;
+	}
+	err = idd_error_at(INODEDUMP_ERR_FILTERED, addr,
+			   "address 0x%llx (physical 0x%llx) was filtered "
+			   "out of the dump by its writer (%s)%s%s",
+			   (unsigned long long)addr, (unsigned long long)phys,
+			   level, why ? ": " : "", why ? why : "");
+	free(why);
+	return err;
 }

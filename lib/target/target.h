@@ -87,5 +87,13 @@ const char *idd_target_format(struct idd_target *t);
 /* makedumpfile's dump level (-d), or -1 when the format has none. */
 int idd_target_dump_level(struct idd_target *t);
 bool idd_target_little_endian(struct idd_target *t);
+/*
+ * What a page left out of the dump was, for the error that says it was
+ * left out: fn(arg, phys) returns malloc'd text or NULL. The target has
+ * no types; the session that has them sets this (decode/pages.c).
+ */
+typedef char *(*idd_filtered_explain_fn)(void *arg, uint64_t phys);
+void idd_target_set_explain(struct idd_target *t, idd_filtered_explain_fn fn,
+			    void *arg);
 
 #endif

@@ -439,6 +439,34 @@ bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 	return false;
 }
 
+bool idd_types_enum(struct idd_types *types, const char *cu_hint,
+		    const char *enum_name, idd_enumerator_fn fn, void *arg)
+{
+	Dwarf_Die cudie, die;
+
+	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
+		return false;
+	do {
+		const char *n = dwarf_diename(&die);
+		Dwarf_Die e;
+
+		if (dwarf_tag(&die) != DW_TAG_enumeration_type || !n ||
+		    strcmp(n, enum_name) || dwarf_child(&die, &e) != 0)
+			continue;
+		do {
+			Dwarf_Attribute attr;
+			Dwarf_Sword v;
+
+			if (dwarf_tag(&e) == DW_TAG_enumerator &&
+			    dwarf_attr(&e, DW_AT_const_value, &attr) &&
+			    dwarf_formsdata(&attr, &v) == 0)
+				fn(dwarf_diename(&e), v, arg);
+		} while (dwarf_siblingof(&e, &e) == 0);
+		return true;
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
 struct inodedump_error *idd_types_struct(struct idd_types *types,
 					 const char *name,
 					 struct idd_struct *out)

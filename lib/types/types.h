@@ -48,6 +48,14 @@ void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 			  const char *name, int64_t *value);
 
+/*
+ * Every enumerator of "enum enum_name" as the CU cu_hint defines it;
+ * false when that unit has no such enum.
+ */
+typedef void (*idd_enumerator_fn)(const char *name, int64_t value, void *arg);
+bool idd_types_enum(struct idd_types *types, const char *cu_hint,
+		    const char *enum_name, idd_enumerator_fn fn, void *arg);
+
 enum idd_kind {
 	IDD_KIND_OTHER,
 	IDD_KIND_INT,	 /* base types, enums, bool */
@@ -82,7 +90,6 @@ struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
  * Enumerators of the enum that is a member's type, or of the enum named
  * name. Calls fn for each; returns false if no such enum.
  */
-typedef void (*idd_enumerator_fn)(const char *name, int64_t value, void *arg);
 bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 			   void *arg);
 

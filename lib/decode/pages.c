@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Why a page is not in the dump, from the dump itself. A dump writer that
+ * filters (makedumpfile's -d) keeps the page descriptors (mem_map, the
+ * vmemmap) at every level: what each page was is still there. When a read
+ * hits a page the writer left out, this reads that page's struct page with
+ * the types of the kernel being read (page flags by the pageflags enum,
+ * page_type by the pagetype enum, the compound word as this kernel encodes
+ * it) and says what the page was, which dump-level bit excludes that kind
+ * of page, and whether the exclusion fits: a slab page is kernel memory
+ * that no bit excludes, so a slab page left out is the writer's mistake.
+ * No writer is named by version: the dump does not say which wrote it.
+ *
+ * The dump-level bits are makedumpfile's (-d, makedumpfile(8)); which
+ * kind of page each excludes follows its rules: free = in the buddy
+ * allocator (page_type buddy, the block of 2^private pages it heads);
+ * cache = on an LRU list (or swap cache) and not anonymous; user =
+ * anonymous (mapping's low bit) and not slab, or hugetlb.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bytes.h"
+#include "decode/session.h"
+
+/* makedumpfile's dump-level bits. */
+enum {
+	DL_ZERO = 1,
+	DL_CACHE = 2,
+	DL_CACHE_PRI = 4,
+	DL_USER = 8,
+	DL_FREE = 16,
+	DL_ALWAYS = 32, /* not a bit: excluded at every level */
+};
+
+/*
+ * The low bits of page->mapping that mark an anonymous page. A #define,
+ * not in the DWARF: include/linux/page-flags.h PAGE_MAPPING_ANON 0x1 and
+ * PAGE_MAPPING_KSM 0x3 (2.6.x to 6.x), FOLIO_MAPPING_ANON 0x1 and
+ * FOLIO_MAPPING_KSM 0x3 (7.x): the same values in every kernel we read.
+ */
+#define MAPPING_ANON 0x1u
+#define MAPPING_KSM 0x3u
+
+#define MAX_FLAGS 64
+#define MAX_TYPES 16
+/*
+ * Units that define the pageflags and pagetype enums: the one that puts
+ * PG_lru and PAGE_BUDDY_MAPCOUNT_VALUE into VMCOREINFO uses both (6.8+;
+ * kernel/crash_core.c before), else the page allocator.
+ */
+static const char *const pages_cu[] = { "kernel/vmcore_info.c",
+					"kernel/crash_core.c",
+					"mm/page_alloc.c" };
+#define SLAB_CU "mm/slub.c"
+#define NAME_MAX_CACHE 64
+
+struct page_layout {
+	bool usable;
+	const char *why_not;
+	uint64_t size, vmemmap;
+	struct idd_member flags, mapping, private_, compound, page_type,
+		refcount;
+	bool compound_info; /* 7.x: a tail's word may be a mask */
+	char *flag_name[MAX_FLAGS];
+	int64_t nr_flags, pg_lru, pg_private, pg_swapcache, pg_swapbacked,
+		pg_head, pg_reserved, pg_hwpoison;
+	struct {
+		char *name;
+		int64_t value;
+	} type[MAX_TYPES];
+	size_t ntypes;
+	unsigned orders; /* NR_PAGE_ORDERS: the buddy blocks' orders */
+	struct idd_member slab_cache, cache_name, host, i_ino, i_sb, s_id;
+};
+
+enum page_kind {
+	PK_OTHER,     /* kernel memory no test of a writer excludes */
+	PK_SLAB,
+	PK_LARGE_KMALLOC,
+	PK_FREE,
+	PK_UNACCEPTED,
+	PK_OFFLINE,
+	PK_HWPOISON,
+	PK_TABLE,
+	PK_HUGETLB,
+	PK_ANON,
+	PK_KSM,
+	PK_CACHE,
+	PK_RESERVED,
+	PK_UNUSED,    /* no reference, not in the buddy allocator */
+};
+
+/* One struct page, as read. */
+struct page_info {
+	uint64_t pfn, addr;
+	uint64_t flags, mapping, private_, compound;
+	uint32_t page_type;
+	int32_t refcount;
+};
+
+/* What the page was. */
+struct page_what {
+	enum page_kind kind;
+	struct page_info self, head;
+	uint64_t block_pfn; /* PK_FREE: the buddy block's first pfn */
+	unsigned block_order;
+	char detail[256];
+};
+
+static void collect_flag(const char *name, int64_t value, void *arg)
+{
+	struct page_layout *l = arg;
+
+	if (!name)
+		return;
+	if (!strcmp(name, "__NR_PAGEFLAGS"))
+		l->nr_flags = value;
+	else if (!strcmp(name, "PG_lru"))
+		l->pg_lru = value;
+	else if (!strcmp(name, "PG_private"))
+		l->pg_private = value;
+	else if (!strcmp(name, "PG_swapcache"))
+		l->pg_swapcache = value;
+	else if (!strcmp(name, "PG_swapbacked"))
+		l->pg_swapbacked = value;
+	else if (!strcmp(name, "PG_head"))
+		l->pg_head = value;
+	else if (!strcmp(name, "PG_reserved"))
+		l->pg_reserved = value;
+	else if (!strcmp(name, "PG_hwpoison"))
+		l->pg_hwpoison = value;
+	/* The first name of a bit is its own; later ones are aliases. */
+	if (value >= 0 && value < MAX_FLAGS && !l->flag_name[value] &&
+	    !strncmp(name, "PG_", 3))
+		l->flag_name[value] = strdup(name + 3);
+}
+
+static void collect_type(const char *name, int64_t value, void *arg)
+{
+	struct page_layout *l = arg;
+
+	if (name && l->ntypes < MAX_TYPES && !strncmp(name, "PGTY_", 5) &&
+	    (l->type[l->ntypes].name = strdup(name + 5)))
+		l->type[l->ntypes++].value = value;
+}
+
+void idd_pages_layout_free(struct page_layout *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < MAX_FLAGS; i++)
+		free(l->flag_name[i]);
+	for (size_t i = 0; i < l->ntypes; i++)
+		free(l->type[i].name);
+	free(l);
+}
+
+static void member(struct idd_types *types, const struct idd_struct *s,
+		   const char *path, struct idd_member *out)
+{
+	idd_types_member(types, s, path, out);
+}
+
+/* A struct of this kernel by name (cu: where a private one is defined). */
+static bool find_struct(struct idd_types *types, const char *name,
+			const char *cu, struct idd_struct *s)
+{
+	struct inodedump_error *err =
+		cu ? idd_types_struct_in(types, name, cu, s)
+		   : idd_types_struct(types, name, s);
+
+	inodedump_error_free(err);
+	return !err;
+}
+
+/* The members an explanation reads; each may be absent (less is said). */
+static void layout_members(struct inodedump *id, struct page_layout *l)
+{
+	struct idd_struct s;
+
+	if (find_struct(id->types, "slab", SLAB_CU, &s))
+		member(id->types, &s, "slab_cache", &l->slab_cache);
+	if (find_struct(id->types, "kmem_cache", SLAB_CU, &s))
+		member(id->types, &s, "name", &l->cache_name);
+	if (find_struct(id->types, "address_space", NULL, &s))
+		member(id->types, &s, "host", &l->host);
+	if (find_struct(id->types, "inode", NULL, &s)) {
+		member(id->types, &s, "i_ino", &l->i_ino);
+		member(id->types, &s, "i_sb", &l->i_sb);
+	}
+	if (find_struct(id->types, "super_block", NULL, &s))
+		member(id->types, &s, "s_id", &l->s_id);
+	l->orders = 0;
+	if (find_struct(id->types, "zone", NULL, &s)) {
+		struct idd_member fa;
+		struct idd_struct area;
+
+		member(id->types, &s, "free_area", &fa);
+		if (fa.present &&
+		    find_struct(id->types, "free_area", NULL, &area) &&
+		    area.size && fa.size / area.size <= 32)
+			l->orders = (unsigned)(fa.size / area.size);
+	}
+}
+
+static struct page_layout *layout(struct inodedump *id)
+{
+	struct page_layout *l = id->pages_layout;
+	struct idd_struct page;
+
+	if (l)
+		return l;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	id->pages_layout = l;
+	l->nr_flags = l->pg_lru = l->pg_private = l->pg_swapcache = -1;
+	l->pg_swapbacked = l->pg_head = l->pg_reserved = l->pg_hwpoison = -1;
+	if (!find_struct(id->types, "page", NULL, &page)) {
+		l->why_not = "vmlinux has no struct page";
+		return l;
+	}
+	l->size = page.size;
+	member(id->types, &page, "flags.f", &l->flags); /* memdesc_flags_t */
+	if (!l->flags.present)
+		member(id->types, &page, "flags", &l->flags);
+	member(id->types, &page, "mapping", &l->mapping);
+	member(id->types, &page, "private", &l->private_);
+	member(id->types, &page, "compound_info", &l->compound);
+	l->compound_info = l->compound.present;
+	if (!l->compound.present)
+		member(id->types, &page, "compound_head", &l->compound);
+	member(id->types, &page, "page_type", &l->page_type);
+	member(id->types, &page, "_refcount.counter", &l->refcount);
+	for (size_t i = 0; i < sizeof(pages_cu) / sizeof(pages_cu[0]); i++)
+		if (idd_types_enum(id->types, pages_cu[i], "pageflags",
+				   collect_flag, l))
+			break;
+	for (size_t i = 0; i < sizeof(pages_cu) / sizeof(pages_cu[0]); i++)
+		if (idd_types_enum(id->types, pages_cu[i], "pagetype",
+				   collect_type, l))
+			break;
+	layout_members(id, l);
+	if (!idd_symbols_address(id->syms, "vmemmap_base", &l->vmemmap) ||
+	    idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap)) {
+		l->why_not = "vmlinux has no vmemmap_base (no virtual mem_map)";
+		return l;
+	}
+	if (!l->size || !l->flags.present || !l->mapping.present ||
+	    l->nr_flags < 0) {
+		l->why_not = "this kernel's struct page or page flags are not "
+			     "what this reads";
+		return l;
+	}
+	l->usable = true;
+	return l;
+}
+
+static bool read_page(struct inodedump *id, const struct page_layout *l,
+		      uint64_t pfn, struct page_info *p)
+{
+	uint8_t buf[256];
+	struct inodedump_error *err;
+
+	if (l->size > sizeof(buf))
+		return false;
+	memset(p, 0, sizeof(*p));
+	p->pfn = pfn;
+	p->addr = l->vmemmap + pfn * l->size;
+	err = idd_target_read(id->target, p->addr, buf, l->size);
+	if (err) {
+		inodedump_error_free(err);
+		return false;
+	}
+	p->flags = idd_member_uval(&l->flags, buf);
+	p->mapping = idd_member_uval(&l->mapping, buf);
+	if (l->private_.present)
+		p->private_ = idd_member_uval(&l->private_, buf);
+	if (l->compound.present)
+		p->compound = idd_member_uval(&l->compound, buf);
+	p->page_type = l->page_type.present
+			       ? (uint32_t)idd_member_uval(&l->page_type, buf)
+			       : UINT32_MAX;
+	if (l->refcount.present)
+		p->refcount = (int32_t)idd_member_sval(&l->refcount, buf);
+	return true;
+}
+
+static bool has_flag(const struct page_info *p, int64_t bit)
+{
+	return bit >= 0 && bit < 64 && (p->flags >> bit & 1);
+}
+
+/* The type page_type names ("slab", "buddy"), or NULL when none. */
+static const char *page_type_name(const struct page_layout *l,
+				  const struct page_info *p)
+{
+	/* DWARF may give a one-byte enumerator sign-extended (0xf5: -11). */
+	for (size_t i = 0; i < l->ntypes; i++)
+		if ((uint8_t)l->type[i].value != 0xff &&
+		    (p->page_type >> 24) == (uint8_t)l->type[i].value)
+			return l->type[i].name;
+	return NULL;
+}
+
+static bool is_type(const struct page_layout *l, const struct page_info *p,
+		    const char *name)
+{
+	const char *t = page_type_name(l, p);
+
+	return t && !strcmp(t, name);
+}
+
+/*
+ * The head page's struct page address from a tail's compound word: a
+ * pointer to the head with bit 0 set, or (7.x's compound_info with the
+ * HugeTLB vmemmap optimisation) a mask of high bits with bit 0 set that,
+ * and-ed with the tail's address, gives the head's.
+ */
+static bool head_of(const struct page_layout *l, const struct page_info *p,
+		    uint64_t *head)
+{
+	uint64_t m = p->compound & ~1ULL, low = ~m;
+
+	if (!(p->compound & 1)) {
+		*head = p->addr;
+		return true;
+	}
+	if (l->compound_info && m && !(low & (low + 1)))
+		*head = p->addr & m;
+	else
+		*head = m;
+	return *head >= l->vmemmap && *head <= p->addr &&
+	       (p->addr - *head) % l->size == 0 &&
+	       (p->addr - *head) / l->size < (1u << 20);
+}
+
+/* The buddy block holding pfn: its head, whose order (private) covers it. */
+static bool free_block(struct inodedump *id, const struct page_layout *l,
+		       uint64_t pfn, struct page_what *w)
+{
+	for (unsigned order = 0; order < l->orders; order++) {
+		uint64_t base = pfn & ~((1ULL << order) - 1);
+		struct page_info b;
+
+		if (!read_page(id, l, base, &b))
+			return false;
+		if (is_type(l, &b, "buddy") && b.private_ >= order &&
+		    b.private_ < l->orders) {
+			w->block_pfn = base;
+			w->block_order = (unsigned)b.private_;
+			w->head = b;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...)
+	IDD_ATTR_PRINTF(3, 4);
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+static void slab_detail(struct inodedump *id, const struct page_layout *l,
+			struct page_what *w)
+{
+	uint64_t cache, name_addr;
+	char *name = NULL;
+	bool truncated;
+	struct inodedump_error *err;
+
+	if (!l->slab_cache.present || !l->cache_name.present ||
+	    idd_target_read_u64(id->target, w->head.addr + l->slab_cache.offset,
+				&cache) ||
+	    !cache ||
+	    idd_target_read_u64(id->target, cache + l->cache_name.offset,
+				&name_addr))
+		return;
+	err = idd_target_read_string(id->target, name_addr, NAME_MAX_CACHE,
+				     &name, &truncated);
+	if (err) {
+		inodedump_error_free(err);
+		return;
+	}
+	append(w->detail, sizeof(w->detail), " of kmem_cache \"%s\" (0x%" PRIx64 ")",
+	       name, cache);
+	free(name);
+}
+
+static void cache_detail(struct inodedump *id, const struct page_layout *l,
+			 struct page_what *w)
+{
+	uint64_t host, ino, sb;
+	uint8_t sid[32] = "";
+
+	if (!l->host.present || !l->i_ino.present ||
+	    idd_target_read_u64(id->target, w->head.mapping + l->host.offset,
+				&host) ||
+	    !host ||
+	    idd_target_read_u64(id->target, host + l->i_ino.offset, &ino))
+		return;
+	append(w->detail, sizeof(w->detail), " of inode %" PRIu64 " (0x%" PRIx64 ")",
+	       ino, host);
+	if (l->i_sb.present && l->s_id.present &&
+	    !idd_target_read_u64(id->target, host + l->i_sb.offset, &sb) && sb) {
+		struct inodedump_error *err = idd_target_read(
+			id->target, sb + l->s_id.offset, sid, sizeof(sid) - 1);
+
+		if (!err && sid[0])
+			append(w->detail, sizeof(w->detail), " on %s",
+			       (const char *)sid);
+		inodedump_error_free(err);
+	}
+}
+
+/* What the page at pfn was, from its struct page and its head's. */
+static bool classify(struct inodedump *id, const struct page_layout *l,
+		     uint64_t pfn, struct page_what *w)
+{
+	const struct page_info *h;
+	uint64_t head;
+	const char *type;
+
+	memset(w, 0, sizeof(*w));
+	if (!read_page(id, l, pfn, &w->self))
+		return false;
+	w->head = w->self;
+	if (head_of(l, &w->self, &head) && head != w->self.addr &&
+	    !read_page(id, l, (head - l->vmemmap) / l->size, &w->head))
+		w->head = w->self;
+	h = &w->head;
+	type = page_type_name(l, h);
+	if (type && !strcmp(type, "slab")) {
+		w->kind = PK_SLAB;
+		snprintf(w->detail, sizeof(w->detail), "a slab page");
+		slab_detail(id, l, w);
+	} else if (type && !strcmp(type, "large_kmalloc")) {
+		w->kind = PK_LARGE_KMALLOC;
+		snprintf(w->detail, sizeof(w->detail), "a large kmalloc() allocation");
+	} else if (type && !strcmp(type, "buddy")) {
+		w->kind = PK_FREE;
+		w->block_pfn = h->pfn;
+		w->block_order = (unsigned)h->private_;
+	} else if (type && !strcmp(type, "unaccepted")) {
+		w->kind = PK_UNACCEPTED;
+		snprintf(w->detail, sizeof(w->detail), "unaccepted memory");
+	} else if (type && !strcmp(type, "offline")) {
+		w->kind = PK_OFFLINE;
+		snprintf(w->detail, sizeof(w->detail), "logically offline memory");
+	} else if (type && !strcmp(type, "table")) {
+		w->kind = PK_TABLE;
+		snprintf(w->detail, sizeof(w->detail), "a page table");
+	} else if (type && !strcmp(type, "hugetlb")) {
+		w->kind = PK_HUGETLB;
+		snprintf(w->detail, sizeof(w->detail), "a hugetlbfs page");
+	} else if (has_flag(h, l->pg_hwpoison)) {
+		w->kind = PK_HWPOISON;
+		snprintf(w->detail, sizeof(w->detail), "a hardware-poisoned page");
+	} else if (h->mapping && (h->mapping & MAPPING_KSM) == MAPPING_KSM) {
+		w->kind = PK_KSM;
+		snprintf(w->detail, sizeof(w->detail), "a KSM (merged user) page");
+	} else if (h->mapping & MAPPING_ANON) {
+		w->kind = PK_ANON;
+		snprintf(w->detail, sizeof(w->detail),
+			 "an anonymous (user) page (anon_vma 0x%" PRIx64 ")",
+			 h->mapping & ~(uint64_t)MAPPING_KSM);
+	} else if (h->mapping && (has_flag(h, l->pg_lru) ||
+				  (has_flag(h, l->pg_swapcache) &&
+				   has_flag(h, l->pg_swapbacked)))) {
+		w->kind = PK_CACHE;
+		snprintf(w->detail, sizeof(w->detail), "%spage cache",
+			 has_flag(h, l->pg_private) ? "private " : "");
+		cache_detail(id, l, w);
+	} else if (free_block(id, l, pfn, w)) {
+		w->kind = PK_FREE;
+	} else if (has_flag(h, l->pg_reserved)) {
+		w->kind = PK_RESERVED;
+		snprintf(w->detail, sizeof(w->detail), "reserved memory");
+	} else if (h->refcount == 0) {
+		w->kind = PK_UNUSED;
+		snprintf(w->detail, sizeof(w->detail),
+			 "unused (no reference and not in the buddy allocator)");
+	} else {
+		w->kind = PK_OTHER;
+		snprintf(w->detail, sizeof(w->detail), "kernel memory");
+	}
+	if (w->kind == PK_FREE)
+		snprintf(w->detail, sizeof(w->detail),
+			 "free (in the buddy allocator: a block of %llu pages "
+			 "from pfn 0x%" PRIx64 ")",
+			 1ULL << w->block_order, w->block_pfn);
+	if (w->head.addr != w->self.addr && w->kind != PK_FREE)
+		append(w->detail, sizeof(w->detail),
+		       " (page %" PRIu64 " of the compound page at pfn 0x%" PRIx64 ")",
+		       pfn - w->head.pfn, w->head.pfn);
+	return true;
+}
+
+/* The dump-level bit that excludes this kind of page; 0 for none. */
+static int bit_for(const struct page_layout *l, const struct page_what *w)
+{
+	switch (w->kind) {
+	case PK_FREE:
+	case PK_UNACCEPTED:
+		return DL_FREE;
+	case PK_CACHE:
+		return has_flag(&w->head, l->pg_private) ? DL_CACHE_PRI
+							 : DL_CACHE;
+	case PK_ANON:
+	case PK_KSM:
+	case PK_HUGETLB:
+		return DL_USER;
+	case PK_OFFLINE:
+	case PK_HWPOISON:
+		return DL_ALWAYS;
+	default:
+		return 0;
+	}
+}
+
+static const char *bit_words(int bit)
+{
+	switch (bit) {
+	case DL_ZERO: return "zero pages, bit 1";
+	case DL_CACHE: return "cache pages, bit 2";
+	case DL_CACHE_PRI: return "private cache pages, bit 4";
+	case DL_USER: return "user pages, bit 8";
+	case DL_FREE: return "free pages, bit 16";
+	default: return "no bit";
+	}
+}
+
+/*
+ * The bit a test of this page alone (its own struct page, not its head's)
+ * would take it for: where a writer that judges each page by itself goes
+ * wrong on the tail of a compound page.
+ */
+static int own_bit(const struct page_layout *l, const struct page_info *p)
+{
+	if (is_type(l, p, "slab"))
+		return 0;
+	if (is_type(l, p, "buddy"))
+		return DL_FREE;
+	if (p->mapping & MAPPING_ANON)
+		return DL_USER;
+	if (has_flag(p, l->pg_lru))
+		return has_flag(p, l->pg_private) ? DL_CACHE_PRI : DL_CACHE;
+	return 0;
+}
+
+static void flag_names(const struct page_layout *l, const struct page_info *p,
+		       char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int64_t b = 0; b < l->nr_flags && b < MAX_FLAGS; b++)
+		if (has_flag(p, b))
+			append(buf, len, "%s%s", buf[0] ? "|" : "",
+			       l->flag_name[b] ? l->flag_name[b] : "?");
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* The judgement: does the exclusion fit, and what to do. */
+static void judge(const struct page_layout *l, const struct page_what *w,
+		  int level, char *buf, size_t len)
+{
+	int bit = bit_for(l, w), own = own_bit(l, &w->self);
+
+	if (level < 0) {
+		append(buf, len, "; the dump does not say its dump level");
+	} else if (bit == DL_ALWAYS) {
+		append(buf, len, "; writers leave such pages out at every "
+				 "dump level: no dump holds it");
+		return;
+	} else if (bit && (level & bit)) {
+		append(buf, len, "; dump level %d excludes %s: left out as "
+				 "asked", level, bit_words(bit));
+	} else if (bit == DL_CACHE && (level & DL_CACHE_PRI)) {
+		append(buf, len, "; dump level %d excludes cache pages (bit 4 "
+				 "takes private and non-private): left out as "
+				 "asked", level);
+		bit = DL_CACHE_PRI;
+	} else {
+		if (bit)
+			append(buf, len, "; dump level %d does not exclude such "
+					 "pages (%s would)", level,
+			       bit_words(bit));
+		else
+			append(buf, len, "; no dump-level bit excludes such "
+					 "pages");
+		append(buf, len, ", so the writer should have kept it: the "
+				 "writer's mistake, not the kernel's");
+		if (own && (level & own) && w->self.addr != w->head.addr)
+			append(buf, len, " (read alone, without its head page, "
+					 "this tail page's own struct page looks "
+					 "like one of %s: mapping word 0x%" PRIx64 ")",
+			       bit_words(own), w->self.mapping);
+		else if (own && (level & own))
+			append(buf, len, " (its struct page also looks like "
+					 "one of %s: mapping word 0x%" PRIx64 ")",
+			       bit_words(own), w->self.mapping);
+		bit = 0;
+	}
+	if (bit == DL_FREE)
+		append(buf, len, "; the memory was free when the dump was "
+				 "taken, so the address points at no live "
+				 "object (a stale pointer?): only a dump without "
+				 "bit 16 (e.g. -d 1) would hold its old bytes");
+	else
+		append(buf, len, "; a dump with -d 17 (zero and free pages "
+				 "excluded) keeps it");
+}
+
+char *idd_explain_filtered(void *arg, uint64_t phys)
+{
+	struct inodedump *id = arg;
+	const struct page_layout *l = layout(id);
+	uint64_t psize = idd_target_page_size(id->target);
+	struct page_what w;
+	char buf[1024], flags[256];
+	const char *type;
+
+	if (!l || !psize)
+		return NULL;
+	if (!l->usable)
+		return idd_strdup_printf("what the page was is not known (%s)",
+					 l->why_not);
+	if (!classify(id, l, phys / psize, &w))
+		return idd_strdup_printf(
+			"what the page was is not known (its struct page at "
+			"0x%" PRIx64 " is not in the dump either)",
+			l->vmemmap + phys / psize * l->size);
+	flag_names(l, &w.head, flags, sizeof(flags));
+	type = page_type_name(l, &w.head);
+	snprintf(buf, sizeof(buf),
+		 "pfn 0x%" PRIx64 " (struct page 0x%" PRIx64 ") was %s "
+		 "[flags %s; page_type %s]",
+		 w.self.pfn, w.self.addr, w.detail, flags, type ? type : "none");
+	judge(l, &w, idd_target_dump_level(id->target), buf, sizeof(buf));
+	return strdup(buf);
+}
