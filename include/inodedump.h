@@ -211,6 +211,17 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
 #define INODEDUMP_FACT_ARCH "arch"
 /* The dump's page size in bytes, decimal. */
 #define INODEDUMP_FACT_PAGE_SIZE "page_size"
+/* The pages' compression as the header says ("zlib", "lzo", "zstd",
+ * "snappy", "none"). */
+#define INODEDUMP_FACT_COMPRESSION "compression"
+/* What the dump's header shows of the program that wrote it (no format
+ * names its writer's version). */
+#define INODEDUMP_FACT_WRITER "writer"
+/* Pages the writer left out, from the dump's bitmaps: "N of M pages". */
+#define INODEDUMP_FACT_EXCLUDED_PAGES "excluded_pages"
+/* Those pages by what their struct page says they were, with the
+ * dump-level bit that excludes each kind. */
+#define INODEDUMP_FACT_EXCLUDED_BY_KIND "excluded_by_kind"
 
 /*
  * One fact about the open dump by its key (INODEDUMP_FACT_*). Returns

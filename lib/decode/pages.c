@@ -75,6 +75,7 @@ struct page_layout {
 	size_t ntypes;
 	unsigned orders; /* NR_PAGE_ORDERS: the buddy blocks' orders */
 	struct idd_member slab_cache, cache_name, host, i_ino, i_sb, s_id;
+	char *excluded, *excluded_kinds; /* --info's, made on first ask */
 };
 
 enum page_kind {
@@ -156,6 +157,8 @@ void idd_pages_layout_free(struct page_layout *l)
 		free(l->flag_name[i]);
 	for (size_t i = 0; i < l->ntypes; i++)
 		free(l->type[i].name);
+	free(l->excluded);
+	free(l->excluded_kinds);
 	free(l);
 }
 
@@ -406,19 +409,31 @@ static void cache_detail(struct inodedump *id, const struct page_layout *l,
 	uint64_t host, ino, sb;
 	uint8_t sid[32] = "";
 
-	if (!l->host.present || !l->i_ino.present ||
-	    idd_target_read_u64(id->target, w->head.mapping + l->host.offset,
-				&host) ||
-	    !host ||
-	    idd_target_read_u64(id->target, host + l->i_ino.offset, &ino))
+	struct inodedump_error *err;
+
+	if (!l->host.present || !l->i_ino.present)
 		return;
+	err = idd_target_read_u64(id->target, w->head.mapping + l->host.offset,
+				  &host);
+	if (!err && host)
+		err = idd_target_read_u64(id->target, host + l->i_ino.offset,
+					  &ino);
+	if (err || !host) {
+		append(w->detail, sizeof(w->detail),
+		       " of an inode not known: its address_space 0x%" PRIx64
+		       " %s", w->head.mapping,
+		       err && err->code == INODEDUMP_ERR_FILTERED
+			       ? "or inode is not in the dump either"
+			       : "has no readable host");
+		inodedump_error_free(err);
+		return;
+	}
 	append(w->detail, sizeof(w->detail), " of inode %" PRIu64 " (0x%" PRIx64 ")",
 	       ino, host);
 	if (l->i_sb.present && l->s_id.present &&
 	    !idd_target_read_u64(id->target, host + l->i_sb.offset, &sb) && sb) {
-		struct inodedump_error *err = idd_target_read(
-			id->target, sb + l->s_id.offset, sid, sizeof(sid) - 1);
-
+		err = idd_target_read(id->target, sb + l->s_id.offset, sid,
+				      sizeof(sid) - 1);
 		if (!err && sid[0])
 			append(w->detail, sizeof(w->detail), " on %s",
 			       (const char *)sid);
@@ -428,7 +443,7 @@ static void cache_detail(struct inodedump *id, const struct page_layout *l,
 
 /* What the page at pfn was, from its struct page and its head's. */
 static bool classify(struct inodedump *id, const struct page_layout *l,
-		     uint64_t pfn, struct page_what *w)
+		     uint64_t pfn, bool detail, struct page_what *w)
 {
 	const struct page_info *h;
 	uint64_t head;
@@ -446,7 +461,8 @@ static bool classify(struct inodedump *id, const struct page_layout *l,
 	if (type && !strcmp(type, "slab")) {
 		w->kind = PK_SLAB;
 		snprintf(w->detail, sizeof(w->detail), "a slab page");
-		slab_detail(id, l, w);
+		if (detail)
+			slab_detail(id, l, w);
 	} else if (type && !strcmp(type, "large_kmalloc")) {
 		w->kind = PK_LARGE_KMALLOC;
 		snprintf(w->detail, sizeof(w->detail), "a large kmalloc() allocation");
@@ -483,8 +499,9 @@ static bool classify(struct inodedump *id, const struct page_layout *l,
 		w->kind = PK_CACHE;
 		snprintf(w->detail, sizeof(w->detail), "%spage cache",
 			 has_flag(h, l->pg_private) ? "private " : "");
-		cache_detail(id, l, w);
-	} else if (free_block(id, l, pfn, w)) {
+		if (detail)
+			cache_detail(id, l, w);
+	} else if (detail && free_block(id, l, pfn, w)) {
 		w->kind = PK_FREE;
 	} else if (has_flag(h, l->pg_reserved)) {
 		w->kind = PK_RESERVED;
@@ -638,7 +655,7 @@ char *idd_explain_filtered(void *arg, uint64_t phys)
 	if (!l->usable)
 		return idd_strdup_printf("what the page was is not known (%s)",
 					 l->why_not);
-	if (!classify(id, l, phys / psize, &w))
+	if (!classify(id, l, phys / psize, true, &w))
 		return idd_strdup_printf(
 			"what the page was is not known (its struct page at "
 			"0x%" PRIx64 " is not in the dump either)",
@@ -651,4 +668,100 @@ char *idd_explain_filtered(void *arg, uint64_t phys)
 		 w.self.pfn, w.self.addr, w.detail, flags, type ? type : "none");
 	judge(l, &w, idd_target_dump_level(id->target), buf, sizeof(buf));
 	return strdup(buf);
+}
+
+/* ---- what the writer left out, counted (--info) ---- */
+
+enum { EX_FREE, EX_CACHE, EX_USER, EX_SLAB, EX_KERNEL, EX_ALWAYS, EX_UNREAD,
+       EX_KINDS };
+
+static int excluded_kind(const struct page_layout *l, const struct page_what *w)
+{
+	switch (w->kind) {
+	case PK_SLAB:
+	case PK_LARGE_KMALLOC:
+		return EX_SLAB;
+	default:
+		switch (bit_for(l, w)) {
+		case DL_FREE: return EX_FREE;
+		case DL_CACHE:
+		case DL_CACHE_PRI: return EX_CACHE;
+		case DL_USER: return EX_USER;
+		case DL_ALWAYS: return EX_ALWAYS;
+		default: return EX_KERNEL;
+		}
+	}
+}
+
+/*
+ * Every page frame the bitmaps hold: how many the writer left out, and
+ * what each of those was by its struct page. A free block is counted
+ * whole from its head (2^private pages), as a writer excludes it.
+ */
+static void count_excluded(struct inodedump *id, struct page_layout *l)
+{
+	uint64_t max = idd_target_max_pfn(id->target), ram = 0, left = 0;
+	uint64_t n[EX_KINDS] = { 0 };
+
+	for (uint64_t pfn = 0; pfn < max; pfn++) {
+		int state = idd_target_pfn_state(id->target, pfn);
+		struct page_what w;
+
+		if (state == IDD_PFN_UNKNOWN)
+			return;
+		if (state == IDD_PFN_NO_RAM)
+			continue;
+		ram++;
+		if (state == IDD_PFN_DUMPED)
+			continue;
+		left++;
+		if (!l->usable || !classify(id, l, pfn, false, &w)) {
+			n[EX_UNREAD]++;
+			continue;
+		}
+		n[excluded_kind(l, &w)]++;
+		/* The rest of a free block: its pages carry no type of their own. */
+		if (w.kind == PK_FREE && w.block_order && w.block_order < 32) {
+			uint64_t end = w.block_pfn + (1ULL << w.block_order);
+
+			for (pfn++; pfn < end && pfn < max; pfn++) {
+				state = idd_target_pfn_state(id->target, pfn);
+				if (state == IDD_PFN_UNKNOWN)
+					return;
+				ram += state != IDD_PFN_NO_RAM;
+				left += state == IDD_PFN_EXCLUDED;
+				n[EX_FREE] += state == IDD_PFN_EXCLUDED;
+			}
+			pfn--;
+		}
+	}
+	l->excluded = idd_strdup_printf("%" PRIu64 " of %" PRIu64 " pages",
+					left, ram);
+	if (!left)
+		return;
+	l->excluded_kinds = idd_strdup_printf(
+		"free %" PRIu64 " (bit 16), cache %" PRIu64 " (bits 2, 4), "
+		"user %" PRIu64 " (bit 8), at every level %" PRIu64 "; slab %" PRIu64
+		" and other kernel memory %" PRIu64 " (no bit excludes these: "
+		"the writer's mistake)%s",
+		n[EX_FREE], n[EX_CACHE], n[EX_USER], n[EX_ALWAYS], n[EX_SLAB],
+		n[EX_KERNEL], n[EX_UNREAD] ? "; struct page not read: " : "");
+	if (n[EX_UNREAD] && l->excluded_kinds) {
+		char *s = idd_strdup_printf("%s%" PRIu64, l->excluded_kinds,
+					    n[EX_UNREAD]);
+
+		free(l->excluded_kinds);
+		l->excluded_kinds = s;
+	}
+}
+
+const char *idd_pages_excluded(struct inodedump *id, bool by_kind)
+{
+	struct page_layout *l = layout(id);
+
+	if (!l || idd_target_max_pfn(id->target) == 0)
+		return NULL;
+	if (!l->excluded)
+		count_excluded(id, l);
+	return by_kind ? l->excluded_kinds : l->excluded;
 }

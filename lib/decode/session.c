@@ -466,6 +466,14 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return idd_target_arch(id->target);
 	if (!strcmp(name, INODEDUMP_FACT_PAGE_SIZE))
 		return id->page_size_text;
+	if (!strcmp(name, INODEDUMP_FACT_COMPRESSION))
+		return idd_target_compression(id->target);
+	if (!strcmp(name, INODEDUMP_FACT_WRITER))
+		return idd_target_writer(id->target);
+	if (!strcmp(name, INODEDUMP_FACT_EXCLUDED_PAGES))
+		return idd_pages_excluded(id, false);
+	if (!strcmp(name, INODEDUMP_FACT_EXCLUDED_BY_KIND))
+		return idd_pages_excluded(id, true);
 	return NULL;
 }
 

@@ -107,5 +107,11 @@ void idd_holders_free(struct idd_holders *hs);
  */
 char *idd_explain_filtered(void *arg, uint64_t phys);
 void idd_pages_layout_free(struct page_layout *l);
+/*
+ * For --info: "N of M pages" the dump's bitmaps leave out, or (by_kind)
+ * how many of those were free, cache, user, slab... by their struct page;
+ * NULL when the format has no bitmaps. Counted on the first call.
+ */
+const char *idd_pages_excluded(struct inodedump *id, bool by_kind);
 
 #endif

@@ -49,6 +49,12 @@ struct idd_backend_ops {
 	uint64_t (*page_size)(struct idd_backend *b);
 	const char *(*uts_release)(struct idd_backend *b);
 	int (*dump_level)(struct idd_backend *b);
+	/* The pages' compression, and what the header shows of its writer. */
+	const char *(*compression)(struct idd_backend *b);
+	const char *(*writer)(struct idd_backend *b);
+	/* A page frame in the dump's bitmaps (IDD_PFN_*), below max_pfn. */
+	int (*pfn_state)(struct idd_backend *b, uint64_t pfn);
+	uint64_t (*max_pfn)(struct idd_backend *b);
 	bool (*little_endian)(struct idd_backend *b);
 	/* The VMCOREINFO text, read once by the target at open. */
 	const char *(*vmcoreinfo)(struct idd_backend *b);

@@ -14,6 +14,7 @@
  * at block_size), not a kernel's layout.
  */
 #include <lzo/lzo1x.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -42,6 +43,7 @@
 #define DD_SUB_DUMP_LEVEL 8
 #define DD_SUB_SPLIT 12
 #define DD_SUB_VMCOREINFO 32 /* offset, size; then the notes' */
+#define DD_SUB_ERASEINFO 64 /* offset, size */
 #define DD_SUB_MAX_PFN 96
 #define DD_DESC_SIZE 24	       /* page_desc: offset, size, flags, page_flags */
 #define RANK_BITS 4096u	       /* bits of bitmap per rank entry */
@@ -60,7 +62,15 @@ struct diskdump {
 	struct idd_backend base;
 	int fd;
 	int dump_level;
-	char arch[DD_UTS_FIELD], release[DD_UTS_FIELD];
+	char arch[DD_UTS_FIELD], release[DD_UTS_FIELD], sysname[DD_UTS_FIELD];
+	int32_t version;
+	uint32_t status;
+	uint64_t eraseinfo_size;
+	char writer[384];
+	uint64_t bitmap1_off;
+	uint8_t bits1[RANK_BITS / 8]; /* bitmap 1's block bits1_block */
+	uint64_t bits1_block;
+	bool bits1_valid;
 	char *vmcoreinfo;
 	uint32_t page_size;
 	uint64_t max_pfn;
@@ -241,7 +251,15 @@ static bool take(struct diskdump *d, const struct header *hd,
 		   h + DD_UTSNAME + 2 * DD_UTS_FIELD, DD_UTS_FIELD);
 	copy_field(d->arch, sizeof(d->arch), h + DD_UTSNAME + 4 * DD_UTS_FIELD,
 		   DD_UTS_FIELD);
+	copy_field(d->sysname, sizeof(d->sysname), h + DD_UTSNAME, DD_UTS_FIELD);
+	/* QEMU 11 names the machine "Unknown": as good as not naming it. */
+	if (!strcmp(d->arch, "Unknown"))
+		d->arch[0] = '\0';
+	d->version = version;
+	d->status = status;
+	d->eraseinfo_size = idd_le64(sub + DD_SUB_ERASEINFO + 8);
 	bitmap_off = (uint64_t)block_size * (1 + (uint64_t)sub_hdr_size);
+	d->bitmap1_off = bitmap_off;
 	d->bitmap2_off = bitmap_off + (uint64_t)bitmap_blocks / 2 * block_size;
 	d->desc_off = bitmap_off + (uint64_t)bitmap_blocks * block_size;
 	/* Both bitmaps must hold max_pfn bits and lie inside the file. */
@@ -408,6 +426,84 @@ static int diskdump_dump_level(struct idd_backend *b)
 	return to_diskdump(b)->dump_level;
 }
 
+static const char *diskdump_compression(struct idd_backend *b)
+{
+	uint32_t status = to_diskdump(b)->status;
+
+	if (status & DD_ZLIB)
+		return "zlib";
+	if (status & DD_LZO)
+		return "lzo";
+	if (status & DD_SNAPPY)
+		return "snappy";
+	if (status & DD_ZSTD)
+		return "zstd";
+	return "none";
+}
+
+/*
+ * The format has no field that names its writer; what the header shows
+ * of it: makedumpfile copies the dumped kernel's utsname, QEMU's
+ * dump-guest-memory fills only the machine (or "Unknown") and no release.
+ */
+static const char *diskdump_writer(struct idd_backend *b)
+{
+	struct diskdump *d = to_diskdump(b);
+	size_t len = sizeof(d->writer);
+
+	if (!d->sysname[0] && !d->release[0])
+		snprintf(d->writer, len,
+			 "not named in the header; its utsname holds no "
+			 "system name and no release, as QEMU's "
+			 "dump-guest-memory writes it (header version %d)",
+			 (int)d->version);
+	else
+		snprintf(d->writer, len,
+			 "not named in the header; its utsname is the dumped "
+			 "kernel's (%s %s), as makedumpfile copies it (header "
+			 "version %d%s)",
+			 d->sysname, d->release, (int)d->version,
+			 d->eraseinfo_size ? ", with erase information" : "");
+	return d->writer;
+}
+
+/* Bit pfn of the bitmap at off, through the one block kept in bits. */
+static int bitmap_bit(struct diskdump *d, uint64_t off, uint8_t *bits,
+		      uint64_t *block_of, bool *valid, uint64_t pfn)
+{
+	uint64_t block = pfn / RANK_BITS, bit = pfn % RANK_BITS;
+
+	if (!*valid || *block_of != block) {
+		*valid = idd_pread_all(d->fd, bits, RANK_BITS / 8,
+				       off + block * (RANK_BITS / 8));
+		*block_of = block;
+		if (!*valid)
+			return -1;
+	}
+	return bits[bit / 8] >> (bit % 8) & 1;
+}
+
+static int diskdump_pfn_state(struct idd_backend *b, uint64_t pfn)
+{
+	struct diskdump *d = to_diskdump(b);
+	int ram, dumped;
+
+	if (pfn >= d->max_pfn)
+		return IDD_PFN_NO_RAM;
+	ram = bitmap_bit(d, d->bitmap1_off, d->bits1, &d->bits1_block,
+			 &d->bits1_valid, pfn);
+	dumped = bitmap_bit(d, d->bitmap2_off, d->bits, &d->bits_block,
+			    &d->bits_valid, pfn);
+	if (ram < 0 || dumped < 0)
+		return IDD_PFN_UNKNOWN;
+	return dumped ? IDD_PFN_DUMPED : ram ? IDD_PFN_EXCLUDED : IDD_PFN_NO_RAM;
+}
+
+static uint64_t diskdump_max_pfn(struct idd_backend *b)
+{
+	return to_diskdump(b)->max_pfn;
+}
+
 static const char *diskdump_vmcoreinfo(struct idd_backend *b)
 {
 	return to_diskdump(b)->vmcoreinfo;
@@ -435,6 +531,10 @@ static const struct idd_backend_ops diskdump_ops = {
 	.page_size = diskdump_page_size,
 	.uts_release = diskdump_uts_release,
 	.dump_level = diskdump_dump_level,
+	.compression = diskdump_compression,
+	.writer = diskdump_writer,
+	.pfn_state = diskdump_pfn_state,
+	.max_pfn = diskdump_max_pfn,
 	.vmcoreinfo = diskdump_vmcoreinfo,
 	.close = diskdump_close,
 };

@@ -253,6 +253,38 @@ int idd_target_dump_level(struct idd_target *t)
 	return ops->dump_level ? ops->dump_level(t->backend) : -1;
 }
 
+const char *idd_target_compression(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+
+	if (ops->compression)
+		return ops->compression(t->backend);
+	/* ELF holds every page as it is. */
+	return t->format && !strcmp(t->format, "elf") ? "none" : NULL;
+}
+
+const char *idd_target_writer(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+
+	return ops->writer ? ops->writer(t->backend) : NULL;
+}
+
+int idd_target_pfn_state(struct idd_target *t, uint64_t pfn)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+
+	return ops->pfn_state ? ops->pfn_state(t->backend, pfn)
+			      : IDD_PFN_UNKNOWN;
+}
+
+uint64_t idd_target_max_pfn(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+
+	return ops->max_pfn ? ops->max_pfn(t->backend) : 0;
+}
+
 bool idd_target_is_memory(const struct idd_target *t)
 {
 	return t->fd < 0;

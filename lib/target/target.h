@@ -87,6 +87,20 @@ const char *idd_target_format(struct idd_target *t);
 /* makedumpfile's dump level (-d), or -1 when the format has none. */
 int idd_target_dump_level(struct idd_target *t);
 bool idd_target_little_endian(struct idd_target *t);
+/* The pages' compression ("zlib", "none"), or NULL when not known. */
+const char *idd_target_compression(struct idd_target *t);
+/* What the dump's header shows of the writer that wrote it, or NULL. */
+const char *idd_target_writer(struct idd_target *t);
+/* A page frame as the dump's bitmaps have it (formats that filter). */
+enum {
+	IDD_PFN_UNKNOWN = -1, /* the format has no bitmap, or it cannot be read */
+	IDD_PFN_NO_RAM,	      /* not memory the writer saw */
+	IDD_PFN_EXCLUDED,     /* memory the writer left out */
+	IDD_PFN_DUMPED,
+};
+int idd_target_pfn_state(struct idd_target *t, uint64_t pfn);
+/* One past the highest page frame the dump describes; 0: not known. */
+uint64_t idd_target_max_pfn(struct idd_target *t);
 /*
  * What a page left out of the dump was, for the error that says it was
  * left out: fn(arg, phys) returns malloc'd text or NULL. The target has

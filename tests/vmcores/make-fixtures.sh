@@ -1,12 +1,13 @@
 #!/bin/bash
 # Build (or reuse) the inodedump vmcore fixture sets. See README.md and CONTRACT.md.
 #
-#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|all]   (default: all)
+#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|all]   (default: all)
 #   tests/vmcores/make-fixtures.sh live [BINARY]
 #
 # all = stock, stock4 (the stock kernel with 4-level paging, 1 GiB),
 # stock73 (the stock Debian 7.3 kernel from trixie-backports, truth from
-# drgn 0.3.0 in a sid chroot; recipe in stock73.sh), patched, wrapped.
+# drgn 0.3.0 in a sid chroot; recipe in stock73.sh), patched, wrapped,
+# writers (sid's QEMU and makedumpfile on both stock kernels; writers.sh).
 # live boots the patched kernel (a MULTIUSER variant) with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
@@ -87,6 +88,9 @@ hash16() { sha256sum | cut -c1-16; }
 # The stock73 set (7.3 kernel, private apt state, sid chroot with drgn 0.3.0).
 # shellcheck source=stock73.sh
 . "$HERE/stock73.sh"
+# The writers set (sid's QEMU and makedumpfile; recipe in writers.sh).
+# shellcheck source=writers.sh
+. "$HERE/writers.sh"
 
 # ---------------------------------------------------------------- stock kernel
 # Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
@@ -646,11 +650,12 @@ main() {
 	check_packages
 	case $what in
 	stock | stock4 | stock73 | patched | wrapped) build_set "$what" ;;
+	writers) build_writers_set ;;
 	live)
 		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
 		build_set live ;;
-	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped ;;
-	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|all] | live [BINARY]" ;;
+	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped; build_writers_set ;;
+	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|all] | live [BINARY]" ;;
 	esac
 }
 
