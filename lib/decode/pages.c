@@ -561,14 +561,13 @@ static const char *bit_words(int bit)
 }
 
 /*
- * The bit a test of this page alone (its own struct page, not its head's)
- * would take it for: where a writer that judges each page by itself goes
- * wrong on the tail of a compound page.
+ * The bit a test of this page's own words would take it for, not knowing
+ * its head page or this kernel's page types: where a writer goes wrong on
+ * the tail of a compound page, or on a slab page whose mapping word (a
+ * slab's list link or count) has the anonymous bit.
  */
 static int own_bit(const struct page_layout *l, const struct page_info *p)
 {
-	if (is_type(l, p, "slab"))
-		return 0;
 	if (is_type(l, p, "buddy"))
 		return DL_FREE;
 	if (p->mapping & MAPPING_ANON)
@@ -626,8 +625,10 @@ static void judge(const struct page_layout *l, const struct page_what *w,
 					 "like one of %s: mapping word 0x%" PRIx64 ")",
 			       bit_words(own), w->self.mapping);
 		else if (own && (level & own))
-			append(buf, len, " (its struct page also looks like "
-					 "one of %s: mapping word 0x%" PRIx64 ")",
+			append(buf, len, " (its own words look like one of "
+					 "%s to a test that does not know this "
+					 "kernel's page types: mapping word 0x%"
+					 PRIx64 ")",
 			       bit_words(own), w->self.mapping);
 		bit = 0;
 	}

@@ -52,29 +52,6 @@ writers_qmp_caps() {
 	EOF
 }
 
-# writers_qmp_dump PATH FORMAT PAGING: one dump-guest-memory; seconds on
-# stdout, QEMU's error on stderr.
-writers_qmp_dump() {
-	python3 - "$HERE" "$W/qmp.sock" "$@" <<-'EOF'
-		import sys, time
-		sys.path.insert(0, sys.argv[1])
-		from qmp import QMP
-		sock, path, fmt, paging = sys.argv[2:6]
-		q = QMP(sock)
-		t = time.monotonic()
-		q.execute("dump-guest-memory", paging=paging == "paging",
-		          protocol="file:" + path, format=fmt)
-		while True:
-		    st = q.execute("query-dump")
-		    if st.get("status") in ("completed", "failed"):
-		        break
-		    time.sleep(0.1)
-		if st.get("status") != "completed":
-		    sys.exit(f"dump {path} failed: {st}")
-		print(f"{time.monotonic() - t:.2f}")
-	EOF
-}
-
 # writers_guest KSET DIR: boot KSET's kernel under the chroot's QEMU, dump
 # every format it offers into DIR, quit.
 writers_guest() {
@@ -115,7 +92,9 @@ writers_guest() {
 		*) continue ;;
 		esac
 		step "QMP dump $file ($fmt, $paging)"
-		if t=$(writers_qmp_dump "$d/$file" "$fmt" "$paging" 2>"$W/dump.err"); then
+		# shellcheck disable=SC2046
+		if t=$(python3 "$HERE/qmp.py" "$W/qmp.sock" dump "$d/$file" --format "$fmt" \
+			$([ "$paging" = paging ] && echo --paging) 2>"$W/dump.err"); then
 			TIMINGS="${TIMINGS}dump_${file%%.*}_s=$t\n"
 		else
 			# offered but not built in (Debian's lzo, snappy): said, not hidden
