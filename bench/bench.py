@@ -26,6 +26,27 @@ GNU_TIME = "/usr/bin/time"
 PY = "/usr/bin/python3"          # Debian's python3, the one with drgn
 DRGN_SCRIPT = os.path.join(HERE, "drgn_bench.py")
 REPORT_RE = re.compile(r"encountered for inode ([0-9a-f]+)")
+CACHE = os.environ.get("INODEDUMP_CACHE", os.path.expanduser("~/.cache/inodedump"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import sid_drgn  # noqa: E402 - the chroot runner the tests use
+
+
+def sid_chroot(include):
+    """A complete sid chroot the fixture recipe made with INCLUDE (its
+    prepare_sid_chroot list, first package), or None."""
+    for d in sorted(os.listdir(CACHE)) if os.path.isdir(CACHE) else ():
+        inputs = os.path.join(CACHE, d, "inodedump-inputs.txt")
+        if d.startswith("sid-chroot-") and os.path.isfile(os.path.join(CACHE, d, ".complete")):
+            with open(inputs) as f:
+                if re.search(r"\binclude=%s[, ]" % re.escape(include), f.read()):
+                    return os.path.join(CACHE, d)
+    return None
+
+
+def in_sid(chroot, setdir, cmd):
+    """cmd run in a sid chroot with setdir at /fx and bench/ at /src."""
+    return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+            sid_drgn.SCRIPT, "bench", chroot, os.path.realpath(setdir), HERE, *cmd]
 
 
 def log(msg):
@@ -248,12 +269,13 @@ def table(rep):
 
 # ------------------------------------------------------------------ crash
 
-def run_crash(vmlinux, dump, addr, runs):
+def run_crash(vmlinux, dump, addr, runs, wrap=lambda cmd: cmd):
+    """crash on the dump; wrap(cmd) runs it elsewhere (a sid chroot)."""
     stdin = "struct inode %s\nexit\n" % addr
-    r = run_once(["crash", "-s", vmlinux, dump], stdin, timeout=120)
+    r = run_once(wrap(["crash", "-s", vmlinux, dump]), stdin, timeout=120)
     works = r.rc == 0 and not r.timed_out and "struct inode {" in r.out
     if works:
-        rs = [r] + [run_once(["crash", "-s", vmlinux, dump], stdin, timeout=120)
+        rs = [r] + [run_once(wrap(["crash", "-s", vmlinux, dump]), stdin, timeout=120)
                     for _ in range(runs)]
         st = Stats(rs[1:])
         return "works", st, ""
@@ -261,7 +283,7 @@ def run_crash(vmlinux, dump, addr, runs):
     lines = [l for l in (r.out + r.err).splitlines() if l.startswith("crash:")]
     if not lines and not r.timed_out:
         # crash -s says nothing on this failure; -d 1 prints the reason.
-        r2 = run_once(["crash", "-s", "-d", "1", vmlinux, dump], stdin, timeout=120)
+        r2 = run_once(wrap(["crash", "-s", "-d", "1", vmlinux, dump]), stdin, timeout=120)
         lines = [l for l in (r2.out + r2.err).splitlines()
                  if l.startswith("crash:") and re.search(r"error|invalid|cannot|fail", l, re.I)]
     if r.timed_out:
@@ -547,6 +569,8 @@ def main():
     ap.add_argument("--vmcore-inode", default=os.path.join(ROOT, "build-bench", "vmcore-inode"))
     ap.add_argument("--no-profile", action="store_true")
     ap.add_argument("--no-crash", action="store_true")
+    ap.add_argument("--no-sid", action="store_true",
+                    help="leave out drgn 0.3.0 and crash 9.0.2 (sid chroots)")
     ap.add_argument("--baseline", metavar="BINARY",
                     help="another vmcore-inode (e.g. the build before a change), "
                          "timed in the same alternation as ours: a before/after table")
@@ -596,6 +620,39 @@ def main():
         rep.row(label, dump, st["ours"], "drgn", st["drgn"], drgn_dump, check)
         return st
 
+    def sid_inode_case(setname, setdir, dump, addr):
+        """The same decode against drgn 0.3.0 in its sid chroot; what the
+        chroot's entry costs is measured and named, and a failure shown."""
+        chroot = sid_chroot("python3-drgn")
+        if not chroot:
+            rep.notes.append("**drgn 0.3.0 not measured**: no sid chroot with "
+                             "python3-drgn in %s (make-fixtures.sh stock73)." % CACHE)
+            return
+        vml = os.path.join(setdir, "vmlinux")
+        cmd = in_sid(chroot, setdir, ["/usr/bin/python3", "/src/drgn_bench.py", "inode",
+                                      "/fx/vmlinux", "/fx/" + dump, addr])
+        label = "%s: open + decode 1 inode, drgn 0.3.0" % setname
+        log(label)
+        r = run_once(cmd, timeout=300)
+        if r.rc != 0:
+            lines = [l for l in r.err.splitlines() if l.strip()]
+            rep.notes.append("**drgn 0.3.0 (sid chroot) fails** on `%s`: exit %d, `%s`" % (
+                dump, r.rc, lines[-1] if lines else "?"))
+            return
+        entry = statistics.median(run_once(in_sid(chroot, setdir, ["/bin/true"])).wall
+                                  for _ in range(5))
+        rep.notes.append("drgn 0.3.0 runs in the sid chroot `%s`: entering it "
+                         "(unshare, two bind mounts, chroot) costs %s of its wall "
+                         "time (median of 5 `/bin/true`)." % (chroot, ms(entry)))
+        st, warm = timed(label, [("ours", [vmci, "-k", vml, os.path.join(setdir, dump), addr]),
+                                 ("drgn 0.3.0", cmd)])
+        try:
+            oj = ours_json(vmci, vml, os.path.join(setdir, dump), [addr])["inodes"][0]
+            check = compare_inode(oj, warm["drgn 0.3.0"].out.strip().splitlines()[-1])
+        except Exception as e:  # noqa: BLE001 - the check is informative only
+            check = "check failed: %s" % e
+        rep.row(label, dump, st["ours"], "drgn 0.3.0", st["drgn 0.3.0"], dump, check)
+
     for setname, setdir, why in (("stock", stock, why_stock), ("patched", patched, why_patched)):
         if not setdir:
             rep.notes.append("**%s set not measured**: %s." % (setname, why))
@@ -612,6 +669,8 @@ def main():
             drgn_dump = "elf-paging.vmcore" if dump == "elf-nopaging.vmcore" else dump
             st = inode_case(setname, setdir, dump, drgn_dump, addr,
                             "%s: open + decode 1 inode" % setname)
+            if dump == "d17-zlib.vmcore" and setname == "stock" and not args.no_sid:
+                sid_inode_case(setname, setdir, dump, addr)
             if dump == "d17-zlib.vmcore":
                 ours_figs[(setname, "inode")] = st["ours"]
                 ours_figs[(setname, "inode-drgn")] = st["drgn"]
@@ -686,7 +745,16 @@ def main():
         if not args.no_crash and shutil.which("crash"):
             log("%s: crash" % setname)
             status, cst, err = run_crash(vml, d, addr, runs)
-            rep.crash.append((setname, "d17-zlib.vmcore", status, cst, err))
+            rep.crash.append((setname, "d17-zlib.vmcore", "8.0.2 (host)", status, cst, err))
+        crash9 = None if args.no_crash or args.no_sid else sid_chroot("crash")
+        if crash9:
+            log("%s: crash 9.0.2 (sid chroot)" % setname)
+            status, cst, err = run_crash("/fx/vmlinux", "/fx/d17-zlib.vmcore", addr, runs,
+                                         lambda cmd: in_sid(crash9, setdir, cmd))
+            rep.crash.append((setname, "d17-zlib.vmcore", "9.0.2 (sid chroot)", status, cst, err))
+        elif not args.no_crash and not args.no_sid:
+            rep.notes.append("**crash 9.0.2 not measured**: no sid chroot with crash "
+                             "in %s (prepare_sid_chroot crash,...)." % CACHE)
 
     # Startup against vmlinux size.
     if stock and patched:
@@ -799,14 +867,14 @@ def main():
                         y.median / x.median, y.rss_kb / x.rss_kb))
         print()
     if rep.crash:
-        print("### crash 8.0.2 (`crash -s VMLINUX VMCORE`, stdin `struct inode ADDR` + `exit`, timeout 120 s)")
+        print("### crash (`crash -s VMLINUX VMCORE`, stdin `struct inode ADDR` + `exit`, timeout 120 s)")
         print()
-        print("| set | dump | result | time | peak RSS | error line |")
-        print("|---|---|---|---|---|---|")
-        for s, dump, status, st, err in rep.crash:
-            print("| %s | %s | %s | %s%s | %s | %s |" % (
-                s, dump, status, ms(st.median), " (median of %d)" % len(st.runs)
-                if len(st.runs) > 1 else " to failure", mb(st.rss_kb),
+        print("| set | dump | crash | result | time | peak RSS | error line |")
+        print("|---|---|---|---|---|---|---|")
+        for s, dump, version, status, st, err in rep.crash:
+            print("| %s | %s | %s | %s | %s%s | %s | %s |" % (
+                s, dump, version, status, ms(st.median), " (median of %d)" % len(st.runs)
+                if status == "works" else " to failure", mb(st.rss_kb),
                 "`%s`" % err if err else ""))
         print()
     if prof or pages:
