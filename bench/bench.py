@@ -606,18 +606,20 @@ def main():
         return st, warm
     drgn_fail = None
 
-    def inode_case(setname, setdir, dump, drgn_dump, addr, label):
+    def inode_case(setname, setdir, dump, drgn_dump, addr, label, drgn="drgn",
+                   drgn_cmd=None):
         vml = os.path.join(setdir, "vmlinux")
         ours_cmd = [vmci, "-k", vml, os.path.join(setdir, dump), addr]
-        drgn_cmd = [PY, DRGN_SCRIPT, "inode", vml, os.path.join(setdir, drgn_dump), addr]
-        log("%s: %s (drgn on %s)" % (setname, label, drgn_dump))
-        st, warm = timed("%s, %s" % (label, dump), [("ours", ours_cmd), ("drgn", drgn_cmd)])
+        drgn_cmd = drgn_cmd or [PY, DRGN_SCRIPT, "inode", vml,
+                                os.path.join(setdir, drgn_dump), addr]
+        log("%s: %s (%s on %s)" % (setname, label, drgn, drgn_dump))
+        st, warm = timed("%s, %s" % (label, dump), [("ours", ours_cmd), (drgn, drgn_cmd)])
         try:
             oj = ours_json(vmci, vml, os.path.join(setdir, dump), [addr])["inodes"][0]
-            check = compare_inode(oj, warm["drgn"].out.strip().splitlines()[-1])
+            check = compare_inode(oj, warm[drgn].out.strip().splitlines()[-1])
         except Exception as e:  # noqa: BLE001 - the check is informative only
             check = "check failed: %s" % e
-        rep.row(label, dump, st["ours"], "drgn", st["drgn"], drgn_dump, check)
+        rep.row(label, dump, st["ours"], drgn, st[drgn], drgn_dump, check)
         return st
 
     def sid_inode_case(setname, setdir, dump, addr):
@@ -628,11 +630,8 @@ def main():
             rep.notes.append("**drgn 0.3.0 not measured**: no sid chroot with "
                              "python3-drgn in %s (make-fixtures.sh stock73)." % CACHE)
             return
-        vml = os.path.join(setdir, "vmlinux")
         cmd = in_sid(chroot, setdir, ["/usr/bin/python3", "/src/drgn_bench.py", "inode",
                                       "/fx/vmlinux", "/fx/" + dump, addr])
-        label = "%s: open + decode 1 inode, drgn 0.3.0" % setname
-        log(label)
         r = run_once(cmd, timeout=300)
         if r.rc != 0:
             lines = [l for l in r.err.splitlines() if l.strip()]
@@ -644,14 +643,9 @@ def main():
         rep.notes.append("drgn 0.3.0 runs in the sid chroot `%s`: entering it "
                          "(unshare, two bind mounts, chroot) costs %s of its wall "
                          "time (median of 5 `/bin/true`)." % (chroot, ms(entry)))
-        st, warm = timed(label, [("ours", [vmci, "-k", vml, os.path.join(setdir, dump), addr]),
-                                 ("drgn 0.3.0", cmd)])
-        try:
-            oj = ours_json(vmci, vml, os.path.join(setdir, dump), [addr])["inodes"][0]
-            check = compare_inode(oj, warm["drgn 0.3.0"].out.strip().splitlines()[-1])
-        except Exception as e:  # noqa: BLE001 - the check is informative only
-            check = "check failed: %s" % e
-        rep.row(label, dump, st["ours"], "drgn 0.3.0", st["drgn 0.3.0"], dump, check)
+        inode_case(setname, setdir, dump, dump, addr,
+                   "%s: open + decode 1 inode, drgn 0.3.0" % setname,
+                   "drgn 0.3.0", cmd)
 
     for setname, setdir, why in (("stock", stock, why_stock), ("patched", patched, why_patched)):
         if not setdir:
