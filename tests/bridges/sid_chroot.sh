@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# sid_chroot.sh PKG,PKG...: print the path of a cached debootstrapped sid
+# chroot holding these packages, made first if missing (~3-5 min cold),
+# with stock73.sh's prepare_sid_chroot (its private apt state and key: one
+# chroot per package list). The bridges' tests run crash 9.0.2 there
+# (Debian 12's crash 8.0.2 cannot open 6.12 dumps). Root only, as the
+# fixture recipe. Nothing of the fixture sets' inputs changes: this file
+# only sources stock73.sh.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")/../vmcores" && pwd)
+CACHE=${INODEDUMP_CACHE:-$HOME/.cache/inodedump}
+SET=bridges STEP=start
+log() { printf 'sid_chroot: %s\n' "$*" >&2; }
+step() { STEP=$1; log "== $STEP"; }
+die() { printf 'sid_chroot: FAILED in step "%s": %s\n' "$STEP" "$*" >&2; exit 1; }
+hash16() { sha256sum | cut -c1-16; }
+[ $# -eq 1 ] || die "usage: sid_chroot.sh PKG,PKG..."
+mkdir -p "$CACHE"
+# shellcheck source=../vmcores/stock73.sh
+. "$HERE/stock73.sh"
+# One preparer per package list at a time; others wait and reuse it.
+exec 9>"$CACHE/.sid-chroot-$(printf '%s' "$1" | hash16).lock"
+flock 9
+prepare_apt73 >&2
+prepare_sid_chroot "$1" >&2
+echo "$SID_CHROOT"
