@@ -57,9 +57,13 @@ static const char usage_text[] =
 	"                        cwd, root): walks every task\n"
 	"      --ignore-build-id open even if vmlinux is not the dump's kernel\n"
 	"  -h, --help            this help\n"
+	"      --version         the version of inodedump\n"
 	"\n"
 	"exit status: 0 decoded, no violation; 1 decoded, at least one\n"
 	"violation; 2 usage error; 3 input could not be read or decoded.\n";
+
+/* Long options without a short one. */
+enum { OPT_VERSION = 0x100 };
 
 static void usage(FILE *out)
 {
@@ -279,6 +283,7 @@ int main(int argc, char **argv)
 		{ "type", required_argument, NULL, 'T' },
 		{ "paths", no_argument, NULL, 'P' },
 		{ "debug-root", required_argument, NULL, 'D' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
@@ -319,6 +324,9 @@ int main(int argc, char **argv)
 		case 'T': sweep_opts.types = optarg; break;
 		case 'P': sweep_paths = true; break;
 		case 'D': opts.debug_root = optarg; break;
+		case OPT_VERSION:
+			printf("vmcore-inode %s\n", INODEDUMP_VERSION);
+			return EXIT_CLEAN;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}

@@ -1,0 +1,580 @@
+#!/usr/bin/python3
+"""The bridges print what vmcore-inode prints: the Python module, drgn's
+function and command, crash's extension, each on the same dump and
+addresses as the command (the set's truth inodes), compared as JSON
+(decode, -j, reports, sweep) or text (documents, commands) — and a bad
+address, a filtered page or a failing host read gets the library's error,
+never a crash of the host session.
+
+usage: test_bridges.py python SET FMT    the module over the dump file
+       test_bridges.py drgn SET FMT      from_drgn on the host's drgn 0.0.22
+       test_bridges.py drgn030 SET FMT   from_drgn and %inode on drgn 0.3.0
+                                         (sid chroot), module as installed
+       test_bridges.py crash SET FMT     crash 9.0.2's "inode" (sid chroot)
+       test_bridges.py reader            open_reader: hosts whose reads fail
+       test_bridges.py leak              10,000 decodes, RSS flat
+       test_bridges.py install           meson install puts everything where
+                                         Python, drgn and crash look
+
+INODEDUMP_BUILD names the build directory (meson sets it); in a sanitized
+build INODEDUMP_SANITIZE is set and the hosts get the sanitizer runtimes
+preloaded.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from fixture import Checker, FORMATS, read_truth, run, set_dir  # noqa: E402
+
+BUILD = os.environ.get("INODEDUMP_BUILD", "")
+SANITIZE = os.environ.get("INODEDUMP_SANITIZE", "none") not in ("", "none")
+ROOT = os.path.dirname(HERE)
+CHROOT_CRASH = "crash,libdw1t64,libelf1t64,liblzo2-2,libzstd1,zlib1g"
+CHROOT_DRGN = "python3-drgn"
+# drgn cannot open these formats (tests/test_drgn.py): its side reads the
+# same memory from another dump of the same moment.
+DRGN_SUBSTITUTE = {"elf-nopaging": "elf-paging", "qemu-kdump-zlib": "elf-paging"}
+DRGN_SUBSTITUTE_SID = {"qemu-kdump-zlib": "elf-paging"}
+
+if not BUILD:
+    raise SystemExit("FAIL INODEDUMP_BUILD is not set (run through meson test)")
+sys.path.insert(0, os.path.join(BUILD, "bridges", "python"))
+import inodedump  # noqa: E402
+
+
+def sanitizer_runtimes():
+    """The host's ASan and UBSan runtimes (a sanitized libinodedump needs
+    them loaded first in any host process)."""
+    out = []
+    for lib in ("libasan.so", "libubsan.so"):
+        p = subprocess.run(["gcc", f"-print-file-name={lib}"],
+                           capture_output=True, text=True).stdout.strip()
+        out.append(os.path.realpath(p))
+    return out
+
+
+class CLI:
+    """vmcore-inode on one dump: the outputs the bridges must equal."""
+
+    def __init__(self, vmlinux, dump):
+        self.vmlinux, self.dump = vmlinux, dump
+
+    def out(self, *args):
+        p = run(["-k", self.vmlinux, *args[:-1], self.dump, *args[-1]],
+                timeout=600)
+        if p.returncode not in (0, 1, 3) or "Sanitizer" in p.stderr:
+            raise SystemExit(f"FAIL vmcore-inode {args}: {p.returncode} {p.stderr}")
+        return p.stdout
+
+    def json(self, *args):
+        return json.loads(self.out("--json", *args))
+
+    def jsonl(self, *args):
+        return [json.loads(x) for x in self.out(*args).splitlines() if x]
+
+
+def fixture(set_name, fmt):
+    d = set_dir(set_name)
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    return (d, os.path.join(d, "vmlinux"), os.path.join(d, FORMATS[fmt]),
+            ["0x" + t["addr"] for t in truth])
+
+
+def filtered_address(set_name, fmt):
+    """A free page (left out at -d 17/31) when the dump is filtered, else
+    None: drgn's pick on the ELF dump (tests/test_errors.py; the stock
+    kernel's node_data: the patched tinyconfig kernel has no NUMA)."""
+    if not fmt.startswith("d") or set_name != "stock":
+        return None
+    from test_errors import free_page_address
+    return free_page_address(set_dir(set_name))
+
+
+def compare_documents(c, who, cli, got, addrs):
+    """got: {"decode": {addr: dict}, "document", "document_json", "reports",
+    "sweep"} from a bridge; each equal to the command's."""
+    doc = cli.json(addrs)
+    for a, want in zip(addrs, doc["inodes"]):
+        c.eq(f"{who} decode({a}) equals --json", got["decode"].get(a), want)
+    c.eq(f"{who} document text equals vmcore-inode's", got["document"],
+         cli.out(addrs))
+    c.eq(f"{who} document JSON equals --json", json.loads(got["document_json"]),
+         doc)
+    c.eq(f"{who} reports() equals --json's reports", got["reports"],
+         cli.json([])["reports"])
+    c.ok(f"{who} reports() found some", len(got["reports"]) > 0 or
+         not cli.json([])["reports"])
+    c.eq(f"{who} sweep() equals --sweep --jsonl", got["sweep"],
+         cli.jsonl("--sweep", "--jsonl", []))
+
+
+# ------------------------------------------------------------ python mode
+
+def mode_python(c, set_name, fmt):
+    d, vmlinux, dump, addrs = fixture(set_name, fmt)
+    cli = CLI(vmlinux, dump)
+    with inodedump.open(dump, vmlinux) as s:
+        got = {"decode": {a: s.decode(int(a, 16)) for a in addrs},
+               "document": s.document([int(a, 16) for a in addrs])[0],
+               "document_json": s.document([int(a, 16) for a in addrs],
+                                           json=True)[0],
+               "reports": s.reports(), "sweep": list(s.sweep())}
+        compare_documents(c, "python", cli, got, addrs)
+        c.eq("sweep_text(violations_only) equals --sweep --violations-only",
+             s.sweep_text(violations_only=True)[0],
+             cli.out("--sweep", "--violations-only", []))
+        c.eq("log_text() equals --log", s.log_text(), cli.out("--log", []))
+        records = s.log()
+        c.ok("log() has records with text", records and all(
+            isinstance(r["text"], str) for r in records))
+        c.eq("info_text() equals --info", s.info_text(), cli.out("--info", []))
+        c.eq("info() osrelease", s.info().get("osrelease"),
+             cli.json(addrs)["osrelease"])
+        c.eq("decode_text() equals the one-address document",
+             s.decode_text(int(addrs[0], 16)), cli.out([addrs[0]]))
+        python_errors(c, s, set_name, fmt)
+    c.ok("closed session refuses", raises(ValueError, lambda: s.decode(1)))
+
+
+def raises(cls, fn):
+    try:
+        fn()
+    except cls:
+        return True
+    return False
+
+
+def python_errors(c, s, set_name, fmt):
+    try:
+        s.decode(0x1000)
+        c.ok("unmapped address raises", False)
+    except inodedump.FaultError as e:
+        c.eq("unmapped: FaultError code", e.code, inodedump.ERR_FAULT)
+        c.eq("unmapped: address", e.address, 0x1000)
+        c.ok("unmapped: message names it", "0x1000" in str(e), str(e))
+    sb = int(read_truth(os.path.join(set_dir(set_name), "truth.txt"))[0]["sb"], 16)
+    try:
+        s.decode(sb)
+        c.ok("a superblock is no inode", False)
+    except inodedump.NotInodeError as e:
+        c.eq("not an inode: address", e.address, sb)
+    c.eq("force decodes it anyway", s.decode(sb, force=True)["forced"], True)
+    free = filtered_address(set_name, fmt)
+    if free:
+        try:
+            s.decode(int(free, 16))
+            c.ok("filtered page raises", False)
+        except inodedump.FilteredError as e:
+            c.eq("filtered: code", e.code, inodedump.ERR_FILTERED)
+            c.eq("filtered: address", e.address, int(free, 16))
+            c.ok("FilteredError is a FaultError",
+                 isinstance(e, inodedump.FaultError))
+    try:
+        inodedump.open("/nonexistent.vmcore")
+        c.ok("missing dump raises", False)
+    except inodedump.DumpError as e:
+        c.ok("missing dump: message", "/nonexistent.vmcore" in str(e), str(e))
+
+
+# -------------------------------------------------------------- drgn modes
+
+def drgn_side_host(dump, vmlinux, filtered, addrs):
+    env = dict(os.environ, PYTHONPATH=os.path.join(BUILD, "bridges", "python"))
+    env.pop("DRGN_PLUGINS", None)
+    p = subprocess.run(["/usr/bin/python3", os.path.join(HERE, "bridges",
+                                                         "drgn_side.py"),
+                        dump, vmlinux, filtered or "-", *addrs],
+                       capture_output=True, text=True, env=env, timeout=900)
+    if p.returncode:
+        raise SystemExit(f"FAIL drgn side: exit {p.returncode}\n{p.stderr}")
+    return json.loads(p.stdout)
+
+
+def check_drgn_side(c, who, cli, got, addrs, filtered):
+    compare_documents(c, who, cli, got, addrs)
+    c.eq(f"{who} reads through drgn", got["info"].get("reader"), "caller")
+    e = got["errors"]["unmapped"]
+    c.eq(f"{who} unmapped address: FaultError with the address",
+         (e or {}).get("class"), "FaultError")
+    c.eq(f"{who} unmapped address: address", (e or {}).get("address"), 0x1000)
+    if filtered:
+        e = got["errors"]["filtered"]
+        c.eq(f"{who} filtered page: FilteredError", (e or {}).get("class"),
+             "FilteredError")
+        c.eq(f"{who} filtered page: address", (e or {}).get("address"),
+             int(filtered, 16))
+
+
+def mode_drgn(c, set_name, fmt):
+    d, vmlinux, dump, addrs = fixture(set_name, fmt)
+    ddump = os.path.join(d, FORMATS[DRGN_SUBSTITUTE.get(fmt, fmt)])
+    filtered = filtered_address(set_name, fmt)
+    got = drgn_side_host(ddump, vmlinux, filtered, addrs)
+    c.ok("host drgn is 0.0.22 (no command framework)",
+         got["drgn"].startswith("0.0.") and got["commands"] is None,
+         got["drgn"])
+    check_drgn_side(c, f"drgn {got['drgn']}", CLI(vmlinux, dump), got, addrs,
+                    filtered)
+
+
+CHROOT_SCRIPT = r'''
+c=$1; shift
+while [ "$1" != -- ]; do
+  src=${1%%=*} dst=${1#*=}; shift
+  mkdir -p "$c$dst" && mount --bind "$src" "$c$dst" || exit 1
+done
+shift
+exec chroot "$c" "$@"
+'''
+
+
+def in_chroot(chroot, binds, argv, env, timeout=1200):
+    """argv in the chroot with binds {host path: chroot path} in a private
+    mount namespace (gone with the command)."""
+    spec = [f"{src}={dst}" for src, dst in binds.items()]
+    p = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                        "sh", "-c", CHROOT_SCRIPT, "in_chroot", chroot, *spec,
+                        "--", "env", "-i", *[f"{k}={v}" for k, v in env.items()],
+                        *argv], capture_output=True, text=True, timeout=timeout,
+                       stdin=subprocess.DEVNULL)
+    return p
+
+
+def preload_env(binds, tmp):
+    """LD_PRELOAD of the host's sanitizer runtimes inside a chroot."""
+    if not SANITIZE:
+        return {}
+    rt = os.path.join(tmp, "sanitizers")
+    os.makedirs(rt, exist_ok=True)
+    names = []
+    for lib in sanitizer_runtimes():
+        shutil.copy(lib, rt)
+        names.append("/san/" + os.path.basename(lib))
+    binds[rt] = "/san"
+    return {"LD_PRELOAD": ":".join(names),
+            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1",
+            "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
+
+
+def install_tree(tmp):
+    """meson install into tmp/inst: the installed module, plugin entry
+    point and libraries. Returns (destdir, site-packages, libdir) under it."""
+    dest = os.path.join(tmp, "inst")
+    p = subprocess.run(["meson", "install", "-C", BUILD, "--destdir", dest,
+                        "--no-rebuild", "--quiet"], capture_output=True,
+                       text=True)
+    if p.returncode:
+        raise SystemExit(f"FAIL meson install: {p.stdout}{p.stderr}")
+    intro = json.loads(subprocess.run(
+        ["meson", "introspect", "--installed", BUILD], capture_output=True,
+        text=True, check=True).stdout)
+    site = lib = None
+    for installed in intro.values():
+        if installed.endswith("inodedump/__init__.py"):
+            site = os.path.dirname(os.path.dirname(installed))
+        if os.path.basename(installed).startswith("libinodedump.so"):
+            lib = os.path.dirname(installed)
+    return dest, site, lib
+
+
+def mode_drgn030(c, set_name, fmt):
+    d, vmlinux, dump, addrs = fixture(set_name, fmt)
+    # the stock73 recipe's chroot (the same package list, the same key)
+    chroot = sid_chroot(CHROOT_DRGN)
+    sub = DRGN_SUBSTITUTE_SID.get(fmt, fmt)
+    filtered = filtered_address(set_name, fmt)
+    with tempfile.TemporaryDirectory() as tmp:
+        dest, site, lib = install_tree(tmp)
+        binds = {os.path.realpath(d): "/fx", HERE: "/src", dest: "/inst"}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+               "PYTHONDONTWRITEBYTECODE": "1",
+               # the installed tree: the plugin comes from its entry point
+               "PYTHONPATH": "/inst" + site, "LD_LIBRARY_PATH": "/inst" + lib}
+        env.update(preload_env(binds, tmp))
+        p = in_chroot(chroot, binds, ["/usr/bin/python3", "/src/bridges/drgn_side.py",
+                                      "/fx/" + FORMATS[sub], "/fx/vmlinux",
+                                      filtered or "-", *addrs], env)
+    if p.returncode:
+        raise SystemExit(f"FAIL drgn 0.3.0 side: exit {p.returncode}\n{p.stderr}")
+    got = json.loads(p.stdout)
+    c.ok("chroot drgn has the command framework", got["commands"] is not None,
+         got["drgn"])
+    cli = CLI(vmlinux, dump)
+    who = f"drgn {got['drgn']}"
+    check_drgn_side(c, who, cli, got, addrs, filtered)
+    cmds = got["commands"] or {}
+    check_commands(c, f"{who} %inode", cli, cmds, addrs, filtered,
+                   prefix="inode: ")
+
+
+def check_commands(c, who, cli, cmds, addrs, filtered, prefix):
+    """Text equality of a host's inode command with vmcore-inode; errors
+    print the message and the command goes on with the next address.
+    cmds values: (stdout, stderr) or a string (crash: both in one file)."""
+    def out(k):
+        v = cmds.get(k)
+        return v[0] if isinstance(v, list) else v
+
+    def err(k):
+        v = cmds.get(k)
+        return v[1] if isinstance(v, list) else v
+
+    c.eq(f"{who} ADDRESS... equals vmcore-inode's text", out("addresses"),
+         cli.out(addrs))
+    c.eq(f"{who} -j equals --json", json.loads(out("json") or "null"),
+         cli.json(addrs))
+    c.eq(f"{who} --reports equals vmcore-inode's text", out("reports"),
+         cli.out([]))
+    c.eq(f"{who} --sweep --violations-only equals vmcore-inode's",
+         out("sweep"), cli.out("--sweep", "--violations-only", []))
+    one = cli.out([addrs[0]])
+    c.ok(f"{who} a bad address prints the error", (err("bad") or "").startswith(
+        prefix + "struct inode at 0x1000"), err("bad"))
+    c.ok(f"{who} and goes on with the next address",
+         (out("bad") or "").endswith(one), out("bad"))
+    if filtered:
+        c.ok(f"{who} a filtered page prints the library's error",
+             "filtered out" in (err("filtered") or ""), err("filtered"))
+        c.ok(f"{who} and goes on after a filtered page",
+             (out("filtered") or "").endswith(one), out("filtered"))
+
+
+# ------------------------------------------------------------- crash mode
+
+def sid_chroot(packages):
+    p = subprocess.run([os.path.join(HERE, "bridges", "sid_chroot.sh"),
+                        packages], capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"FAIL sid chroot with crash: {p.stderr}")
+    return p.stdout.strip().splitlines()[-1]
+
+
+def build_crash_extension(chroot, out):
+    """The extension against the chroot's defs.h (crash 9.0.2's: struct
+    layouts differ between crash versions), with the host's compiler and
+    this build's libinodedump: the chroot needs no compiler."""
+    cmd = ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
+           "-fPIC", "-shared", "-DX86_64",
+           "-I", os.path.join(ROOT, "include"),
+           "-I", os.path.join(ROOT, "bridges", "common"),
+           "-I", os.path.join(chroot, "usr", "include", "crash"),
+           os.path.join(ROOT, "bridges", "crash", "inodedump.c"),
+           os.path.join(ROOT, "bridges", "common", "run.c"),
+           "-L", BUILD, "-linodedump", "-o", out]
+    if SANITIZE:
+        cmd[1:1] = ["-fsanitize=address,undefined"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        raise SystemExit(f"FAIL building the crash extension: {p.stderr}")
+
+
+def mode_crash(c, set_name, fmt):
+    d, vmlinux, dump, addrs = fixture(set_name, fmt)
+    filtered = filtered_address(set_name, fmt)
+    chroot = sid_chroot(CHROOT_CRASH)
+    c.ok("crash 9.0.2's defs.h in the chroot",
+         os.path.isfile(os.path.join(chroot, "usr/include/crash/defs.h")))
+    cmds = {"addresses": "inode " + " ".join(addrs),
+            "json": "inode -j " + " ".join(addrs),
+            "reports": "inode -r", "reports_json": "inode -r -j",
+            "sweep": "inode -s -v", "sweep_jsonl": "inode -s -J",
+            "log": "inode -l", "bad": "inode 1000 " + addrs[0]}
+    if filtered:
+        cmds["filtered"] = f"inode {filtered} {addrs[0]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        x = os.path.join(tmp, "x")
+        os.makedirs(os.path.join(x, "out"))
+        build_crash_extension(chroot, os.path.join(x, "inodedump.so"))
+        with open(os.path.join(x, "script"), "w") as f:
+            f.write("extend /x/inodedump.so\n")
+            for k, cmd in cmds.items():
+                f.write(f"{cmd} > /x/out/{k}\n")
+            f.write("sys > /x/out/alive\nquit\n")
+        # this build's libinodedump, which the extension links
+        binds = {os.path.realpath(d): "/fx", x: "/x", BUILD: "/bld"}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TERM": "dumb",
+               "HOME": "/root",
+               "LD_LIBRARY_PATH": "/bld"}
+        env.update(preload_env(binds, tmp))
+        p = in_chroot(chroot, binds, ["crash", "-s", "-i", "/x/script",
+                                      "/fx/vmlinux", "/fx/" + FORMATS[fmt]], env)
+        got = {}
+        for k in list(cmds) + ["alive"]:
+            path = os.path.join(x, "out", k)
+            got[k] = open(path, errors="surrogateescape").read() \
+                if os.path.exists(path) else None
+    c.ok("crash ran the script", p.returncode == 0 and got["alive"],
+         f"exit {p.returncode}: {p.stdout[-2000:]}{p.stderr[-2000:]}")
+    c.ok("the session lives after every inode command",
+         "RELEASE" in (got["alive"] or ""), got["alive"])
+    cli = CLI(vmlinux, dump)
+    check_commands(c, "crash 9.0.2 inode", cli, got, addrs, filtered,
+                   prefix="inode: ")
+    c.eq("crash inode -r -j equals --json", json.loads(got["reports_json"] or "null"),
+         cli.json([]))
+    c.eq("crash inode -s -J equals --sweep --jsonl",
+         [json.loads(x) for x in (got["sweep_jsonl"] or "").splitlines() if x],
+         cli.jsonl("--sweep", "--jsonl", []))
+    c.eq("crash inode -l equals --log", got["log"], cli.out("--log", []))
+
+
+# ------------------------------------------------- reader, leak, install
+
+def mode_reader(c):
+    """open_reader() with hosts whose reads fail: the library's error with
+    the address, or the host's own exception, never a crash."""
+    from test_errors import DUMP, VMLINUX, victim
+    with inodedump.open(DUMP, VMLINUX) as real:
+        info = real.info()
+        vmcoreinfo = None
+    import drgn
+    prog = drgn.Program()
+    prog.set_core_dump(DUMP)
+    prog.load_debug_info([VMLINUX])
+    from inodedump._drgn import vmcoreinfo as drgn_vmcoreinfo
+    vmcoreinfo = drgn_vmcoreinfo(prog)
+    addr = int(victim()["addr"], 16)
+
+    def fault(address, count):
+        raise inodedump.FaultError("nothing here")
+
+    s = inodedump.open_reader(fault, VMLINUX, vmcoreinfo=vmcoreinfo)
+    try:
+        s.decode(addr)
+        c.ok("every read failing: decode raises", False)
+    except inodedump.FaultError as e:
+        c.eq("every read failing: the inode's address", e.address, addr)
+    c.ok("every read failing: reports() raises the library's error",
+         raises(inodedump.Error, s.reports))
+
+    def filtered(address, count):
+        raise inodedump.FilteredError("left out")
+
+    s = inodedump.open_reader(filtered, VMLINUX, vmcoreinfo=vmcoreinfo)
+    c.ok("a host's filtered page: FilteredError",
+         raises(inodedump.FilteredError, lambda: s.decode(addr)))
+
+    def buggy(address, count):
+        raise RuntimeError("the host's own bug")
+
+    s = inodedump.open_reader(buggy, VMLINUX, vmcoreinfo=vmcoreinfo)
+    try:
+        s.decode(addr)
+        c.ok("a host's exception comes back", False)
+    except RuntimeError as e:
+        c.eq("a host's exception comes back as itself", str(e),
+             "the host's own bug")
+
+    def short(address, count):
+        return b"\0"
+
+    s = inodedump.open_reader(short, VMLINUX, vmcoreinfo=vmcoreinfo)
+    c.ok("a short read is the host's error (ValueError)",
+         raises(ValueError, lambda: s.decode(addr)))
+    s = inodedump.open_reader(lambda a, n: prog.read(a, n), VMLINUX,
+                              vmcoreinfo=vmcoreinfo)
+    c.eq("a working reader decodes the victim",
+         s.decode(addr)["violations"][0]["check"], "cached_link_length")
+    c.ok("the session still works after the failures",
+         s.decode(addr)["ino"] > 0)
+    c.ok("a wrong vmlinux is refused (MismatchError)", raises(
+        inodedump.MismatchError, lambda: inodedump.open_reader(
+            lambda a, n: prog.read(a, n),
+            os.path.join(set_dir("stock"), "vmlinux"), vmcoreinfo=vmcoreinfo)))
+    c.ok("read must be callable", raises(TypeError, lambda: inodedump.open_reader(
+        None, VMLINUX)))
+    c.eq("info() of the real dump says the release", info.get("osrelease"),
+         read_osrelease(vmcoreinfo))
+
+
+def read_osrelease(vmcoreinfo):
+    for line in vmcoreinfo.splitlines():
+        if line.startswith("OSRELEASE="):
+            return line.split("=", 1)[1]
+    return None
+
+
+def rss_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def mode_leak(c):
+    from test_errors import DUMP, VMLINUX, victim
+    addr = int(victim()["addr"], 16)
+    def once(s):
+        s.decode(addr)
+        s.decode_text(addr)
+        try:
+            s.decode(0x1000)
+        except inodedump.FaultError:
+            pass
+
+    with inodedump.open(DUMP, VMLINUX) as s:
+        for _ in range(1000):  # warm: layouts, symbols, allocator pools
+            once(s)
+        before = rss_kb()
+        for _ in range(10000):
+            once(s)
+        after = rss_kb()
+    print(f"RSS after 1,000 warm-up decodes {before} kB, after 10,000 more "
+          f"{after} kB")
+    # One leaked copy of an inode (>= 552 bytes) per decode would be 5 MB.
+    c.ok("RSS flat over 10,000 decodes (< 1 MB growth)",
+         after - before < 1024, f"{before} -> {after} kB")
+
+
+def mode_install(c):
+    with tempfile.TemporaryDirectory() as tmp:
+        dest, site, lib = install_tree(tmp)
+        c.ok("module installed", site is not None)
+        pkg = os.path.join(dest + site, "inodedump")
+        for f in ("__init__.py", "__init__.pyi", "py.typed", "_drgn.py",
+                  "drgn_plugin.py", "_version.py", "_inodedump.abi3.so"):
+            c.ok(f"installed inodedump/{f}", os.path.exists(os.path.join(pkg, f)))
+        intro = json.loads(subprocess.run(
+            ["meson", "introspect", "--installed", BUILD], capture_output=True,
+            text=True, check=True).stdout).values()
+        for want in ("man1/vmcore-inode.1", "man3/libinodedump.3",
+                     "crash/extensions/inodedump.so"):
+            c.ok(f"installs {want}", any(i.endswith(want) for i in intro))
+        env = dict(os.environ, PYTHONPATH=dest + site,
+                   LD_LIBRARY_PATH=dest + lib)
+        probe = ("import importlib.metadata as m, inodedump, json;"
+                 "eps = [(e.name, e.value) for e in "
+                 "m.entry_points(group='drgn.plugins')];"
+                 "print(json.dumps([inodedump.__file__, inodedump.__version__, eps]))")
+        p = subprocess.run(["/usr/bin/python3", "-c", probe], env=env,
+                           capture_output=True, text=True, cwd=tmp)
+        c.eq("installed module imports", p.returncode, 0)
+        if p.returncode == 0:
+            where, version, eps = json.loads(p.stdout)
+            c.ok("imported from the installed tree", where.startswith(dest), where)
+            c.eq("version is the project's", version,
+                 run(["--version"]).stdout.split()[-1])
+            c.ok("drgn plugin entry point", ["inodedump", "inodedump.drgn_plugin"]
+                 in eps, str(eps))
+        else:
+            print(p.stderr)
+
+
+def main():
+    c = Checker()
+    mode = sys.argv[1]
+    if mode in ("reader", "leak", "install"):
+        globals()["mode_" + mode](c)
+    else:
+        globals()["mode_" + mode](c, sys.argv[2], sys.argv[3])
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
