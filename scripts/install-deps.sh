@@ -15,6 +15,9 @@ packages=(
   linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils
   qemu-system-x86 busybox-static makedumpfile e2fsprogs kmod zstd
   crash git
+  # bridges: the Python module's headers; man -l for the manual pages'
+  # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
+  python3-dev man-db debootstrap
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq

@@ -11,7 +11,7 @@ usage: drgn_side.py DUMP VMLINUX FILTERED|- ADDRESS...
   commands   (drgn with the command framework) stdout of run_command for
              "inode ADDRESS...", "inode -j ADDRESS...", "inode --reports",
              "inode --sweep --violations-only"; null without the framework
-  errors     what a bad address and a filtered page (FILTERED, or -) raise
+  errors     what an unmapped address and a filtered page (FILTERED, or -) raise
              through from_drgn, and what the command prints for them
   drgn       drgn's version; plugin: whether the command came from the
              plugin entry point
@@ -23,6 +23,8 @@ import sys
 
 import drgn
 import inodedump
+
+UNMAPPED = 0xffffc8ffff000000  # as in tests/test_bridges.py
 
 
 def capture(fn):
@@ -54,7 +56,7 @@ def main():
     res["document_json"] = s.document(ints, json=True)[0]
     res["reports"] = s.reports()
     res["sweep"] = list(s.sweep())
-    res["errors"] = {"unmapped": error_of(lambda: s.decode(0x1000))}
+    res["errors"] = {"unmapped": error_of(lambda: s.decode(UNMAPPED))}
     if filtered != "-":
         res["errors"]["filtered"] = error_of(lambda: s.decode(int(filtered, 16)))
     try:
@@ -68,7 +70,7 @@ def main():
         "json": "inode -j " + " ".join(addrs),
         "reports": "inode --reports",
         "sweep": "inode --sweep --violations-only",
-        "bad": "inode 1000 " + addrs[0],
+        "bad": f"inode {UNMAPPED:x} " + addrs[0],
     }
     if filtered != "-":
         cmds["filtered"] = f"inode {filtered} {addrs[0]}"
