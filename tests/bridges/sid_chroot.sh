@@ -18,8 +18,9 @@ hash16() { sha256sum | cut -c1-16; }
 mkdir -p "$CACHE"
 # shellcheck source=../vmcores/stock73.sh
 . "$HERE/stock73.sh"
-# One preparer per package list at a time; others wait and reuse it.
-exec 9>"$CACHE/.sid-chroot-$(printf '%s' "$1" | hash16).lock"
+# One preparer at a time, with the stock73 recipe's lock: the private apt
+# state (updated without apt's own locking) and the chroots are shared.
+exec 9>"$CACHE/.stock73-prepare.lock"
 flock 9
 prepare_apt73 >&2
 prepare_sid_chroot "$1" >&2
