@@ -1,13 +1,14 @@
 #!/bin/bash
 # Build (or reuse) the inodedump vmcore fixture sets. See README.md and CONTRACT.md.
 #
-#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|all]   (default: all)
+#   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all]   (default: all)
 #   tests/vmcores/make-fixtures.sh live [BINARY]
 #
 # all = stock, stock4 (the stock kernel with 4-level paging, 1 GiB),
 # stock73 (the stock Debian 7.3 kernel from trixie-backports, truth from
 # drgn 0.3.0 in a sid chroot; recipe in stock73.sh), patched, wrapped,
-# writers (sid's QEMU and makedumpfile on both stock kernels; writers.sh).
+# writers (sid's QEMU and makedumpfile on both stock kernels; writers.sh),
+# big (>= 200 k inodes on the stock 6.12 kernel; recipe in big.sh).
 # live boots the patched kernel (a MULTIUSER variant) with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
@@ -91,6 +92,9 @@ hash16() { sha256sum | cut -c1-16; }
 # The writers set (sid's QEMU and makedumpfile; recipe in writers.sh).
 # shellcheck source=writers.sh
 . "$HERE/writers.sh"
+# The big set (>= 200 k inodes, stock 6.12 kernel; recipe in big.sh).
+# shellcheck source=big.sh
+. "$HERE/big.sh"
 
 # ---------------------------------------------------------------- stock kernel
 # Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
@@ -651,11 +655,12 @@ main() {
 	case $what in
 	stock | stock4 | stock73 | patched | wrapped) build_set "$what" ;;
 	writers) build_writers_set ;;
+	big) build_big ;;
 	live)
 		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
 		build_set live ;;
-	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped; build_writers_set ;;
-	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|all] | live [BINARY]" ;;
+	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped; build_writers_set; build_big ;;
+	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all] | live [BINARY]" ;;
 	esac
 }
 
