@@ -317,6 +317,13 @@ struct inodedump_sweep_opts {
 	 * to types. 0 and no types: every type.
 	 */
 	unsigned int type_mask;
+	/*
+	 * 0 or 1: one thread. 2: the walk and the decoding run on a second
+	 * thread while on_inode and on_sb run on the caller's, in the same
+	 * order with the same arguments as with one; the callbacks must not
+	 * use the session meanwhile. More than 2 is taken as 2.
+	 */
+	unsigned int threads;
 };
 
 /* One superblock as the sweep saw it. */

@@ -53,6 +53,8 @@ static const char usage_text[] =
 	"      --fs NAME, --sb ADDRESS, --type regular,symlink,...\n"
 	"                        (sweep) filters\n"
 	"      --paths           (sweep) also walk each inode's paths\n"
+	"      --threads N       (sweep) 1: one thread; 2 (the default with two\n"
+	"                        or more CPUs): decode on a second thread, same output\n"
 	"      --holders         also list the tasks holding each inode (fd,\n"
 	"                        cwd, root): walks every task\n"
 	"      --ignore-build-id open even if vmlinux is not the dump's kernel\n"
@@ -282,6 +284,7 @@ int main(int argc, char **argv)
 		{ "sb", required_argument, NULL, 'S' },
 		{ "type", required_argument, NULL, 'T' },
 		{ "paths", no_argument, NULL, 'P' },
+		{ "threads", required_argument, NULL, 'N' },
 		{ "debug-root", required_argument, NULL, 'D' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
@@ -298,6 +301,7 @@ int main(int argc, char **argv)
 	struct inodedump_error *err;
 	int c, status = EXIT_CLEAN;
 
+	sweep_opts.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 	while ((c = getopt_long(argc, argv, "k:jfhrlis", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'k': opts.vmlinux = optarg; break;
@@ -323,6 +327,14 @@ int main(int argc, char **argv)
 			break;
 		case 'T': sweep_opts.types = optarg; break;
 		case 'P': sweep_paths = true; break;
+		case 'N':
+			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
+				fprintf(stderr, "vmcore-inode: --threads '%s': "
+						"1 or 2\n", optarg);
+				return EXIT_USAGE;
+			}
+			sweep_opts.threads = (unsigned)(*optarg - '0');
+			break;
 		case 'D': opts.debug_root = optarg; break;
 		case OPT_VERSION:
 			printf("vmcore-inode %s\n", INODEDUMP_VERSION);

@@ -558,10 +558,8 @@ void idd_checks_run(const struct idd_check_facts *facts,
 	}
 }
 
+/* The layout found the facts once (build_layout): not again per inode. */
 void idd_run_checks(const struct inode_layout *l, struct inodedump_inode *ino)
 {
-	struct idd_check_facts facts;
-
-	idd_check_facts_from_layout(l, &facts);
-	idd_checks_run(&facts, ino);
+	idd_checks_run(&l->facts, ino);
 }

@@ -7,9 +7,14 @@
 
 #include "core/walk.h"
 
+/*
+ * The product's high bits: its low bits depend only on the address's low
+ * bits, which aligned nodes share (every inode's i_sb_list sits at the same
+ * offset in same-sized slab objects), and probing ran long.
+ */
 static size_t slot(uint64_t addr, size_t cap)
 {
-	return (size_t)(addr * 0x9e3779b97f4a7c15ull) & (cap - 1);
+	return (size_t)((addr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
 static struct inodedump_error *grow(struct idd_visited *v)

@@ -264,6 +264,35 @@ static void find_alias_dtype(struct inodedump *id, struct inode_layout *l)
 	l->alias_dtype_ok = true;
 }
 
+static void list_add(struct row_list *list, size_t i)
+{
+	list->id[list->n++] = (unsigned short)i;
+}
+
+/* The row lists of struct inode_layout (layout.h). */
+static void index_rows(struct inode_layout *l)
+{
+	for (size_t i = 0; i < IDD_NROWS; i++) {
+		const struct idd_row *row = &idd_rows[i];
+		bool member = row_is_member(row);
+
+		if (row->where == IDD_IN_INODE && member)
+			list_add(&l->inode_members, i);
+		if (row->where == IDD_IN_SB)
+			list_add(&l->sb_rows, i);
+		if (row->where == IDD_IN_SB && member)
+			list_add(&l->sb_members, i);
+		if (row->where == IDD_IN_MAPPING && member)
+			list_add(&l->mapping_members, i);
+		if (row->kind == IDD_ROW_STRLEN)
+			list_add(&l->strlen_rows, i);
+		if (row->kind == IDD_ROW_FLAGS)
+			list_add(&l->flags_rows, i);
+		if (row->kind == IDD_ROW_SYM)
+			list_add(&l->sym_rows, i);
+	}
+}
+
 static struct inodedump_error *build_layout(struct inodedump *id)
 {
 	struct idd_types *t = id->types;
@@ -300,6 +329,8 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 	l->i_dentry_first = l->row[IDD_M_dentry_first].m;
 	find_flag_tables(id, l);
 	find_alias_dtype(id, l);
+	index_rows(l);
+	idd_check_facts_from_layout(l, &l->facts);
 	id->layout = l;
 	return NULL;
 }
@@ -615,11 +646,12 @@ static struct inodedump_error *name_ops(struct inodedump *id,
 	struct inodedump_error *err;
 	size_t n = 0;
 
-	for (size_t i = 0; i < IDD_NROWS; i++) {
+	const struct row_list *sym = &id->layout->sym_rows;
+
+	for (size_t k = 0; k < sym->n; k++) {
+		size_t i = sym->id[k];
 		struct idd_ptr *p;
 
-		if (idd_rows[i].kind != IDD_ROW_SYM)
-			continue;
 		p = IDD_ROW_FIELD(ino, &idd_rows[i], struct idd_ptr);
 		if (p->state != IDD_OK || !p->addr || p->symbol ||
 		    memo_get(id, p->addr, &p->symbol, &p->module))
@@ -685,15 +717,14 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 	}
 }
 
-static struct inodedump_error *copy_sb_rows(struct inodedump_inode *to,
+static struct inodedump_error *copy_sb_rows(const struct inode_layout *l,
+					    struct inodedump_inode *to,
 					    const struct inodedump_inode *from)
 {
-	for (size_t i = 0; i < IDD_NROWS; i++) {
+	for (size_t k = 0; k < l->sb_rows.n; k++) {
 		struct inodedump_error *err;
 
-		if (idd_rows[i].where != IDD_IN_SB)
-			continue;
-		err = copy_row(to, from, &idd_rows[i]);
+		err = copy_row(to, from, &idd_rows[l->sb_rows.id[k]]);
 		if (err)
 			return err;
 	}
@@ -716,16 +747,18 @@ static struct inodedump_error *sb_to_memo(struct inodedump *id,
 	/* A memory image may change under us (fuzzers): no memo there. */
 	if (idd_target_is_memory(id->target))
 		return NULL;
-	for (size_t i = 0; i < IDD_NROWS; i++)
-		if (idd_rows[i].where == IDD_IN_SB &&
-		    id->layout->row[i].m.present &&
+	for (size_t k = 0; k < id->layout->sb_rows.n; k++) {
+		size_t i = id->layout->sb_rows.id[k];
+
+		if (id->layout->row[i].m.present &&
 		    *row_state(ino, &idd_rows[i]) != IDD_OK)
 			return NULL;
+	}
 	idd_free_sb_memo(m);
 	m->rows = calloc(1, sizeof(*m->rows));
 	if (!m->rows)
 		return idd_nomem();
-	err = copy_sb_rows(m->rows, ino);
+	err = copy_sb_rows(id->layout, m->rows, ino);
 	if (err) {
 		idd_free_sb_memo(m);
 		return err;
@@ -754,12 +787,11 @@ static struct inodedump_error *decode_sb_memory(struct inodedump *id,
 		failed = note_error(ino, "i_sb", err);
 		return *why ? failed : idd_nomem();
 	}
-	for (size_t i = 0; i < IDD_NROWS && !failed; i++) {
+	for (size_t k = 0; k < l->sb_members.n && !failed; k++) {
+		size_t i = l->sb_members.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		const struct row_layout *rl = &l->row[i];
 
-		if (row->where != IDD_IN_SB || !row_is_member(row))
-			continue;
 		err = needs_follow(rl, row)
 			      ? follow_row(id, ino, row, rl, buf)
 			      : take_row(ino, row, &rl->m, &rl->nsec, buf);
@@ -810,7 +842,7 @@ static struct inodedump_error *decode_sb(struct inodedump *id,
 	if (!id->layout->have_sb)
 		return NULL;
 	if (id->sb_memo.valid && id->sb_memo.addr == ino->sb.addr)
-		return copy_sb_rows(ino, id->sb_memo.rows);
+		return copy_sb_rows(id->layout, ino, id->sb_memo.rows);
 	err = decode_sb_memory(id, ino, why);
 	if (err || *why)
 		return err;
@@ -828,15 +860,14 @@ static struct inodedump_error *decode_mapping(struct inodedump *id,
 	if (ino->mapping.state != IDD_OK || !ino->mapping.addr)
 		return NULL;
 	ino->mapping_is_i_data = l->i_data.present && ino->mapping.addr == i_data;
-	for (size_t i = 0; i < IDD_NROWS; i++) {
+	for (size_t k = 0; k < l->mapping_members.n; k++) {
+		size_t i = l->mapping_members.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		struct idd_member m, nsec;
 		struct inodedump_error *err;
 		uint8_t *buf;
 		char what[128];
 
-		if (row->where != IDD_IN_MAPPING || !row_is_member(row))
-			continue;
 		m = l->row[i].m;
 		nsec = l->row[i].nsec;
 		if (ino->mapping_is_i_data) {
@@ -906,13 +937,12 @@ static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 						 struct inodedump_inode *ino,
 						 const uint8_t *buf)
 {
-	for (size_t i = 0; i < IDD_NROWS; i++) {
+	for (size_t k = 0; k < l->inode_members.n; k++) {
+		size_t i = l->inode_members.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		const struct row_layout *rl = &l->row[i];
 		struct inodedump_error *err;
 
-		if (row->where != IDD_IN_INODE || !row_is_member(row))
-			continue;
 		if (!idd_row_applies(row, ino)) {
 			set_row_state(ino, row, rl->m.present ? IDD_NA
 							      : IDD_ABSENT);
@@ -934,13 +964,13 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 {
 	const struct inode_layout *l = id->layout;
 
-	for (size_t i = 0; i < IDD_NROWS; i++) {
+	for (size_t k = 0; k < l->inode_members.n; k++) {
+		size_t i = l->inode_members.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		const struct row_layout *rl = &l->row[i];
 		struct inodedump_error *err;
 
-		if (row->where != IDD_IN_INODE || !row_is_member(row) ||
-		    !idd_row_applies(row, ino) || !needs_follow(rl, row))
+		if (!idd_row_applies(row, ino) || !needs_follow(rl, row))
 			continue;
 		err = follow_row(id, ino, row, rl, buf);
 		if (idd_error_is_nomem(err))
@@ -952,13 +982,11 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 				return err;
 		}
 	}
-	for (size_t i = 0; i < IDD_NROWS; i++) {
-		const struct idd_row *row = &idd_rows[i];
+	for (size_t k = 0; k < l->strlen_rows.n; k++) {
+		const struct idd_row *row = &idd_rows[l->strlen_rows.id[k]];
 		struct idd_num *n = IDD_ROW_FIELD(ino, row, struct idd_num);
 		const struct idd_str *s;
 
-		if (row->kind != IDD_ROW_STRLEN)
-			continue;
 		s = IDD_ROW_CFIELD(ino, &idd_rows[row->aux], struct idd_str);
 		n->state = !idd_row_applies(row, ino) &&
 					   !l->row[row->aux].m.present
@@ -973,13 +1001,12 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 static struct inodedump_error *decode_flags(const struct inode_layout *l,
 					    struct inodedump_inode *ino)
 {
-	for (size_t i = 0; i < IDD_NROWS; i++) {
+	for (size_t k = 0; k < l->flags_rows.n; k++) {
+		size_t i = l->flags_rows.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		const struct idd_num *n;
 		char **names;
 
-		if (row->kind != IDD_ROW_FLAGS)
-			continue;
 		n = IDD_ROW_CFIELD(ino, row, struct idd_num);
 		if (n->state != IDD_OK)
 			continue;

@@ -3,6 +3,7 @@
 #ifndef IDD_DECODE_LAYOUT_H
 #define IDD_DECODE_LAYOUT_H
 
+#include "checks/checks.h"
 #include "decode/session.h"
 #include "kernel/members.h"
 
@@ -21,6 +22,16 @@ struct row_layout {
 	char path[96];		/* the alternative that matched */
 	const struct idd_flag *flags; /* FLAGS: the names of its bits */
 	size_t nflags;
+};
+
+/*
+ * Row indices in table order, one list for each thing the decode does to
+ * some rows: a decode walks these instead of every row of the table for
+ * each step (a sweep does each step for every inode).
+ */
+struct row_list {
+	size_t n;
+	unsigned short id[IDD_NROWS];
 };
 
 struct inode_layout {
@@ -44,6 +55,13 @@ struct inode_layout {
 	struct idd_member d_flags, d_alias;
 	uint64_t dcache_entry_type, dcache_directory_type;
 	uint64_t ctime_queried; /* I_CTIME_QUERIED, 0 if this kernel lacks it */
+	struct row_list inode_members; /* in the inode, read from memory */
+	struct row_list sb_rows;       /* in the superblock (every kind) */
+	struct row_list sb_members;    /* in the superblock, from memory */
+	struct row_list mapping_members;
+	struct row_list strlen_rows, flags_rows, sym_rows;
+	/* The checks' facts of this kernel, found once. */
+	struct idd_check_facts facts;
 };
 
 /* decode.c: the caches a session keeps between decodes, freed at close. */

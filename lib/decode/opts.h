@@ -26,7 +26,7 @@
  * in session.c catch a member added after it).
  */
 #define inodedump_open_opts__last_field debug_root
-#define inodedump_sweep_opts__last_field type_mask
+#define inodedump_sweep_opts__last_field threads
 #define inodedump_reader_opts__last_field symbol
 
 #define IDD_OFFSETOFEND(TYPE, FIELD)                                           \

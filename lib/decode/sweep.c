@@ -4,8 +4,16 @@
  * s_inodes takes each next pointer from the inode bytes the decode already
  * read, so each inode is read once. Lists are bounded and cycles detected
  * with a visited set; a broken list ends that superblock, not the sweep.
+ *
+ * With two threads (opts.threads) the walk and the decoding run on a
+ * worker that hands its results, in order, to the caller's thread in
+ * batches through a bounded queue; the caller's thread runs the callbacks
+ * (the JSON or text writer) on them and frees them. Same calls, same
+ * order, same arguments: the output is the one-thread output, byte for
+ * byte. The queue bounds what is in flight, so memory stays flat.
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,13 +101,168 @@ static struct inodedump_error *sb_layout(struct inodedump *id,
 	return NULL;
 }
 
+/* ------------------------------------------------------------ pipe -- */
+
+#define PIPE_BATCH 128 /* events a batch */
+#define PIPE_DEPTH 8   /* batches in flight */
+
+/* A superblock's strings, alive until its on_sb event has run. */
+struct pipe_sb {
+	char *fs_type, *s_id, *error;
+};
+
+/* One callback to run: on_inode (ino) or, with ino NULL, on_sb. */
+struct pipe_event {
+	struct inodedump_inode *ino;
+	struct pipe_sb *names;
+	struct inodedump_sweep_sb sb; /* as the walk had it at the event */
+};
+
+struct pipe_batch {
+	size_t n;
+	struct pipe_event ev[PIPE_BATCH];
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t changed;
+	struct pipe_batch *q[PIPE_DEPTH];
+	size_t head, count;
+	bool done; /* the worker has pushed its last batch */
+	struct pipe_batch *filling; /* the worker's */
+	bool nomem;
+};
+
 struct sweep_state {
 	struct inodedump *id;
 	unsigned flags;
 	unsigned types; /* 1u << enum inodedump_inode_type; 0: every type */
 	inodedump_sweep_inode_fn on_inode;
+	inodedump_sweep_sb_fn on_sb;
 	void *arg;
+	struct pipe *pipe; /* NULL: callbacks run in the walk */
+	struct pipe_sb *names; /* the superblock being walked (pipe) */
 };
+
+static void pipe_push(struct pipe *p, struct pipe_batch *b)
+{
+	pthread_mutex_lock(&p->mu);
+	while (p->count == PIPE_DEPTH)
+		pthread_cond_wait(&p->changed, &p->mu);
+	p->q[(p->head + p->count) % PIPE_DEPTH] = b;
+	p->count++;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The next batch, or NULL when the worker is done. */
+static struct pipe_batch *pipe_pop(struct pipe *p)
+{
+	struct pipe_batch *b = NULL;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->count && !p->done)
+		pthread_cond_wait(&p->changed, &p->mu);
+	if (p->count) {
+		b = p->q[p->head];
+		p->head = (p->head + 1) % PIPE_DEPTH;
+		p->count--;
+		pthread_cond_broadcast(&p->changed);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return b;
+}
+
+static void pipe_flush(struct pipe *p)
+{
+	if (p->filling && p->filling->n)
+		pipe_push(p, p->filling);
+	else
+		free(p->filling);
+	p->filling = NULL;
+}
+
+/* Queue one event; false when out of memory (the event is not queued). */
+static bool pipe_event(struct sweep_state *st, struct inodedump_inode *ino,
+		       const struct inodedump_sweep_sb *sb)
+{
+	struct pipe *p = st->pipe;
+	struct pipe_event *ev;
+
+	if (!p->filling) {
+		if (!(p->filling = malloc(sizeof(*p->filling))))
+			return false;
+		p->filling->n = 0;
+	}
+	ev = &p->filling->ev[p->filling->n++];
+	ev->ino = ino;
+	ev->names = st->names;
+	ev->sb = *sb;
+	if (p->filling->n == PIPE_BATCH) {
+		pipe_push(p, p->filling);
+		p->filling = NULL;
+	}
+	return true;
+}
+
+static void free_names(struct pipe_sb *names)
+{
+	if (!names)
+		return;
+	free(names->fs_type);
+	free(names->s_id);
+	free(names->error);
+	free(names);
+}
+
+/* The caller's side: run the callbacks of every batch, in order. */
+static void pipe_drain(struct pipe *p, inodedump_sweep_inode_fn on_inode,
+		       inodedump_sweep_sb_fn on_sb, void *arg)
+{
+	struct pipe_batch *b;
+
+	while ((b = pipe_pop(p))) {
+		for (size_t i = 0; i < b->n; i++) {
+			struct pipe_event *ev = &b->ev[i];
+
+			ev->sb.fs_type = ev->names->fs_type;
+			ev->sb.s_id = ev->names->s_id;
+			ev->sb.error = ev->names->error;
+			if (ev->ino) {
+				if (on_inode)
+					on_inode(&ev->sb, ev->ino, arg);
+				inodedump_inode_free(ev->ino);
+			} else {
+				if (on_sb)
+					on_sb(&ev->sb, arg);
+				free_names(ev->names);
+			}
+		}
+		free(b);
+	}
+}
+
+/* An inode that passed the filters: now, or queued for the caller. */
+static struct inodedump_error *emit_inode(struct sweep_state *st,
+					  const struct inodedump_sweep_sb *sb,
+					  struct inodedump_inode *ino)
+{
+	if (!st->pipe) {
+		if (st->on_inode)
+			st->on_inode(sb, ino, st->arg);
+		inodedump_inode_free(ino);
+		return NULL;
+	}
+	if (!st->on_inode) {
+		inodedump_inode_free(ino);
+		return NULL;
+	}
+	if (!pipe_event(st, ino, sb)) {
+		inodedump_inode_free(ino);
+		return idd_nomem();
+	}
+	return NULL;
+}
 
 /*
  * Decode every inode on one superblock's s_inodes list. Returns why the
@@ -151,52 +314,87 @@ static struct inodedump_error *walk_inodes(struct sweep_state *st,
 			out->by_type[type]++;
 			if (ino->violations.n)
 				out->violations++;
-			if (st->on_inode)
-				st->on_inode(out, ino, st->arg);
+			err = emit_inode(st, out, ino);
+			if (err)
+				break;
+		} else {
+			inodedump_inode_free(ino);
 		}
-		inodedump_inode_free(ino);
 		node = next;
 	}
 	idd_visited_free(&seen);
 	return err;
 }
 
-struct inodedump_error *inodedump_sweep(struct inodedump *id,
-					const struct inodedump_sweep_opts *opts,
-					inodedump_sweep_inode_fn on_inode,
-					inodedump_sweep_sb_fn on_sb, void *arg)
+/* A superblock done: now, or queued with its strings for the caller. */
+static struct inodedump_error *emit_sb(struct sweep_state *st,
+				       struct inodedump_sweep_sb *out)
 {
-	struct sb_layout l;
-	struct sweep_state st = { id, 0, 0, on_inode, arg };
+	struct pipe_sb *names = st->names;
+
+	if (!st->pipe) {
+		if (st->on_sb)
+			st->on_sb(out, st->arg);
+		return NULL;
+	}
+	st->names = NULL;
+	if (out->error && !(names->error = strdup(out->error))) {
+		free_names(names);
+		return idd_nomem();
+	}
+	/* the caller's thread frees names after on_sb */
+	st->names = names;
+	if (!pipe_event(st, NULL, out)) {
+		st->names = NULL;
+		free_names(names);
+		return idd_nomem();
+	}
+	st->names = NULL;
+	return NULL;
+}
+
+/* The superblock's strings for the events of its walk (pipe only). */
+static struct inodedump_error *sb_names(struct sweep_state *st,
+					const char *fs_type, const char *s_id)
+{
+	struct pipe_sb *n;
+
+	if (!st->pipe)
+		return NULL;
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->fs_type = strdup(fs_type)) || !(n->s_id = strdup(s_id))) {
+		free_names(n);
+		return idd_nomem();
+	}
+	st->names = n;
+	return NULL;
+}
+
+struct walk_args {
+	struct sweep_state *st;
+	const struct sb_layout *l;
+	const char *fs;
+	uint64_t only_sb, head;
 	struct inodedump_error *err;
+};
+
+/* super_blocks, and each superblock that passes the filters. */
+static struct inodedump_error *walk_superblocks(struct walk_args *w)
+{
+	struct sweep_state *st = w->st;
+	const struct sb_layout *l = w->l;
+	struct inodedump *id = st->id;
 	struct idd_visited seen = { 0 };
-	const char *fs = OPTS_GET(opts, fs, NULL);
-	uint64_t only_sb = OPTS_GET(opts, sb, 0);
-	uint64_t head, node;
-	uint8_t *buf = NULL;
+	uint64_t head = w->head, node;
+	struct inodedump_error *err;
+	uint8_t *buf = malloc(l->sb.size);
 	size_t count = 0;
 
-	if ((err = OPTS_VALID(opts, inodedump_sweep_opts)))
-		return err;
-	st.flags = OPTS_GET(opts, flags, 0);
-	st.types = OPTS_GET(opts, type_mask, 0);
-	if (st.types >> INODEDUMP_INODE_TYPES)
-		return idd_error(INODEDUMP_ERR_USAGE,
-				 "struct inodedump_sweep_opts: type_mask 0x%x "
-				 "has bits of no inode type", st.types);
-	if ((err = parse_types(OPTS_GET(opts, types, NULL), &st.types)) ||
-	    (err = idd_layout_ready(id)) || (err = sb_layout(id, &l)))
-		return err;
-	idd_symbols_expect_many(id->syms);
-	if (!idd_symbols_address(id->syms, "super_blocks", &head))
-		return idd_error(INODEDUMP_ERR_TYPE,
-				 "no symbol super_blocks in vmlinux");
-	buf = malloc(l.sb.size);
 	if (!buf)
 		return idd_nomem();
 	err = idd_target_read_u64(id->target, head, &node);
 	while (!err && node != head) {
-		uint64_t sb_addr = node - l.s_list.offset;
+		uint64_t sb_addr = node - l->s_list.offset;
 		struct inodedump_sweep_sb out = { .address = sb_addr };
 		char s_id[NAME_MAX_SB] = "", *fs_type = NULL;
 		uint64_t name;
@@ -210,15 +408,17 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 					   ": corrupt", node);
 			break;
 		}
-		err = idd_target_read(id->target, sb_addr, buf, l.sb.size);
+		err = idd_target_read(id->target, sb_addr, buf, l->sb.size);
 		if (err)
 			break;
-		memcpy(s_id, buf + l.s_id.offset,
-		       l.s_id.size < sizeof(s_id) ? l.s_id.size : sizeof(s_id) - 1);
-		if (l.fs_name.present) {
+		memcpy(s_id, buf + l->s_id.offset,
+		       l->s_id.size < sizeof(s_id) ? l->s_id.size
+						   : sizeof(s_id) - 1);
+		if (l->fs_name.present) {
 			struct inodedump_error *e2 = idd_target_read_u64(
 				id->target,
-				idd_member_uval(&l.s_type, buf) + l.fs_name.offset,
+				idd_member_uval(&l->s_type, buf) +
+					l->fs_name.offset,
 				&name);
 
 			if (!e2)
@@ -228,26 +428,96 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		}
 		out.fs_type = fs_type ? fs_type : "?";
 		out.s_id = s_id;
-		if ((!fs || (fs_type && !strcmp(fs_type, fs))) &&
-		    (!only_sb || only_sb == sb_addr)) {
-			struct inodedump_error *stopped =
-				walk_inodes(&st, &l, sb_addr, buf, &out);
+		if ((!w->fs || (fs_type && !strcmp(fs_type, w->fs))) &&
+		    (!w->only_sb || w->only_sb == sb_addr)) {
+			struct inodedump_error *stopped = sb_names(st, out.fs_type,
+								   s_id);
 
+			if (!stopped)
+				stopped = walk_inodes(st, l, sb_addr, buf, &out);
 			if (stopped && idd_error_is_nomem(stopped)) {
 				free(fs_type);
+				free_names(st->names);
+				st->names = NULL;
 				err = stopped;
 				break;
 			}
 			out.error = stopped ? inodedump_error_message(stopped)
 					    : NULL;
-			if (on_sb)
-				on_sb(&out, arg);
+			err = emit_sb(st, &out);
 			inodedump_error_free(stopped);
 		}
 		free(fs_type);
-		node = idd_member_uval(&l.s_list_next, buf);
+		node = idd_member_uval(&l->s_list_next, buf);
 	}
 	idd_visited_free(&seen);
 	free(buf);
+	return err;
+}
+
+/* The worker of a two-thread sweep: the walk, then the last batch. */
+static void *walk_thread(void *arg)
+{
+	struct walk_args *w = arg;
+	struct pipe *p = w->st->pipe;
+
+	w->err = walk_superblocks(w);
+	pipe_flush(p);
+	pthread_mutex_lock(&p->mu);
+	p->done = true;
+	pthread_cond_broadcast(&p->changed);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static struct inodedump_error *walk_two_threads(struct walk_args *w)
+{
+	struct pipe p = { .mu = PTHREAD_MUTEX_INITIALIZER,
+			  .changed = PTHREAD_COND_INITIALIZER };
+	pthread_t worker;
+
+	w->st->pipe = &p;
+	if (pthread_create(&worker, NULL, walk_thread, w)) {
+		/* no second thread: the same sweep on this one */
+		w->st->pipe = NULL;
+		return walk_superblocks(w);
+	}
+	pipe_drain(&p, w->st->on_inode, w->st->on_sb, w->st->arg);
+	pthread_join(worker, NULL);
+	pthread_cond_destroy(&p.changed);
+	pthread_mutex_destroy(&p.mu);
+	w->st->pipe = NULL;
+	return w->err;
+}
+
+struct inodedump_error *inodedump_sweep(struct inodedump *id,
+					const struct inodedump_sweep_opts *opts,
+					inodedump_sweep_inode_fn on_inode,
+					inodedump_sweep_sb_fn on_sb, void *arg)
+{
+	struct sb_layout l;
+	struct sweep_state st = { id, 0, 0, on_inode, on_sb, arg, NULL, NULL };
+	struct walk_args w = { &st, &l, NULL, 0, 0, NULL };
+	struct inodedump_error *err;
+
+	if ((err = OPTS_VALID(opts, inodedump_sweep_opts)))
+		return err;
+	st.flags = OPTS_GET(opts, flags, 0);
+	st.types = OPTS_GET(opts, type_mask, 0);
+	w.fs = OPTS_GET(opts, fs, NULL);
+	w.only_sb = OPTS_GET(opts, sb, 0);
+	if (st.types >> INODEDUMP_INODE_TYPES)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "struct inodedump_sweep_opts: type_mask 0x%x "
+				 "has bits of no inode type", st.types);
+	if ((err = parse_types(OPTS_GET(opts, types, NULL), &st.types)) ||
+	    (err = idd_layout_ready(id)) || (err = sb_layout(id, &l)))
+		return err;
+	idd_symbols_expect_many(id->syms);
+	if (!idd_symbols_address(id->syms, "super_blocks", &w.head))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "no symbol super_blocks in vmlinux");
+	err = OPTS_GET(opts, threads, 0) >= 2 ? walk_two_threads(&w)
+					       : walk_superblocks(&w);
 	return err ? idd_error_wrap(err, "walking super_blocks") : NULL;
 }

@@ -7,6 +7,25 @@
 #include "output/json.h"
 #include "output/output.h"
 
+/* idd_dev_string()'s "MAJOR:MINOR" without printf (two rows an inode). */
+static char *put_dec(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static const char *dev_string(uint64_t dev, char buf[48])
+{
+	char *p = put_dec(buf + 47, dev & ((1u << 20) - 1));
+
+	buf[47] = 0;
+	*--p = ':';
+	return put_dec(p, dev >> 20);
+}
+
 static void json_names(struct idd_json *j, char *const *names)
 {
 	if (!names) {
@@ -157,8 +176,7 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 		break;
 	case IDD_ROW_DEV:
 		if (n->state == IDD_OK) {
-			idd_dev_string((uint64_t)n->v, buf, sizeof(buf));
-			idd_json_string(j, buf);
+			idd_json_string(j, dev_string((uint64_t)n->v, buf));
 		} else {
 			idd_json_null(j);
 		}
@@ -201,7 +219,13 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 		break;
 	}
 	if (row->kind == IDD_ROW_FLAGS) {
-		snprintf(buf, sizeof(buf), "%s_names", row->key);
+		size_t len = strlen(row->key);
+
+		/* key + "_names" (no printf: three rows an inode in a sweep) */
+		if (len + sizeof("_names") > sizeof(buf))
+			len = sizeof(buf) - sizeof("_names");
+		memcpy(buf, row->key, len);
+		memcpy(buf + len, "_names", sizeof("_names"));
 		idd_json_key(j, buf);
 		json_names(j, *(char **const *)(const void *)((const char *)ino +
 							       row->names_offset));
@@ -225,8 +249,9 @@ void inodedump_inode_print_json(const struct inodedump_inode *ino, FILE *out)
 	struct idd_json j;
 
 	flockfile(out);
-	idd_json_init(&j, out, false, 1); /* as an element of "inodes" */
+	idd_json_init_buffered(&j, out, false, 1); /* an element of "inodes" */
 	idd_json_inode(&j, ino);
+	idd_json_flush(&j);
 	funlockfile(out);
 }
 
@@ -235,7 +260,8 @@ void inodedump_inode_print_jsonl(const struct inodedump_inode *ino, FILE *out)
 	struct idd_json j;
 
 	flockfile(out);
-	idd_json_init(&j, out, true, 0);
+	idd_json_init_buffered(&j, out, true, 0);
 	idd_json_inode(&j, ino);
+	idd_json_flush(&j);
 	funlockfile(out);
 }

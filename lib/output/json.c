@@ -12,53 +12,125 @@
 #define fputs fputs_unlocked
 #define fwrite fwrite_unlocked
 
-void idd_json_write_string(FILE *out, const char *s)
+void idd_json_flush(struct idd_json *j)
+{
+	if (j->n)
+		fwrite(j->buf, 1, j->n, j->out);
+	j->n = 0;
+}
+
+/* The one way out: into the buffer, or to the stream when unbuffered. */
+static inline void put(struct idd_json *j, const void *p, size_t len)
+{
+	if (j->buffered && len <= 16 && sizeof(j->buf) - j->n >= 16) {
+		/* the common short piece: no call to memcpy */
+		const char *from = p;
+		char *to = j->buf + j->n;
+
+		for (size_t i = 0; i < len; i++)
+			to[i] = from[i];
+		j->n += len;
+		return;
+	}
+	if (!j->buffered) {
+		fwrite(p, 1, len, j->out);
+		return;
+	}
+	if (len > sizeof(j->buf) - j->n) {
+		idd_json_flush(j);
+		if (len > sizeof(j->buf)) {
+			fwrite(p, 1, len, j->out);
+			return;
+		}
+	}
+	memcpy(j->buf + j->n, p, len);
+	j->n += len;
+}
+
+static inline void put_c(struct idd_json *j, char c)
+{
+	if (!j->buffered) {
+		fputc(c, j->out);
+		return;
+	}
+	if (j->n == sizeof(j->buf))
+		idd_json_flush(j);
+	j->buf[j->n++] = c;
+}
+
+/* Bytes that go out as they are: printable ASCII but '"' and '\\'. */
+static bool plain(unsigned c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+static void write_string(struct idd_json *j, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s, *run = p;
 	char esc[6] = { '\\', 'u', '0', '0', 0, 0 };
 
-	fputc('"', out);
+	put_c(j, '"');
 	for (;; p++) {
 		unsigned c = *p;
 
 		/* Runs of plain characters go out in one write. */
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+		if (plain(c))
 			continue;
 		if (p > run)
-			fwrite(run, 1, (size_t)(p - run), out);
+			put(j, run, (size_t)(p - run));
 		if (!c)
 			break;
 		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc((int)c, out);
+			put_c(j, '\\');
+			put_c(j, (char)c);
 		} else if (c == '\n') {
-			fputs("\\n", out);
+			put(j, "\\n", 2);
 		} else {
 			/* Bytes from memory are not UTF-8: keep them exact. */
 			esc[4] = hex[c >> 4];
 			esc[5] = hex[c & 15];
-			fwrite(esc, 1, sizeof(esc), out);
+			put(j, esc, sizeof(esc));
 		}
 		run = p + 1;
 	}
-	fputc('"', out);
+	put_c(j, '"');
+}
+
+void idd_json_write_string(FILE *out, const char *s)
+{
+	struct idd_json j = { .out = out };
+
+	write_string(&j, s);
 }
 
 void idd_json_init(struct idd_json *j, FILE *out, bool compact, unsigned level)
 {
-	*j = (struct idd_json){ .out = out, .compact = compact, .level = level };
+	j->out = out;
+	j->buffered = false;
+	j->n = 0;
+	j->compact = compact;
+	j->after_key = false;
+	j->level = level;
+	j->depth = 0;
+}
+
+void idd_json_init_buffered(struct idd_json *j, FILE *out, bool compact,
+			    unsigned level)
+{
+	idd_json_init(j, out, compact, level);
+	j->buffered = true;
 }
 
 static void newline(struct idd_json *j, unsigned level)
 {
 	static const char spaces[] = "                                ";
 
-	fputc('\n', j->out);
+	put_c(j, '\n');
 	for (unsigned n = 2 * level; n;) {
 		unsigned k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
 
-		fwrite(spaces, 1, k, j->out);
+		put(j, spaces, k);
 		n -= k;
 	}
 }
@@ -79,10 +151,10 @@ static void separate(struct idd_json *j)
 	top = slot(j->depth - 1);
 	if (j->open[top].layout == IDD_JSON_INLINE) {
 		if (!j->open[top].first)
-			fputs(", ", j->out);
+			put(j, ", ", 2);
 	} else {
 		if (!j->open[top].first)
-			fputc(',', j->out);
+			put_c(j, ',');
 		newline(j, j->level);
 	}
 	j->open[top].first = false;
@@ -98,7 +170,7 @@ static void begin(struct idd_json *j, enum idd_json_layout layout, char c)
 	unsigned s = slot(j->depth);
 
 	separate(j);
-	fputc(c, j->out);
+	put_c(j, c);
 	if (j->compact)
 		layout = IDD_JSON_INLINE;
 	j->open[s].layout = (unsigned char)layout;
@@ -131,7 +203,7 @@ void idd_json_end(struct idd_json *j)
 		j->level--;
 	if (j->open[s].layout != IDD_JSON_INLINE)
 		newline(j, j->level);
-	fputc(j->open[s].close, j->out);
+	put_c(j, j->open[s].close);
 }
 
 void idd_json_key(struct idd_json *j, const char *key)
@@ -149,6 +221,26 @@ void idd_json_key(struct idd_json *j, const char *key)
 	    j->open[top].layout == IDD_JSON_INLINE) {
 		size_t n = 0;
 
+		if (j->buffered) {
+			/* straight into the buffer */
+			char *to;
+
+			if (sizeof(j->buf) - j->n < len + 6)
+				idd_json_flush(j);
+			to = j->buf + j->n;
+			if (!j->open[top].first) {
+				to[n++] = ',';
+				to[n++] = ' ';
+			}
+			to[n++] = '"';
+			memcpy(to + n, key, len);
+			memcpy(to + n + len, "\": ", 3);
+			j->n += n + len + 3;
+			j->open[top].first = false;
+			j->after_key = true;
+			return;
+		}
+
 		if (!j->open[top].first) {
 			buf[n++] = ',';
 			buf[n++] = ' ';
@@ -156,15 +248,15 @@ void idd_json_key(struct idd_json *j, const char *key)
 		buf[n++] = '"';
 		memcpy(buf + n, key, len);
 		memcpy(buf + n + len, "\": ", 3);
-		fwrite(buf, 1, n + len + 3, j->out);
+		put(j, buf, n + len + 3);
 		j->open[top].first = false;
 		j->after_key = true;
 		return;
 	}
 	separate(j);
-	fputc('"', j->out);
-	fwrite(key, 1, len, j->out);
-	fputs("\": ", j->out);
+	put_c(j, '"');
+	put(j, key, len);
+	put(j, "\": ", 3);
 	j->after_key = true;
 }
 
@@ -175,11 +267,11 @@ void idd_json_string(struct idd_json *j, const char *s)
 		return;
 	}
 	separate(j);
-	idd_json_write_string(j->out, s);
+	write_string(j, s);
 }
 
 /* Decimal without printf's machinery (the sweep's hot path). */
-static void put_u64(FILE *out, uint64_t v)
+static void put_u64(struct idd_json *j, uint64_t v)
 {
 	char buf[24];
 	char *p = buf + sizeof(buf);
@@ -188,36 +280,39 @@ static void put_u64(FILE *out, uint64_t v)
 		*--p = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), out);
+	put(j, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 void idd_json_u64(struct idd_json *j, uint64_t v)
 {
 	separate(j);
-	put_u64(j->out, v);
+	put_u64(j, v);
 }
 
 void idd_json_i64(struct idd_json *j, int64_t v)
 {
 	separate(j);
 	if (v < 0) {
-		fputc('-', j->out);
-		put_u64(j->out, (uint64_t)0 - (uint64_t)v);
+		put_c(j, '-');
+		put_u64(j, (uint64_t)0 - (uint64_t)v);
 	} else {
-		put_u64(j->out, (uint64_t)v);
+		put_u64(j, (uint64_t)v);
 	}
 }
 
 void idd_json_bool(struct idd_json *j, bool v)
 {
 	separate(j);
-	fputs(v ? "true" : "false", j->out);
+	if (v)
+		put(j, "true", 4);
+	else
+		put(j, "false", 5);
 }
 
 void idd_json_null(struct idd_json *j)
 {
 	separate(j);
-	fputs("null", j->out);
+	put(j, "null", 4);
 }
 
 void idd_json_hex(struct idd_json *j, uint64_t v)
@@ -234,5 +329,5 @@ void idd_json_hex(struct idd_json *j, uint64_t v)
 	*--p = 'x';
 	*--p = '0';
 	*--p = '"';
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), j->out);
+	put(j, p, (size_t)(buf + sizeof(buf) - p));
 }

@@ -34,8 +34,18 @@ enum idd_json_layout {
 
 #define IDD_JSON_MAX_DEPTH 32 /* deeper nesting is not supported */
 
+#define IDD_JSON_BUF 4096
+
 struct idd_json {
 	FILE *out;
+	/*
+	 * Buffered (idd_json_init_buffered): pieces gather in buf and go to
+	 * out in few writes; idd_json_flush() writes the rest. A sweep writes
+	 * ~60 keys an inode, and stdio's cost per write dominated.
+	 */
+	bool buffered;
+	size_t n;
+	char buf[IDD_JSON_BUF];
 	bool compact;
 	bool after_key; /* a key was written, its value comes next */
 	unsigned level; /* indentation level, in steps of two spaces */
@@ -53,6 +63,10 @@ struct idd_json {
  */
 void idd_json_init(struct idd_json *j, FILE *out, bool compact,
 		   unsigned level);
+/* The same, buffered: the caller ends with idd_json_flush(). */
+void idd_json_init_buffered(struct idd_json *j, FILE *out, bool compact,
+			    unsigned level);
+void idd_json_flush(struct idd_json *j);
 
 void idd_json_object(struct idd_json *j, enum idd_json_layout layout);
 void idd_json_array(struct idd_json *j, enum idd_json_layout layout);
