@@ -571,6 +571,9 @@ def main():
     ap.add_argument("--no-crash", action="store_true")
     ap.add_argument("--no-sid", action="store_true",
                     help="leave out drgn 0.3.0 and crash 9.0.2 (sid chroots)")
+    ap.add_argument("--sweep-scale", action="store_true",
+                    help="also the sweep at ~20 k and >= 200 k inodes on the big "
+                         "set, all formats (bench/sweep_bench.py; minutes)")
     ap.add_argument("--baseline", metavar="BINARY",
                     help="another vmcore-inode (e.g. the build before a change), "
                          "timed in the same alternation as ours: a before/after table")
@@ -880,6 +883,9 @@ def main():
         if pages:
             print(pages)
             print()
+    if args.sweep_scale:
+        import sweep_bench
+        sweep_bench.main(["--vmcore-inode", vmci, "--runs", str(runs)])
     print("Bench wall time: %.0f s." % (time.time() - started))
 
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* output: the INODE object (README.md's schema), a loop over the rows. */
 #include <inttypes.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "decode/inode.h"
@@ -232,14 +233,51 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 	}
 }
 
-void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino)
+/*
+ * The rows with a key, the key's length and the key written ahead as
+ * ', "key": ' (KEY_AHEAD bytes at most), found once per process.
+ */
+#define KEY_AHEAD 48
+static struct {
+	size_t n;
+	unsigned short row[IDD_NROWS];
+	unsigned short len[IDD_NROWS];
+	unsigned short ahead_len[IDD_NROWS]; /* 0: too long, no ahead */
+	char ahead[IDD_NROWS][KEY_AHEAD];
+} keyed;
+static pthread_once_t keyed_once = PTHREAD_ONCE_INIT;
+
+static void find_keyed(void)
 {
-	idd_json_object(j, IDD_JSON_LINES);
 	for (size_t i = 0; i < IDD_NROWS; i++) {
+		size_t k = keyed.n, len;
+
 		if (!idd_rows[i].key)
 			continue;
-		idd_json_key(j, idd_rows[i].key);
-		json_row(j, ino, &idd_rows[i]);
+		len = strlen(idd_rows[i].key);
+		keyed.row[k] = (unsigned short)i;
+		keyed.len[k] = (unsigned short)len;
+		if (len + 5 <= KEY_AHEAD) {
+			memcpy(keyed.ahead[k], ", \"", 3);
+			memcpy(keyed.ahead[k] + 3, idd_rows[i].key, len);
+			memcpy(keyed.ahead[k] + 3 + len, "\": ", 3);
+			keyed.ahead_len[k] = (unsigned short)(len + 6);
+		}
+		keyed.n++;
+	}
+}
+
+void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino)
+{
+	pthread_once(&keyed_once, find_keyed);
+	idd_json_object(j, IDD_JSON_LINES);
+	for (size_t k = 0; k < keyed.n; k++) {
+		const struct idd_row *row = &idd_rows[keyed.row[k]];
+
+		if (!keyed.ahead_len[k] ||
+		    !idd_json_key_inline(j, keyed.ahead[k], keyed.ahead_len[k]))
+			idd_json_key_n(j, row->key, keyed.len[k]);
+		json_row(j, ino, row);
 	}
 	idd_json_end(j);
 }

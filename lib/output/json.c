@@ -208,8 +208,12 @@ void idd_json_end(struct idd_json *j)
 
 void idd_json_key(struct idd_json *j, const char *key)
 {
+	idd_json_key_n(j, key, strlen(key));
+}
+
+void idd_json_key_n(struct idd_json *j, const char *key, size_t len)
+{
 	unsigned top = j->depth ? slot(j->depth - 1) : 0;
-	size_t len = strlen(key);
 	char buf[128];
 
 	/*
@@ -258,6 +262,25 @@ void idd_json_key(struct idd_json *j, const char *key)
 	put(j, key, len);
 	put(j, "\": ", 3);
 	j->after_key = true;
+}
+
+bool idd_json_key_inline(struct idd_json *j, const char *sep_key, size_t len)
+{
+	unsigned top;
+
+	if (!j->buffered || j->after_key || !j->depth)
+		return false;
+	top = slot(j->depth - 1);
+	if (j->open[top].layout != IDD_JSON_INLINE)
+		return false;
+	if (j->open[top].first) { /* no ", " before the first key */
+		sep_key += 2;
+		len -= 2;
+	}
+	put(j, sep_key, len);
+	j->open[top].first = false;
+	j->after_key = true;
+	return true;
 }
 
 void idd_json_string(struct idd_json *j, const char *s)

@@ -81,6 +81,13 @@ void idd_json_end(struct idd_json *j); /* the innermost object or array */
  * escaper.
  */
 void idd_json_key(struct idd_json *j, const char *key);
+/* The same with strlen(key) known. */
+void idd_json_key_n(struct idd_json *j, const char *key, size_t len);
+/*
+ * A key written ahead as ', "key": ' (len bytes), for a buffered writer
+ * inside a one-line container; false (nothing written) elsewhere.
+ */
+bool idd_json_key_inline(struct idd_json *j, const char *sep_key, size_t len);
 
 void idd_json_string(struct idd_json *j, const char *s); /* NULL: null */
 void idd_json_u64(struct idd_json *j, uint64_t v);

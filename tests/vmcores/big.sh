@@ -25,10 +25,14 @@ BIG_EXT4_INODES=76000
 # The sid chroot the zstd dumps are written in.
 BIG_SID_INCLUDE=makedumpfile
 
-big_sid() {   # big_sid DIR CMD...: CMD in the makedumpfile chroot, DIR at /fx (rw)
+# big_sid DIR CMD...: CMD in the makedumpfile chroot, DIR at /fx (rw), and
+# a /proc: without /proc/meminfo makedumpfile's cyclic buffer shrinks to
+# nothing and it takes hours (and a GB of progress lines).
+big_sid() {
 	unshare --mount --propagation private sh -c '
 		c=$1 fx=$2; shift 2
-		mount --bind "$fx" "$c/fx" && exec chroot "$c" "$@"' big_sid "$BIG_SID" "$@"
+		mount --bind "$fx" "$c/fx" && mount -t proc proc "$c/proc" &&
+		exec chroot "$c" "$@"' big_sid "$BIG_SID" "$@"
 }
 
 big_qmp() {   # big_qmp COMMAND: a bare QMP command (stop, cont)

@@ -13,7 +13,8 @@ export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-mount -t tmpfs tmpfs /tmp
+# nr_inodes=0: no limit (the default, half the RAM's pages, is ~131 k here)
+mount -t tmpfs -o nr_inodes=0 tmpfs /tmp
 
 FX_MODULES= FX_STAGE1_TMPFS=0 FX_STAGE1_EXT4=0 FX_STAGE2_TMPFS=0 FX_STAGE2_EXT4=0
 . /etc/fixture.conf
