@@ -120,6 +120,7 @@ struct pipe_event {
 
 struct pipe_batch {
 	size_t n;
+	struct pipe_batch *next; /* on the spent list */
 	struct pipe_event ev[PIPE_BATCH];
 };
 
@@ -129,6 +130,11 @@ struct pipe {
 	struct pipe_batch *q[PIPE_DEPTH];
 	size_t head, count;
 	bool done; /* the worker has pushed its last batch */
+	/*
+	 * Batches whose callbacks have run: the worker frees them (and their
+	 * inodes), so that the caller's thread only writes.
+	 */
+	struct pipe_batch *spent;
 	struct pipe_batch *filling; /* the worker's */
 	bool nomem;
 };
@@ -144,23 +150,51 @@ struct sweep_state {
 	struct pipe_sb *names; /* the superblock being walked (pipe) */
 };
 
+static void free_names(struct pipe_sb *names);
+
+/* Spent batches: their inodes, and the superblock strings of on_sb events. */
+static void free_spent(struct pipe_batch *b)
+{
+	while (b) {
+		struct pipe_batch *next = b->next;
+
+		for (size_t i = 0; i < b->n; i++) {
+			if (b->ev[i].ino)
+				inodedump_inode_free(b->ev[i].ino);
+			else
+				free_names(b->ev[i].names);
+		}
+		free(b);
+		b = next;
+	}
+}
+
 static void pipe_push(struct pipe *p, struct pipe_batch *b)
 {
+	struct pipe_batch *spent;
+
 	pthread_mutex_lock(&p->mu);
 	while (p->count == PIPE_DEPTH)
 		pthread_cond_wait(&p->changed, &p->mu);
 	p->q[(p->head + p->count) % PIPE_DEPTH] = b;
 	p->count++;
+	spent = p->spent;
+	p->spent = NULL;
 	pthread_cond_broadcast(&p->changed);
 	pthread_mutex_unlock(&p->mu);
+	free_spent(spent);
 }
 
-/* The next batch, or NULL when the worker is done. */
-static struct pipe_batch *pipe_pop(struct pipe *p)
+/* The next batch, or NULL when the worker is done; done: the last one. */
+static struct pipe_batch *pipe_pop(struct pipe *p, struct pipe_batch *done)
 {
 	struct pipe_batch *b = NULL;
 
 	pthread_mutex_lock(&p->mu);
+	if (done) {
+		done->next = p->spent;
+		p->spent = done;
+	}
 	while (!p->count && !p->done)
 		pthread_cond_wait(&p->changed, &p->mu);
 	if (p->count) {
@@ -215,13 +249,16 @@ static void free_names(struct pipe_sb *names)
 	free(names);
 }
 
-/* The caller's side: run the callbacks of every batch, in order. */
+/*
+ * The caller's side: run the callbacks of every batch, in order, and hand
+ * each batch back to the worker to free.
+ */
 static void pipe_drain(struct pipe *p, inodedump_sweep_inode_fn on_inode,
 		       inodedump_sweep_sb_fn on_sb, void *arg)
 {
-	struct pipe_batch *b;
+	struct pipe_batch *b = NULL;
 
-	while ((b = pipe_pop(p))) {
+	while ((b = pipe_pop(p, b))) {
 		for (size_t i = 0; i < b->n; i++) {
 			struct pipe_event *ev = &b->ev[i];
 
@@ -231,14 +268,10 @@ static void pipe_drain(struct pipe *p, inodedump_sweep_inode_fn on_inode,
 			if (ev->ino) {
 				if (on_inode)
 					on_inode(&ev->sb, ev->ino, arg);
-				inodedump_inode_free(ev->ino);
-			} else {
-				if (on_sb)
-					on_sb(&ev->sb, arg);
-				free_names(ev->names);
+			} else if (on_sb) {
+				on_sb(&ev->sb, arg);
 			}
 		}
-		free(b);
 	}
 }
 
@@ -484,6 +517,7 @@ static struct inodedump_error *walk_two_threads(struct walk_args *w)
 	}
 	pipe_drain(&p, w->st->on_inode, w->st->on_sb, w->st->arg);
 	pthread_join(worker, NULL);
+	free_spent(p.spent);
 	pthread_cond_destroy(&p.changed);
 	pthread_mutex_destroy(&p.mu);
 	w->st->pipe = NULL;
