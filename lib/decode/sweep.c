@@ -148,6 +148,7 @@ struct sweep_state {
 	void *arg;
 	struct pipe *pipe; /* NULL: callbacks run in the walk */
 	struct pipe_sb *names; /* the superblock being walked (pipe) */
+	struct pipe_sb *orphan; /* names of a walk cut short by ENOMEM */
 };
 
 static void free_names(struct pipe_sb *names);
@@ -469,8 +470,12 @@ static struct inodedump_error *walk_superblocks(struct walk_args *w)
 			if (!stopped)
 				stopped = walk_inodes(st, l, sb_addr, buf, &out);
 			if (stopped && idd_error_is_nomem(stopped)) {
+				/*
+				 * Queued inodes of this superblock may still
+				 * point at its strings: freed after the join.
+				 */
 				free(fs_type);
-				free_names(st->names);
+				st->orphan = st->names;
 				st->names = NULL;
 				err = stopped;
 				break;
@@ -518,6 +523,8 @@ static struct inodedump_error *walk_two_threads(struct walk_args *w)
 	pipe_drain(&p, w->st->on_inode, w->st->on_sb, w->st->arg);
 	pthread_join(worker, NULL);
 	free_spent(p.spent);
+	free_names(w->st->orphan);
+	w->st->orphan = NULL;
 	pthread_cond_destroy(&p.changed);
 	pthread_mutex_destroy(&p.mu);
 	w->st->pipe = NULL;
@@ -530,7 +537,8 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 					inodedump_sweep_sb_fn on_sb, void *arg)
 {
 	struct sb_layout l;
-	struct sweep_state st = { id, 0, 0, on_inode, on_sb, arg, NULL, NULL };
+	struct sweep_state st = { id, 0, 0, on_inode, on_sb, arg, NULL, NULL,
+				  NULL };
 	struct walk_args w = { &st, &l, NULL, 0, 0, NULL };
 	struct inodedump_error *err;
 
