@@ -579,6 +579,23 @@ static void test_sweep_walks_synthetic_superblock(void)
 	CHECKF(!strcmp(seen.s_id, "synth") && !strcmp(seen.fs_type, "tmpfs"),
 	      "s_id %s fs_type %s", seen.s_id, seen.fs_type);
 
+	/* Two threads: the same callbacks with the same arguments. */
+	opts.threads = 2;
+	{
+		struct sweep_seen two = sweep(id, &opts);
+
+		CHECKF(two.sbs == seen.sbs && two.inodes == seen.inodes &&
+		       two.matched == seen.matched &&
+		       two.symlinks == seen.symlinks &&
+		       two.violations == seen.violations &&
+		       two.inode_is_ours && !strcmp(two.s_id, seen.s_id) &&
+		       !strcmp(two.fs_type, seen.fs_type),
+		       "threads 2: %zu superblocks, %zu inodes, s_id %s, "
+		       "fs_type %s", two.sbs, two.inodes, two.s_id,
+		       two.fs_type);
+	}
+	opts.threads = 0;
+
 	/* The type filters, by name and by enum. */
 	opts.types = "regular,directory";
 	seen = sweep(id, &opts);
