@@ -12,10 +12,14 @@
  * order, same arguments: the output is the one-thread output, byte for
  * byte. The queue bounds what is in flight, so memory stays flat.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "decode/inode.h"
 #include "decode/opts.h"
@@ -508,6 +512,23 @@ static void *walk_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * Can threads wait for each other here? glibc's condition variables and
+ * pthread_join() use futex(2); a kernel without CONFIG_FUTEX (a tiny
+ * guest's, under --live) makes them abort.
+ */
+static bool have_futex(void)
+{
+#ifdef SYS_futex
+	int word = 0;
+
+	return syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
+		       0) >= 0 || errno != ENOSYS;
+#else
+	return true;
+#endif
+}
+
 static struct inodedump_error *walk_two_threads(struct walk_args *w)
 {
 	struct pipe p = { .mu = PTHREAD_MUTEX_INITIALIZER,
@@ -515,7 +536,7 @@ static struct inodedump_error *walk_two_threads(struct walk_args *w)
 	pthread_t worker;
 
 	w->st->pipe = &p;
-	if (pthread_create(&worker, NULL, walk_thread, w)) {
+	if (!have_futex() || pthread_create(&worker, NULL, walk_thread, w)) {
 		/* no second thread: the same sweep on this one */
 		w->st->pipe = NULL;
 		return walk_superblocks(w);

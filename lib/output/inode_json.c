@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* output: the INODE object (README.md's schema), a loop over the rows. */
 #include <inttypes.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "decode/inode.h"
@@ -245,7 +245,8 @@ static struct {
 	unsigned short ahead_len[IDD_NROWS]; /* 0: too long, no ahead */
 	char ahead[IDD_NROWS][KEY_AHEAD];
 } keyed;
-static pthread_once_t keyed_once = PTHREAD_ONCE_INIT;
+/* 0: not yet, 1: being found, 2: ready (no pthread_once: it needs futex) */
+static atomic_int keyed_state;
 
 static void find_keyed(void)
 {
@@ -269,7 +270,22 @@ static void find_keyed(void)
 
 void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino)
 {
-	pthread_once(&keyed_once, find_keyed);
+	if (atomic_load_explicit(&keyed_state, memory_order_acquire) != 2) {
+		int none = 0;
+
+		/*
+		 * glibc's pthread_once() wakes waiters with futex(2), which a
+		 * kernel without CONFIG_FUTEX (the live set's) lacks: abort.
+		 */
+		if (atomic_compare_exchange_strong(&keyed_state, &none, 1)) {
+			find_keyed();
+			atomic_store_explicit(&keyed_state, 2,
+					      memory_order_release);
+		}
+		while (atomic_load_explicit(&keyed_state, memory_order_acquire) !=
+		       2)
+			;
+	}
 	idd_json_object(j, IDD_JSON_LINES);
 	for (size_t k = 0; k < keyed.n; k++) {
 		const struct idd_row *row = &idd_rows[keyed.row[k]];
