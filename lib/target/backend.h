@@ -72,6 +72,13 @@ struct idd_backend_ops {
 struct idd_backend {
 	const struct idd_backend_ops *ops;
 	struct idd_target *target; /* the facts a backend's messages need */
+	/*
+	 * Set by a read_phys that returned false: damage it found (owned;
+	 * the target reports it and never asks libkdumpfile, which would
+	 * trust it), or the page is left out of the dump by its writer.
+	 */
+	struct inodedump_error *damage;
+	bool absent;
 };
 
 /* ---- the generic target, for backends (target.c) ---- */
@@ -110,12 +117,21 @@ struct inodedump_error *idd_flattened_unflatten(const char *path, int in,
 /*
  * libkdumpfile on fd (borrowed): dump_level is what our header parse
  * found (-1 when none), default_arch names the machine when the header
- * does not ("" for none).
+ * does not ("" for none). It runs in a child process (sandbox.c), so a
+ * crash in it is an error; idd_kdumpfile_open_here() (kdumpfile.c) is
+ * the same in this process, for that child.
  */
 struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
 					   const char *path, int dump_level,
 					   const char *default_arch,
 					   struct idd_backend **out);
+struct inodedump_error *idd_kdumpfile_open_here(struct idd_target *t, int fd,
+						const char *path,
+						int dump_level,
+						const char *default_arch,
+						struct idd_backend **out);
+/* Whether t has its backend yet (the child attaches its own). */
+bool idd_target_has_backend(const struct idd_target *t);
 
 /* ---- file helpers for the backends ---- */
 static inline bool idd_pread_all(int fd, void *buf, size_t len, uint64_t off)

@@ -6,14 +6,17 @@
  * more than a one-inode decode needs); it takes only what it fully
  * understands and says no to the rest (split or incomplete dumps, header
  * versions before 6), which then goes to libkdumpfile, as does every read
- * it cannot do (snappy pages, damaged descriptors): libkdumpfile's
- * messages stay the ones users see for damaged files.
+ * it cannot do (snappy pages). Damage it finds (a bitmap that does not
+ * count the descriptors, a descriptor that does not fit, data that does
+ * not decompress) it reports itself, naming the page and the descriptor:
+ * libkdumpfile 0.5.1 trusts such damage and can crash on it.
  *
  * Offsets below are the file format's own (makedumpfile's
  * diskdump_mod.h: struct disk_dump_header, then struct kdump_sub_header
  * at block_size), not a kernel's layout.
  */
 #include <lzo/lzo1x.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +50,12 @@
 #define DD_SUB_MAX_PFN 96
 #define DD_DESC_SIZE 24	       /* page_desc: offset, size, flags, page_flags */
 #define RANK_BITS 4096u	       /* bits of bitmap per rank entry */
-#define NOTES_MAX (16u << 20)  /* more VMCOREINFO than this: not ours */
+/*
+ * The most a kernel writes: VMCOREINFO is a page (VMCOREINFO_BYTES), the
+ * notes one per CPU; a header asking for more is damaged.
+ */
+#define VMCOREINFO_MAX (1u << 20)
+#define NOTES_MAX (16u << 20)
 #define PAGE_CACHE 64
 
 /* The header and sub-header, as much of each as the file has. */
@@ -133,6 +141,14 @@ static struct inodedump_error *check_header(const char *path,
 					 path, i == 0 ? "VMCOREINFO" : "notes",
 					 (unsigned long long)off,
 					 (unsigned long long)len, (long long)size);
+		if (len > (i == 0 ? VMCOREINFO_MAX : NOTES_MAX))
+			return idd_error(INODEDUMP_ERR_DUMP,
+					 "%s: corrupt diskdump sub-header: %s of "
+					 "%llu bytes, more than any kernel writes "
+					 "(at most %u)",
+					 path, i == 0 ? "VMCOREINFO" : "notes",
+					 (unsigned long long)len,
+					 i == 0 ? VMCOREINFO_MAX : NOTES_MAX);
 	}
 	return NULL;
 }
@@ -202,28 +218,65 @@ static bool build_rank(struct diskdump *d, uint64_t blocks)
 }
 
 /*
- * The last page's descriptor says where the file must end (the bitmap's
- * set bits count the descriptors): a truncated file is libkdumpfile's,
- * and its messages.
+ * The bitmap's set bits count the descriptors, and the first page's data
+ * follows the last descriptor (makedumpfile and QEMU write the shared
+ * zero page, at most a page, first): a bitmap or descriptor table that
+ * disagrees is damage, reported as such. The last page's descriptor says
+ * where the file must end: a truncated file (*truncated) is
+ * libkdumpfile's, which reads what it still holds.
  */
-static bool check_last_page(struct diskdump *d, uint64_t file_size)
+static struct inodedump_error *check_pages(struct diskdump *d,
+					   const char *path,
+					   uint64_t file_size,
+					   bool *truncated)
 {
 	uint8_t desc[DD_DESC_SIZE];
-	uint64_t blocks = (d->max_pfn + RANK_BITS - 1) / RANK_BITS, n;
+	uint64_t blocks = (d->max_pfn + RANK_BITS - 1) / RANK_BITS, n, first;
+	uint64_t data_start;
 
-	if (!build_rank(d, blocks))
-		return false;
+	*truncated = false;
+	if (!build_rank(d, blocks)) {
+		*truncated = true;
+		return NULL;
+	}
 	n = d->rank[blocks];
-	return n && n <= d->max_pfn &&
-	       idd_pread_all(d->fd, desc, sizeof(desc),
-			     d->desc_off + (n - 1) * DD_DESC_SIZE) &&
-	       idd_le64(desc) <= file_size &&
-	       idd_le32(desc + 8) <= file_size - idd_le64(desc);
+	if (!n || n > d->max_pfn)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt diskdump: its page bitmap has "
+				 "%llu pages set for %llu page frames",
+				 path, (unsigned long long)n,
+				 (unsigned long long)d->max_pfn);
+	data_start = d->desc_off + n * DD_DESC_SIZE;
+	if (!idd_pread_all(d->fd, desc, sizeof(desc), d->desc_off) ||
+	    data_start > file_size) {
+		*truncated = true;
+		return NULL;
+	}
+	first = idd_le64(desc);
+	if (first < data_start || first - data_start > d->page_size)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt diskdump: the page bitmap counts "
+				 "%llu pages, so their descriptors end at file "
+				 "offset %llu, but the first descriptor's data "
+				 "is at %llu: the bitmap or the descriptor table "
+				 "is damaged",
+				 path, (unsigned long long)n,
+				 (unsigned long long)data_start,
+				 (unsigned long long)first);
+	*truncated = !idd_pread_all(d->fd, desc, sizeof(desc),
+				    d->desc_off + (n - 1) * DD_DESC_SIZE) ||
+		     idd_le64(desc) > file_size ||
+		     idd_le32(desc + 8) > file_size - idd_le64(desc);
+	return NULL;
 }
 
-/* Whether our reader takes the file; d is filled when it does. */
-static bool take(struct diskdump *d, const struct header *hd,
-		 uint64_t file_size)
+/*
+ * Whether our reader takes the file (*taken); d is filled when it does.
+ * An error: damage our reader found, reported as ours.
+ */
+static struct inodedump_error *take(struct diskdump *d, const char *path,
+				    const struct header *hd,
+				    uint64_t file_size, bool *taken)
 {
 	const uint8_t *h = hd->h, *sub = hd->sub;
 	int32_t version = (int32_t)idd_le32(h + DD_VERSION);
@@ -232,17 +285,20 @@ static bool take(struct diskdump *d, const struct header *hd,
 	uint32_t status = idd_le32(h + DD_STATUS);
 	uint32_t bitmap_blocks = hd->bitmap_blocks;
 	uint64_t bitmap_off, vi_off, vi_size;
+	struct inodedump_error *err;
+	bool truncated;
 
+	*taken = false;
 	if (hd->h_len < DD_HEADER_SIZE || hd->sub_len < DD_SUB_SIZE)
-		return false;
+		return NULL;
 	/* Versions 6+ carry 64-bit pfns and VMCOREINFO in the sub-header. */
 	if (version < 6 || version > 64 || (status & DD_INCOMPLETE) ||
 	    block_size < 512 || (uint32_t)block_size > DD_MAX_PAGE ||
 	    (block_size & (block_size - 1)) || sub_hdr_size < 1 ||
 	    sub_hdr_size > 4096 || !bitmap_blocks || (bitmap_blocks & 1))
-		return false;
+		return NULL;
 	if (idd_le32(sub + DD_SUB_SPLIT) != 0) /* split over several files */
-		return false;
+		return NULL;
 	vi_off = idd_le64(sub + DD_SUB_VMCOREINFO);
 	vi_size = idd_le64(sub + DD_SUB_VMCOREINFO + 8);
 	d->max_pfn = idd_le64(sub + DD_SUB_MAX_PFN);
@@ -266,14 +322,18 @@ static bool take(struct diskdump *d, const struct header *hd,
 	if (d->max_pfn > (uint64_t)bitmap_blocks / 2 * block_size * 8 ||
 	    d->desc_off > file_size || vi_off > file_size ||
 	    vi_size > file_size - vi_off)
-		return false;
+		return NULL;
 	d->rank = calloc(d->max_pfn / RANK_BITS + 2, sizeof(*d->rank));
-	if (!d->rank || !check_last_page(d, file_size))
-		return false;
+	if (!d->rank)
+		return idd_nomem();
+	err = check_pages(d, path, file_size, &truncated);
+	if (err || truncated)
+		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
 	d->cbuf = malloc(d->page_size);
 	d->page = malloc((size_t)d->page_size * PAGE_CACHE);
-	return d->vmcoreinfo && d->cbuf && d->page;
+	*taken = d->vmcoreinfo && d->cbuf && d->page;
+	return NULL;
 }
 
 /* ---- reads ---- */
@@ -304,47 +364,100 @@ static int64_t desc_index(struct diskdump *d, uint64_t pfn)
 	return (int64_t)(d->rank[block] + count);
 }
 
+/* Damage found reading page frame pfn: the target reports it, as ours. */
+static bool IDD_ATTR_PRINTF(4, 5) damaged(struct diskdump *d, uint64_t pfn,
+					  int64_t idx, const char *fmt, ...)
+{
+	struct idd_target *t = d->base.target;
+	char *why;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&why, fmt, ap) < 0)
+		why = NULL;
+	va_end(ap);
+	inodedump_error_free(d->base.damage);
+	d->base.damage = idd_error(INODEDUMP_ERR_FAULT,
+				   "corrupt diskdump %s: page frame 0x%llx, "
+				   "descriptor %lld at file offset %llu: %s",
+				   idd_target_path(t), (unsigned long long)pfn,
+				   (long long)idx,
+				   (unsigned long long)(d->desc_off +
+							(uint64_t)idx *
+								DD_DESC_SIZE),
+				   why ? why : "out of memory");
+	free(why);
+	return false;
+}
+
+static const char *method(uint32_t flags)
+{
+	return flags & DD_ZLIB ? "zlib" : flags & DD_LZO ? "lzo" : "zstd";
+}
+
 static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 {
 	uint8_t desc[DD_DESC_SIZE];
 	int64_t idx;
 	uint64_t off;
 	uint32_t size, flags;
+	size_t out = d->page_size;
+	bool ok;
 
-	if (pfn >= d->max_pfn || (idx = desc_index(d, pfn)) < 0 ||
-	    !idd_pread_all(d->fd, desc, sizeof(desc),
-			   d->desc_off + (uint64_t)idx * sizeof(desc)))
+	if (pfn >= d->max_pfn)
 		return false;
+	idx = desc_index(d, pfn);
+	if (idx < 0) {
+		/* Left out by the writer, unless the bitmap cannot be read. */
+		d->base.absent = d->bits_valid;
+		return false;
+	}
+	if (!idd_pread_all(d->fd, desc, sizeof(desc),
+			   d->desc_off + (uint64_t)idx * sizeof(desc)))
+		return damaged(d, pfn, idx, "past the end of the file");
 	off = idd_le64(desc);
 	size = idd_le32(desc + 8);
 	flags = idd_le32(desc + 12);
 	if (!size || size > d->page_size)
-		return false;
-	if (!(flags & (DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD)))
-		return size == d->page_size &&
-		       idd_pread_all(d->fd, page, size, off);
-	if (!idd_pread_all(d->fd, d->cbuf, size, off))
-		return false;
+		return damaged(d, pfn, idx,
+			       "%u bytes of page data, for pages of %u bytes",
+			       size, d->page_size);
+	if ((flags & DD_SNAPPY) && !(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)))
+		return false; /* snappy: libkdumpfile's */
+	if (!(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)) && size != d->page_size)
+		return damaged(d, pfn, idx,
+			       "%u bytes of uncompressed data, for pages of "
+			       "%u bytes", size, d->page_size);
+	if (!idd_pread_all(d->fd, (flags & (DD_ZLIB | DD_LZO | DD_ZSTD))
+					  ? d->cbuf : page,
+			   size, off))
+		return damaged(d, pfn, idx,
+			       "%u bytes of data at offset %llu, past the end "
+			       "of the file", size, (unsigned long long)off);
+	if (!(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)))
+		return true;
 	if (flags & DD_ZLIB) {
-		uLongf out = d->page_size;
+		uLongf got = d->page_size;
 
-		return uncompress(page, &out, d->cbuf, size) == Z_OK &&
-		       out == d->page_size;
-	}
-	if (flags & DD_LZO) {
-		lzo_uint out = d->page_size;
+		ok = uncompress(page, &got, d->cbuf, size) == Z_OK;
+		out = got;
+	} else if (flags & DD_LZO) {
+		lzo_uint got = d->page_size;
 
-		return lzo1x_decompress_safe(d->cbuf, size, page, &out,
-					     NULL) == LZO_E_OK &&
-		       out == d->page_size;
+		ok = lzo1x_decompress_safe(d->cbuf, size, page, &got,
+					   NULL) == LZO_E_OK;
+		out = got;
+	} else {
+		out = ZSTD_decompress(page, d->page_size, d->cbuf, size);
+		ok = !ZSTD_isError(out);
 	}
-	if (flags & DD_ZSTD) {
-		size_t out = ZSTD_decompress(page, d->page_size, d->cbuf,
-					     size);
-
-		return !ZSTD_isError(out) && out == d->page_size;
-	}
-	return false; /* snappy: libkdumpfile's */
+	if (!ok || out != d->page_size)
+		return damaged(d, pfn, idx,
+			       "its %u bytes of %s data at offset %llu do not "
+			       "decompress to a page of %u bytes",
+			       size, method(flags), (unsigned long long)off,
+			       d->page_size);
+	return true;
 }
 
 /* The page of pfn in the cache, read on a miss; NULL if it cannot be. */
@@ -374,6 +487,7 @@ static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
 	struct diskdump *d = to_diskdump(b);
 	uint8_t *out = buf;
 
+	b->absent = false;
 	while (len) {
 		uint64_t in_page = pa % d->page_size;
 		size_t n = d->page_size - in_page;
@@ -515,6 +629,7 @@ static void diskdump_close(struct idd_backend *b)
 
 	if (!d)
 		return;
+	inodedump_error_free(d->base.damage);
 	free(d->vmcoreinfo);
 	free(d->rank);
 	free(d->cbuf);
@@ -548,6 +663,7 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 	struct header hd = { 0 };
 	struct inodedump_error *err;
 	struct diskdump *d;
+	bool taken;
 
 	*out = NULL;
 	hd.h_len = idd_pread_upto(fd, hd.h, sizeof(hd.h), 0);
@@ -571,9 +687,10 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 	d->base.target = t;
 	d->fd = fd;
 	d->dump_level = *dump_level;
-	if (!take(d, &hd, (uint64_t)size)) {
+	err = take(d, path, &hd, (uint64_t)size, &taken);
+	if (err || !taken) {
 		diskdump_close(&d->base);
-		return NULL;
+		return err;
 	}
 	*out = &d->base;
 	return NULL;

@@ -9,6 +9,7 @@
  */
 #include <elf.h>
 #include <endian.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,41 +69,92 @@ static void parse_header(struct header *hd)
 	hd->shnum = field(h, is64 ? 60 : 48, 2);
 }
 
+/* The program header count: e_phnum, or section 0's sh_info (PN_XNUM). */
+static bool count_phdrs(int fd, const struct header *hd, uint64_t *phnum)
+{
+	uint8_t sh[64];
+
+	*phnum = hd->phnum;
+	if (hd->phnum != PN_XNUM)
+		return true;
+	if (!hd->shoff || !hd->shnum ||
+	    !idd_pread_all(fd, sh, hd->is64 ? 64 : 40, hd->shoff))
+		return false;
+	*phnum = field(sh, hd->is64 ? 44 : 28, 4); /* sh_info */
+	return true;
+}
+
+/*
+ * No note segment larger than a kernel writes (VMCOREINFO is a page, the
+ * rest a few notes per CPU): libkdumpfile reads each whole.
+ */
+static struct inodedump_error *check_notes(const char *path, int fd,
+					   const struct header *hd,
+					   uint64_t phnum)
+{
+	uint8_t ph[56 * 64];
+	size_t size = hd->phentsize;
+
+	for (uint64_t i = 0; i < phnum; i += 64) {
+		uint64_t n = phnum - i < 64 ? phnum - i : 64;
+
+		if (!idd_pread_all(fd, ph, n * size, hd->phoff + i * size))
+			return NULL; /* checked against the file already */
+		for (uint64_t j = 0; j < n; j++) {
+			const uint8_t *p = ph + j * size;
+			uint64_t filesz = hd->is64 ? field(p, 32, 8)
+						   : field(p, 16, 4);
+
+			if (field(p, 0, 4) == PT_NOTE && filesz > NOTES_MAX)
+				return idd_error(
+					INODEDUMP_ERR_DUMP,
+					"%s: corrupt ELF dump: program header "
+					"%llu is a note segment of %llu bytes, "
+					"more than any kernel writes (at most "
+					"%u)",
+					path, (unsigned long long)(i + j),
+					(unsigned long long)filesz, NOTES_MAX);
+		}
+	}
+	return NULL;
+}
+
 /*
  * libkdumpfile 0.5.1 follows an ELF header's program- and section-header
- * tables without checking them against the file (fuzzed ones crash it):
- * refuse ELF headers whose tables do not fit in the file.
+ * tables without checking them against the file (fuzzed ones crash it,
+ * a huge count makes it ask for petabytes), and reads every note segment
+ * whole: refuse ELF headers whose tables do not fit in the file, and
+ * notes larger than a kernel writes.
  */
-static struct inodedump_error *check_header(const char *path,
+static struct inodedump_error *check_header(const char *path, int fd,
 					    const struct header *hd,
 					    off_t size)
 {
-	uint64_t phnum = hd->phnum;
+	uint64_t phnum;
 
-	if (!phnum)
+	if (!hd->phnum)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s: ELF file without program headers: not "
 				 "a dump", path);
-	if (phnum == PN_XNUM) /* the real count is in section 0 */
-		phnum = 1;
 	if (hd->phentsize != (hd->is64 ? 56u : 32u) ||
 	    hd->phoff > (uint64_t)size ||
-	    phnum * hd->phentsize > (uint64_t)size - hd->phoff ||
 	    (hd->shnum && (hd->shentsize != (hd->is64 ? 64u : 40u) ||
 			   hd->shoff > (uint64_t)size ||
 			   hd->shnum * hd->shentsize >
-				   (uint64_t)size - hd->shoff)))
+				   (uint64_t)size - hd->shoff)) ||
+	    !count_phdrs(fd, hd, &phnum) || !phnum ||
+	    phnum > ((uint64_t)size - hd->phoff) / hd->phentsize)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s: corrupt or truncated ELF dump: %llu "
 				 "program headers of %llu bytes at %llu and "
 				 "%llu section headers at %llu, in a file of "
 				 "%lld bytes",
-				 path, (unsigned long long)phnum,
+				 path, (unsigned long long)hd->phnum,
 				 (unsigned long long)hd->phentsize,
 				 (unsigned long long)hd->phoff,
 				 (unsigned long long)hd->shnum,
 				 (unsigned long long)hd->shoff, (long long)size);
-	return NULL;
+	return check_notes(path, fd, hd, phnum);
 }
 
 static int seg_cmp(const void *a, const void *b)
@@ -261,8 +313,22 @@ static bool elf_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
 	if (!lo)
 		return false;
 	s = &e->segs[lo - 1];
-	return pa < s->end && len <= s->end - pa &&
-	       idd_pread_all(e->fd, buf, len, s->off + (pa - s->start));
+	if (pa >= s->end || len > s->end - pa)
+		return false;
+	errno = 0;
+	if (idd_pread_all(e->fd, buf, len, s->off + (pa - s->start)))
+		return true;
+	/* The file shrank under us: ours to say, not libkdumpfile's. */
+	inodedump_error_free(b->damage);
+	b->damage = idd_error(INODEDUMP_ERR_FAULT,
+			      "ELF dump %s: physical 0x%llx is in the segment "
+			      "at file offset %llu but the file cannot be "
+			      "read there (%s)",
+			      idd_target_path(b->target),
+			      (unsigned long long)pa,
+			      (unsigned long long)s->off,
+			      errno ? strerror(errno) : "end of file");
+	return false;
 }
 
 /*
@@ -323,6 +389,7 @@ static void elf_close(struct idd_backend *b)
 {
 	struct elf *e = to_elf(b);
 
+	inodedump_error_free(b->damage);
 	free(e->vmcoreinfo);
 	free(e->segs);
 	free(e);
@@ -362,7 +429,7 @@ struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 				 path);
 	hd.is64 = hd.h[EI_CLASS] == ELFCLASS64;
 	parse_header(&hd);
-	err = check_header(path, &hd, size);
+	err = check_header(path, fd, &hd, size);
 	if (err || !ours)
 		return err;
 	e = calloc(1, sizeof(*e));

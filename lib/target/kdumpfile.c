@@ -4,7 +4,9 @@
  * and the formats our readers do not take (sadump, split, incomplete or
  * truncated dumps, snappy pages, Xen, other architectures), and the
  * fallback for reads ours cannot do, so a page that is missing or damaged
- * gets libkdumpfile's diagnosis.
+ * gets libkdumpfile's diagnosis. It runs in a child process (sandbox.c),
+ * which calls idd_kdumpfile_open_here() and serves what these functions
+ * answer.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -203,10 +205,10 @@ static const struct idd_backend_ops kdumpfile_ops = {
 	.close = kdumpfile_close,
 };
 
-struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
-					   const char *path, int dump_level,
-					   const char *default_arch,
-					   struct idd_backend **out)
+struct inodedump_error *idd_kdumpfile_open_here(struct idd_target *t, int fd,
+						const char *path, int dump_level,
+						const char *default_arch,
+						struct idd_backend **out)
 {
 	struct kdumpfile *k = calloc(1, sizeof(*k));
 	kdump_status ks;

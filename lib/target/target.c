@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -46,6 +47,8 @@ struct idd_target {
 	char default_arch[32];
 	/* Our page walk: 0 not tried, 1 usable, -1 not usable. */
 	int walk_state;
+	/* Why it is not: damage our reader found setting it up. */
+	struct inodedump_error *walk_damage;
 	struct idd_x86_64_walk walk;
 	/* What a filtered page was (the session's types know; pages.c). */
 	idd_filtered_explain_fn explain;
@@ -113,20 +116,55 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 
 /* ---- opening a file ---- */
 
+int idd_open_input(const char *path, bool devices, const char **why)
+{
+	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	int flags;
+
+	if (fd < 0) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) < 0) {
+		*why = strerror(errno);
+	} else if (S_ISDIR(st.st_mode)) {
+		*why = "a directory, not a file";
+	} else if (S_ISBLK(st.st_mode) && !devices) {
+		*why = "a block device, not a regular file";
+	} else if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		*why = S_ISFIFO(st.st_mode)	  ? "a FIFO, not a regular file"
+		       : S_ISCHR(st.st_mode)  ? "a character device, not a "
+						"regular file"
+		       : S_ISSOCK(st.st_mode) ? "a socket, not a regular file"
+					      : "not a regular file";
+	} else if ((flags = fcntl(fd, F_GETFL)) < 0 ||
+		   fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		*why = strerror(errno);
+	} else {
+		return fd;
+	}
+	close(fd);
+	return -1;
+}
+
 static struct inodedump_error *open_fd(const char *path, int *fd)
 {
+	const char *why;
 	int e;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A dump may sit on a raw partition: block devices too. */
+	*fd = idd_open_input(path, true, &why);
 	if (*fd >= 0)
 		return NULL;
 	e = errno;
 	if ((e == EACCES || e == EPERM) && !strcmp(path, "/proc/kcore"))
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "cannot open /proc/kcore: %s: reading the live "
-				 "kernel needs root (CAP_SYS_RAWIO)", strerror(e));
+				 "kernel needs root (CAP_SYS_RAWIO)", why);
 	return idd_error(INODEDUMP_ERR_DUMP, "cannot open dump %s: %s", path,
-			 strerror(e));
+			 why);
 }
 
 /*
@@ -211,8 +249,11 @@ void idd_target_close(struct idd_target *t)
 		return;
 	if (t->fallback)
 		t->fallback->ops->close(t->fallback);
-	if (t->backend)
+	if (t->backend) {
+		inodedump_error_free(t->backend->damage);
+		t->backend->damage = NULL;
 		t->backend->ops->close(t->backend);
+	}
 	if (t->fd >= 0)
 		close(t->fd);
 	for (size_t i = 0; i < t->ninfo; i++) {
@@ -221,6 +262,7 @@ void idd_target_close(struct idd_target *t)
 	}
 	free(t->info);
 	free(t->path);
+	inodedump_error_free(t->walk_damage);
 	free(t);
 }
 
@@ -239,6 +281,16 @@ const char *idd_target_format(struct idd_target *t)
 	if (t->flattened)
 		return "flattened diskdump";
 	return t->format ? t->format : "unknown";
+}
+
+bool idd_target_has_backend(const struct idd_target *t)
+{
+	return t->backend != NULL;
+}
+
+const char *idd_target_path(const struct idd_target *t)
+{
+	return t->path ? t->path : "memory";
 }
 
 bool idd_target_little_endian(struct idd_target *t)
@@ -372,6 +424,10 @@ static bool walk_ready(struct idd_target *t)
 		return false;
 	if (idd_x86_64_walk_init(&t->walk, t))
 		t->walk_state = 1;
+	else if (t->backend->damage) {
+		t->walk_damage = t->backend->damage;
+		t->backend->damage = NULL;
+	}
 	return t->walk_state > 0;
 }
 
@@ -389,21 +445,48 @@ const char *idd_target_translation(struct idd_target *t)
 	return t->backend->ops->translation;
 }
 
-/* Reads through our own walk; false sends the caller elsewhere. */
+/*
+ * Reads through our own walk: true when it answered (*err NULL: read;
+ * else what our reader found: damage, or a page its writer left out);
+ * false sends the caller elsewhere.
+ */
 static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
-		      size_t len)
+		      size_t len, struct inodedump_error **err)
 {
+	struct idd_backend *b = t->backend;
+
+	*err = NULL;
 	if (!walk_ready(t))
 		return false;
 	while (len) {
-		uint64_t pa, left;
-		size_t n;
+		uint64_t pa = 0, left;
+		size_t n = 0;
+		bool ok, translated;
 
-		if (!idd_x86_64_translate(&t->walk, t, addr, &pa, &left))
-			return false;
-		n = left < len ? (size_t)left : len;
-		if (!idd_target_read_phys(t, pa, buf, n))
-			return false;
+		b->absent = false;
+		ok = translated =
+			idd_x86_64_translate(&t->walk, t, addr, &pa, &left);
+		if (ok) {
+			n = left < len ? (size_t)left : len;
+			b->absent = false;
+			ok = idd_target_read_phys(t, pa, buf, n);
+		}
+		if (b->damage) {
+			*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
+					    "address 0x%llx: %s",
+					    (unsigned long long)addr,
+					    b->damage->message);
+			inodedump_error_free(b->damage);
+			b->damage = NULL;
+			return true;
+		}
+		if (!ok) {
+			/* A page the writer left out: ours says so too. */
+			if (b->absent && translated)
+				*err = idd_target_filtered(t, addr, pa);
+			b->absent = false;
+			return *err != NULL;
+		}
 		addr += n;
 		buf += n;
 		len -= n;
@@ -441,8 +524,13 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 				    len, (unsigned long long)addr);
 	if (b->ops->translates)
 		return b->ops->read_virt(b, addr, buf, len);
-	if (walk_read(t, addr, buf, len))
-		return NULL;
+	if (walk_read(t, addr, buf, len, &err))
+		return err;
+	if (t->walk_damage) /* never handed to libkdumpfile, which trusts it */
+		return idd_error_at(INODEDUMP_ERR_FAULT, addr,
+				    "address 0x%llx cannot be translated: %s",
+				    (unsigned long long)addr,
+				    t->walk_damage->message);
 	if (t->fd < 0) /* a physical image: nothing else translates */
 		return idd_error_at(INODEDUMP_ERR_FAULT, addr,
 				    "address 0x%llx is not mapped by the "

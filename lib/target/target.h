@@ -25,6 +25,11 @@ struct inodedump_error *idd_target_open(const char *path,
  */
 struct inodedump_error *idd_target_open_ours(const char *path,
 					     struct idd_target **out);
+/*
+ * Open path read-only without blocking on a FIFO: a regular file (or a
+ * block device when devices), else -1 and *why says what it is.
+ */
+int idd_open_input(const char *path, bool devices, const char **why);
 /* Kernel memory held in a buffer: [start, start + size). */
 struct idd_memory_region {
 	uint64_t start;
@@ -84,6 +89,8 @@ struct inodedump_error *idd_target_read_string(struct idd_target *t,
 /* A VMCOREINFO value ("OSRELEASE", "KERNELOFFSET", "SYMBOL(prb)"), or NULL. */
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
 const char *idd_target_format(struct idd_target *t);
+/* The dump file's name, or "memory". */
+const char *idd_target_path(const struct idd_target *t);
 /* makedumpfile's dump level (-d), or -1 when the format has none. */
 int idd_target_dump_level(struct idd_target *t);
 bool idd_target_little_endian(struct idd_target *t);

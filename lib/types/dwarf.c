@@ -19,6 +19,7 @@
 
 #include "core/bytes.h"
 #include "core/cleanup.h"
+#include "target/target.h"
 #include "types/types.h"
 
 #define CACHE_MAX 32
@@ -89,6 +90,7 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 {
 	_cleanup_(types_closep) struct idd_types *types =
 		calloc(1, sizeof(*types));
+	const char *why;
 
 	if (!types)
 		return idd_nomem();
@@ -97,11 +99,11 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 	types->path = strdup(vmlinux);
 	if (!types->path)
 		return idd_nomem();
-	types->fd = open(vmlinux, O_RDONLY | O_CLOEXEC);
+	/* A regular file only, without waiting on a FIFO. */
+	types->fd = idd_open_input(vmlinux, false, &why);
 	if (types->fd < 0)
 		return idd_error(INODEDUMP_ERR_VMLINUX,
-				 "cannot open vmlinux %s: %s", vmlinux,
-				 strerror(errno));
+				 "cannot open vmlinux %s: %s", vmlinux, why);
 	types->elf = elf_begin(types->fd, ELF_C_READ_MMAP, NULL);
 	if (!types->elf || elf_kind(types->elf) != ELF_K_ELF)
 		return idd_error(INODEDUMP_ERR_VMLINUX,
