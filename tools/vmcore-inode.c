@@ -19,7 +19,22 @@ enum exit_code {
 	EXIT_VIOLATION = 1,   /* decoded, at least one violation */
 	EXIT_USAGE = 2,	      /* bad command line */
 	EXIT_UNREADABLE = 3,  /* input could not be read or decoded */
+	EXIT_PARTIAL = 4,     /* some of what was asked could not be read */
 };
+
+/*
+ * The status a run ends with when several apply: 2 and 3 over 4 (a part
+ * could not be read, so the answer is incomplete) over 1 over 0.
+ */
+static void worse(int *status, int code)
+{
+	static const int rank[] = { [EXIT_CLEAN] = 0, [EXIT_VIOLATION] = 1,
+				    [EXIT_PARTIAL] = 2, [EXIT_UNREADABLE] = 3,
+				    [EXIT_USAGE] = 4 };
+
+	if (rank[code] > rank[*status])
+		*status = code;
+}
 
 static const char usage_text[] =
 	"usage: vmcore-inode [-k VMLINUX] [--json] [--force] [--ignore-build-id]\n"
@@ -62,7 +77,9 @@ static const char usage_text[] =
 	"      --version         the version of inodedump\n"
 	"\n"
 	"exit status: 0 decoded, no violation; 1 decoded, at least one\n"
-	"violation; 2 usage error; 3 input could not be read or decoded.\n";
+	"violation; 2 usage error; 3 input could not be read or decoded;\n"
+	"4 partial: some of what was asked (the kernel log, a superblock's\n"
+	"inodes) could not be read, said on stderr (4 wins over 1, 3 over 4).\n";
 
 /* Long options without a short one. */
 enum { OPT_VERSION = 0x100 };
@@ -72,32 +89,52 @@ static void usage(FILE *out)
 	fprintf(out, usage_text, INODEDUMP_JSON_SCHEMA);
 }
 
+/* Hex, with an optional 0x, at most 64 bits: no sign, no spaces. */
 static bool parse_address(const char *s, uint64_t *out)
 {
-	char *end;
+	size_t n;
 
-	errno = 0;
 	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
 		s += 2;
-	if (!*s)
+	n = strspn(s, "0123456789abcdefABCDEF");
+	if (!n || s[n])
 		return false;
-	*out = strtoull(s, &end, 16);
-	return !errno && *end == '\0';
+	while (n > 1 && *s == '0') { /* leading zeros do not count */
+		s++;
+		n--;
+	}
+	if (n > 16)
+		return false;
+	*out = strtoull(s, NULL, 16);
+	return true;
 }
 
 /* A decoded inode counts toward the exit status, then goes. */
 static void done_with(struct inodedump_inode *ino, int *status)
 {
-	if (inodedump_inode_violations(ino) && *status == EXIT_CLEAN)
-		*status = EXIT_VIOLATION;
+	if (inodedump_inode_violations(ino))
+		worse(status, EXIT_VIOLATION);
 	inodedump_inode_free(ino);
 }
 
+/* An error said; its status: a caller's mistake is a usage error. */
 static int unreadable(struct inodedump_error *err)
 {
+	int code = inodedump_error_code(err) == INODEDUMP_ERR_USAGE
+			   ? EXIT_USAGE : EXIT_UNREADABLE;
+
 	fprintf(stderr, "vmcore-inode: %s\n", inodedump_error_message(err));
 	inodedump_error_free(err);
-	return EXIT_UNREADABLE;
+	return code;
+}
+
+/* A log read only in part: said, and the run is partial. */
+static int log_status(const struct inodedump_log *log)
+{
+	if (!inodedump_log_warning(log))
+		return EXIT_CLEAN;
+	fprintf(stderr, "vmcore-inode: %s\n", inodedump_log_warning(log));
+	return EXIT_PARTIAL;
 }
 
 static int print_log(struct inodedump *id)
@@ -105,13 +142,14 @@ static int print_log(struct inodedump *id)
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
 
+	int status;
+
 	if (err)
 		return unreadable(err);
-	if (inodedump_log_warning(log))
-		fprintf(stderr, "vmcore-inode: %s\n", inodedump_log_warning(log));
+	status = log_status(log);
 	inodedump_log_print(log, stdout);
 	inodedump_log_free(log);
-	return EXIT_CLEAN;
+	return status;
 }
 
 /*
@@ -130,8 +168,7 @@ static int decode_reports(struct inodedump *id, unsigned flags,
 
 	if (err)
 		return unreadable(err);
-	if (inodedump_log_warning(log))
-		fprintf(stderr, "vmcore-inode: %s\n", inodedump_log_warning(log));
+	status = log_status(log);
 	err = inodedump_find_reports(log, &reps, &n);
 	if (err) {
 		inodedump_log_free(log);
@@ -156,7 +193,7 @@ static int decode_reports(struct inodedump *id, unsigned flags,
 			if (reps[j].address == reps[i].address)
 				inodedump_document_report(doc, &reps[j], ino, err);
 		if (err) {
-			status = unreadable(err);
+			worse(&status, unreadable(err));
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
@@ -261,6 +298,14 @@ static int run_sweep(struct inodedump *id,
 				      stdout);
 	if (err)
 		return unreadable(err);
+	if (so->totals.cut_short) {
+		fprintf(stderr, "vmcore-inode: %zu superblock walk%s cut short: "
+				"inodes of %s were not checked\n",
+			so->totals.cut_short,
+			so->totals.cut_short == 1 ? "" : "s",
+			so->totals.cut_short == 1 ? "it" : "them");
+		return EXIT_PARTIAL;
+	}
 	return so->totals.violations ? EXIT_VIOLATION : EXIT_CLEAN;
 }
 
@@ -406,7 +451,7 @@ int main(int argc, char **argv)
 		err = inodedump_decode(id, addr, flags, &ino);
 		if (err) {
 			inodedump_document_error(doc, addr, err);
-			status = unreadable(err);
+			worse(&status, unreadable(err));
 			continue;
 		}
 		inodedump_document_inode(doc, ino);

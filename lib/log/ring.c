@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "decode/session.h"
 #include "log/log.h"
@@ -148,6 +149,8 @@ struct ring {
 	uint8_t *descs, *infos, *data;
 	uint64_t count, head, tail;
 	unsigned size_bits;
+	uint64_t id_mask;
+	size_t foreign; /* text blocks that belong to another record */
 };
 
 static void ring_release(struct ring *r)
@@ -197,6 +200,16 @@ static struct inodedump_error *add_record(struct ring *r,
 			idd_member_uval(&l->lpos_next, desc), r->size_bits, &off,
 			&len))
 		len = 0;
+	/*
+	 * A block starts with its record's id (the kernel's get_data()
+	 * checks it): one that does not is another's text, or none, as when
+	 * the ring's data pointer is damaged. Its text is not shown.
+	 */
+	if (len && (idd_load_le(r->data + off - 8, 8) & r->id_mask) !=
+			   (rid & r->id_mask)) {
+		r->foreign++;
+		len = 0;
+	}
 	text_len = idd_member_uval(&l->text_len, info);
 	if (text_len > len)
 		text_len = len;
@@ -299,6 +312,7 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 		return idd_nomem();
 	/* tail..head inclusive, never more than once around the ring. */
 	id_mask = (UINT64_C(1) << desc_flags_shift(&r.l)) - 1;
+	r.id_mask = id_mask;
 	for (uint64_t rid = r.tail & id_mask, n = 0; n < r.count;
 	     rid = (rid + 1) & id_mask, n++) {
 		if ((err = add_record(&r, log, rid)))
@@ -315,6 +329,19 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 			"0x%" PRIx64 " and head_id 0x%" PRIx64 " are not within "
 			"%" PRIu64 " descriptors of each other; %zu records read",
 			rb_addr, r.tail, r.head, r.count, log->n);
+		if (idd_error_is_nomem(log->corrupt)) {
+			log->corrupt = NULL;
+			return idd_nomem();
+		}
+	}
+	if (r.foreign && !log->corrupt) {
+		log->corrupt = idd_error_at(
+			INODEDUMP_ERR_DUMP, rb_addr,
+			"kernel log ring at 0x%" PRIx64 " is corrupt: the text "
+			"of %zu of its %zu records is not where their "
+			"descriptors say (a block there starts with another "
+			"record's id); their text is left out", rb_addr,
+			r.foreign, log->n);
 		if (idd_error_is_nomem(log->corrupt)) {
 			log->corrupt = NULL;
 			return idd_nomem();

@@ -105,10 +105,14 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 		return idd_error(INODEDUMP_ERR_VMLINUX,
 				 "cannot open vmlinux %s: %s", vmlinux, why);
 	types->elf = elf_begin(types->fd, ELF_C_READ_MMAP, NULL);
-	if (!types->elf || elf_kind(types->elf) != ELF_K_ELF)
+	if (!types->elf || elf_kind(types->elf) != ELF_K_ELF) {
+		/* libelf has no error for a file of another kind. */
+		int e = elf_errno();
+
 		return idd_error(INODEDUMP_ERR_VMLINUX,
-				 "vmlinux %s is not an ELF file: %s", vmlinux,
-				 elf_errmsg(-1));
+				 "vmlinux %s is not an ELF file%s%s", vmlinux,
+				 e ? ": " : "", e ? elf_errmsg(e) : "");
+	}
 	types->dwarf = dwarf_begin_elf(types->elf, DWARF_C_READ, NULL);
 	if (!types->dwarf)
 		return idd_error(INODEDUMP_ERR_VMLINUX,
