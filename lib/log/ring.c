@@ -15,6 +15,7 @@
 #include "core/cleanup.h"
 #include "decode/session.h"
 #include "log/log.h"
+#include "output/output.h"
 
 #define RING_CU "kernel/printk/printk_ringbuffer.c"
 #define PRINTK_CU "kernel/printk/printk.c"
@@ -374,7 +375,8 @@ void inodedump_log_print(const struct inodedump_log *log, FILE *out)
 
 		fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] ",
 			r->ts_nsec / 1000000000, r->ts_nsec % 1000000000 / 1000);
-		fwrite(r->text, 1, r->text_len, out);
+		/* dmesg's look, without the dump's control bytes. */
+		idd_text_escape_len(out, r->text, r->text_len, true);
 		fputc('\n', out);
 	}
 }

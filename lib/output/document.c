@@ -163,15 +163,20 @@ static void report_text(FILE *out, const struct inodedump_report *r,
 	char caller[16];
 
 	caller_text(r->caller_id, caller, sizeof(caller));
-	fprintf(out, "report  %s\n", r->reason);
-	fprintf(out, "  at [%5llu.%06llu] seq %llu by %s%s%s (dump_inode "
-		     "format %s)\n",
+	/* Reason, task and location are the log's: escaped. */
+	fputs("report  ", out);
+	idd_text_escape(out, r->reason);
+	fprintf(out, "\n  at [%5llu.%06llu] seq %llu by %s%s",
 		(unsigned long long)(r->ts_nsec / 1000000000),
 		(unsigned long long)(r->ts_nsec % 1000000000 / 1000),
-		(unsigned long long)r->seq, caller, r->task[0] ? " " : "",
-		r->task, format_name(r->format));
-	if (r->location[0])
-		fprintf(out, "  %s\n", r->location);
+		(unsigned long long)r->seq, caller, r->task[0] ? " " : "");
+	idd_text_escape(out, r->task);
+	fprintf(out, " (dump_inode format %s)\n", format_name(r->format));
+	if (r->location[0]) {
+		fputs("  ", out);
+		idd_text_escape(out, r->location);
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < nd; i++) {
 		fprintf(out, "  %s at report ", d[i].field);
 		as_kernel_prints(out, d[i].format, d[i].at_report);
@@ -313,13 +318,34 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
 		const char *v = inodedump_fact(id, facts[i].fact);
 
-		fprintf(out, "%-18s %s", facts[i].label, v ? v : "(unknown)");
+		fprintf(out, "%-18s ", facts[i].label);
+		if (v)
+			idd_text_escape(out, v); /* the dump's header */
+		else
+			fputs("(unknown)", out);
 		if (facts[i].whence || !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX))
 			fprintf(out, "  [%s]",
 				facts[i].whence ? facts[i].whence
 						: inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
 		fputc('\n', out);
 	}
+}
+
+/* A string of the dump, escaped, left-aligned in width columns. */
+static void padded(FILE *out, const char *s, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {
+		fprintf(out, "%-*s", width, "?");
+		return;
+	}
+	idd_text_escape(m, s);
+	fclose(m);
+	fprintf(out, "%-*s", width, buf ? buf : "?");
+	free(buf);
 }
 
 void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
@@ -329,8 +355,11 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 
 	flockfile(out);
 	if (format == INODEDUMP_FORMAT_TEXT) {
-		fprintf(out, "%-12s %-16s 0x%" PRIx64 "  %zu inodes",
-			sb->fs_type, sb->s_id, sb->address, sb->matched);
+		padded(out, sb->fs_type, 12);
+		fputc(' ', out);
+		padded(out, sb->s_id, 16);
+		fprintf(out, " 0x%" PRIx64 "  %zu inodes", sb->address,
+			sb->matched);
 		for (int i = 0; i < INODEDUMP_INODE_TYPES; i++)
 			if (sb->by_type[i])
 				fprintf(out, ", %zu %s", sb->by_type[i],
@@ -338,7 +367,11 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 						(enum inodedump_inode_type)i));
 		fprintf(out, "; %zu with violations\n", sb->violations);
 		if (sb->error)
-			fprintf(out, "  WALK STOPPED: %s\n", sb->error);
+		{
+			fputs("  WALK STOPPED: ", out);
+			idd_text_escape(out, sb->error);
+			fputc('\n', out);
+		}
 		funlockfile(out);
 		return;
 	}

@@ -19,6 +19,74 @@
 #define fputs fputs_unlocked
 #define fwrite fwrite_unlocked
 
+/* The length of the well-formed UTF-8 sequence at s (not C1), or 0. */
+static size_t utf8_printable(const unsigned char *s, size_t len)
+{
+	uint32_t cp;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > len)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, surrogates, past U+10FFFF, C1 controls. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp < 0xa0)
+		return 0;
+	return n;
+}
+
+void idd_text_escape_len(FILE *out, const char *s, size_t len,
+			 bool newlines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+		size_t n;
+
+		if ((c >= 0x20 && c < 0x7f && c != '\\') ||
+		    ((c == '\n' || c == '\t') && newlines)) {
+			fputc(c, out);
+			i++;
+			continue;
+		}
+		if (c >= 0x80 && (n = utf8_printable(p + i, len - i))) {
+			fwrite(p + i, 1, n, out);
+			i += n;
+			continue;
+		}
+		switch (c) {
+		case '\\': fputs("\\\\", out); break;
+		case 0x1b: fputs("\\e", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default: fprintf(out, "\\x%02x", c); break;
+		}
+		i++;
+	}
+}
+
+void idd_text_escape(FILE *out, const char *s)
+{
+	if (!s)
+		fputc('?', out);
+	else
+		idd_text_escape_len(out, s, strlen(s), false);
+}
+
 void idd_dev_string(uint64_t dev, char *buf, size_t len)
 {
 	snprintf(buf, len, "%" PRIu64 ":%" PRIu64, dev >> MINORBITS,
@@ -84,11 +152,16 @@ static void ptr_value(FILE *out, const struct idd_ptr *p)
 		fputs("(unreadable)", out);
 	else if (!p->addr)
 		fputs("NULL", out);
-	else if (p->symbol && p->module)
-		fprintf(out, "%s [%s]  (0x%" PRIx64 ")", p->symbol, p->module,
-			p->addr);
-	else if (p->symbol)
-		fprintf(out, "%s  (0x%" PRIx64 ")", p->symbol, p->addr);
+	else if (p->symbol && p->module) {
+		/* A module's names come from the dump's memory. */
+		idd_text_escape(out, p->symbol);
+		fputs(" [", out);
+		idd_text_escape(out, p->module);
+		fprintf(out, "]  (0x%" PRIx64 ")", p->addr);
+	} else if (p->symbol) {
+		idd_text_escape(out, p->symbol);
+		fprintf(out, "  (0x%" PRIx64 ")", p->addr);
+	}
 	else
 		fprintf(out, "0x%" PRIx64, p->addr);
 }
@@ -158,7 +231,7 @@ static void row_line(struct text *t, const struct idd_row *row)
 	case IDD_ROW_STR: {
 		const struct idd_str *s = IDD_ROW_CFIELD(ino, row, struct idd_str);
 
-		fputs(s->state == IDD_OK && s->s ? s->s : "?", t->out);
+		idd_text_escape(t->out, s->state == IDD_OK ? s->s : NULL);
 		break;
 	}
 	case IDD_ROW_VIEW:
@@ -194,7 +267,7 @@ static void raw_value(struct text *t, const struct idd_row *row)
 	case IDD_ROW_STR: {
 		const struct idd_str *s = IDD_ROW_CFIELD(ino, row, struct idd_str);
 
-		fputs(s->s ? s->s : "?", t->out);
+		idd_text_escape(t->out, s->s);
 		break;
 	}
 	default:
@@ -209,11 +282,13 @@ static void text_header(struct text *t, const struct idd_row *row)
 	const struct inodedump_inode *ino = t->ino;
 
 	line(t);
-	fprintf(t->out, "%s 0x%" PRIx64 "  %s  ino %" PRIu64 "  on %s (%s)",
+	fprintf(t->out, "%s 0x%" PRIx64 "  %s  ino %" PRIu64 "  on ",
 		row->label, ino->address,
-		idd_mode_type_name((unsigned)ino->mode.v), (uint64_t)ino->ino.v,
-		ino->fs_type.s ? ino->fs_type.s : "?",
-		ino->s_id.s ? ino->s_id.s : "?");
+		idd_mode_type_name((unsigned)ino->mode.v), (uint64_t)ino->ino.v);
+	idd_text_escape(t->out, ino->fs_type.s);
+	fputs(" (", t->out);
+	idd_text_escape(t->out, ino->s_id.s);
+	fputc(')', t->out);
 }
 
 static void text_paths(struct text *t, const struct idd_row *row)
@@ -222,7 +297,7 @@ static void text_paths(struct text *t, const struct idd_row *row)
 
 	for (size_t i = 0; i < ino->npaths && i < 4; i++) {
 		label(t, i ? "" : row->label);
-		fputs(ino->paths[i], t->out);
+		idd_text_escape(t->out, ino->paths[i]);
 	}
 	if (ino->npaths > 4) {
 		label(t, "");
@@ -242,14 +317,16 @@ static void text_holders(struct text *t, const struct idd_row *row)
 		const struct idd_holder *h = &ino->holders[i];
 
 		label(t, i ? "" : row->label);
-		fprintf(t->out, "pid %" PRIu64 " (%s) ", h->pid, h->comm);
+		fprintf(t->out, "pid %" PRIu64 " (", h->pid);
+		idd_text_escape(t->out, h->comm);
+		fputs(") ", t->out);
 		if (h->fd >= 0 && h->file_refs >= 0)
 			fprintf(t->out, "fd %" PRId64 " (file refs %" PRId64 ")",
 				h->fd, h->file_refs);
 		else if (h->fd >= 0)
 			fprintf(t->out, "fd %" PRId64, h->fd);
 		else
-			fprintf(t->out, "as its %s", h->kind);
+			fputs("as its ", t->out), idd_text_escape(t->out, h->kind);
 	}
 	if (ino->holders_known && !ino->nholders) {
 		label(t, row->label);
@@ -262,8 +339,9 @@ static void text_forced(struct text *t)
 	if (!t->ino->forced)
 		return;
 	line(t);
-	fprintf(t->out, "  WARNING: decoded with --force; this may not be "
-			"an inode: %s", t->ino->not_inode_reason);
+	fputs("  WARNING: decoded with --force; this may not be an inode: ",
+	      t->out);
+	idd_text_escape(t->out, t->ino->not_inode_reason);
 }
 
 static void text_mode(struct text *t, const struct idd_row *row)
@@ -286,9 +364,12 @@ static void text_link(struct text *t, const struct idd_row *row)
 	if (!ino->i_link.addr)
 		fputs("NULL", t->out);
 	else if (ino->link.state == IDD_OK)
-		fprintf(t->out, "0x%" PRIx64 "  \"%s\"%s  (strlen %" PRId64 ")",
-			ino->i_link.addr, ino->link.s,
+	{
+		fprintf(t->out, "0x%" PRIx64 "  \"", ino->i_link.addr);
+		idd_text_escape(t->out, ino->link.s);
+		fprintf(t->out, "\"%s  (strlen %" PRId64 ")",
 			ino->link.truncated ? "..." : "", ino->link_strlen.v);
+	}
 	else
 		fprintf(t->out, "0x%" PRIx64 "  (unreadable)", ino->i_link.addr);
 }
@@ -317,7 +398,8 @@ static void text_violations(struct text *t)
 	fprintf(t->out, "  VIOLATIONS (%zu)", v->n);
 	for (size_t i = 0; i < v->n; i++) {
 		line(t);
-		fprintf(t->out, "    %s: %s", v->v[i].name, v->v[i].message);
+		fprintf(t->out, "    %s: ", v->v[i].name);
+		idd_text_escape(t->out, v->v[i].message);
 	}
 }
 
@@ -331,8 +413,8 @@ static void text_skipped(struct text *t)
 		    ino->i_link.state == IDD_NA)
 			continue;
 		line(t);
-		fprintf(t->out, "  check %s skipped: %s", ino->skipped.v[i].name,
-			ino->skipped.v[i].message);
+		fprintf(t->out, "  check %s skipped: ", ino->skipped.v[i].name);
+		idd_text_escape(t->out, ino->skipped.v[i].message);
 	}
 }
 
@@ -342,8 +424,8 @@ static void text_errors(struct text *t)
 
 	for (size_t i = 0; i < e->n; i++) {
 		line(t);
-		fprintf(t->out, "  unreadable %s: %s", e->v[i].name,
-			e->v[i].message);
+		fprintf(t->out, "  unreadable %s: ", e->v[i].name);
+		idd_text_escape(t->out, e->v[i].message);
 	}
 }
 
