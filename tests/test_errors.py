@@ -7,9 +7,11 @@ case, the stock set's vmlinux.
 """
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 from fixture import COMMITTED, Checker, read_truth, run, set_dir
 
@@ -275,6 +277,233 @@ def case_usage(c, tmp):
     expect(c, "bad address", ["-k", VMLINUX, DUMP, "xyz"], 2, "xyz")
     expect(c, "no arguments", [], 2)
     expect(c, "unknown option", ["--frobnicate"], 2)
+
+
+# ---- hostile dumps (issue 15): damage ours reports, libkdumpfile isolated ----
+
+def diskdump_layout(data):
+    """(block_size, bitmap 2 offset, descriptor table offset) of a diskdump,
+    from the header fields makedumpfile's diskdump_mod.h defines."""
+    bs, sub, blocks = struct.unpack_from("<iii", data, 428)
+    bitmap = bs * (1 + sub)
+    return bs, bitmap + blocks // 2 * bs, bitmap + blocks * bs
+
+
+def inode_page_desc(data, t):
+    """Offset of the descriptor of the page holding truth inode t: the page
+    whose bytes after the inode's offset hold its i_sb and i_generation."""
+    _, _, desc = diskdump_layout(data)
+    at = int(t["addr"], 16) & 0xfff
+    sb = struct.pack("<Q", int(t["sb"], 16))
+    gen = struct.pack("<I", int(t["gen"]))
+    for i in range(1 << 20):
+        off, size, flags = struct.unpack_from("<QII", data, desc + 24 * i)
+        if not off or off + size > len(data):
+            break
+        page = data[off:off + size]
+        if flags & 1:
+            page = zlib.decompress(page)
+        if sb in page[at:at + 0x300] and gen in page[at:at + 0x300]:
+            return desc + 24 * i, off, size
+    raise SystemExit("FAIL the victim inode's page is not in the committed dump")
+
+
+def patched_copy(tmp, name, patches, src=DUMP):
+    """A copy of src with {offset: bytes} written over it."""
+    p = os.path.join(tmp, name)
+    data = bytearray(open(src, "rb").read())
+    for off, b in patches.items():
+        data[off:off + len(b)] = b
+    with open(p, "wb") as f:
+        f.write(data)
+    return p
+
+
+def no_crash(c, name, r):
+    c.ok(f"{name}: no signal, no sanitizer report",
+         r.returncode >= 0 and "Sanitizer" not in r.stderr, r.stderr[-500:])
+
+
+def case_fifo_dump(c, tmp):
+    fifo = os.path.join(tmp, "dump.fifo")
+    os.mkfifo(fifo)
+    r = run(["-k", VMLINUX, fifo, victim()["addr"]], timeout=60)
+    c.eq("FIFO as dump: exit code", r.returncode, 3)
+    c.ok("FIFO as dump: says what it is", fifo in r.stderr and
+         "FIFO, not a regular file" in r.stderr, r.stderr)
+
+
+def case_fifo_vmlinux(c, tmp):
+    fifo = os.path.join(tmp, "vmlinux.fifo")
+    os.mkfifo(fifo)
+    r = run(["-k", fifo, DUMP, victim()["addr"]], timeout=60)
+    c.eq("FIFO as vmlinux: exit code", r.returncode, 3)
+    c.ok("FIFO as vmlinux: says what it is", fifo in r.stderr and
+         "FIFO, not a regular file" in r.stderr, r.stderr)
+
+
+def case_chardev_dump(c, tmp):
+    expect(c, "character device as dump", ["-k", VMLINUX, "/dev/zero",
+                                           victim()["addr"]],
+           3, "/dev/zero", "character device")
+
+
+def case_descriptor_size_reproducer(c, tmp):
+    # The issue's reproducer: descriptor 4394's size set to 65535 (a page
+    # of the kernel's BTF, which the decode reads and can do without):
+    # libkdumpfile 0.5.1 overflowed its buffer reading it.
+    p = patched_copy(tmp, "m", {134136: b"\377\377\0\0"})
+    whole = run(["-k", VMLINUX, DUMP, victim()["addr"]])
+    r = run(["-k", VMLINUX, p, victim()["addr"]])
+    no_crash(c, "descriptor 4394 size 65535", r)
+    c.eq("descriptor 4394 size 65535: the inode decoded as from the whole "
+         "dump", (r.returncode, r.stdout), (whole.returncode, whole.stdout))
+
+
+def case_descriptor_size_inode_page(c, tmp):
+    data = open(DUMP, "rb").read()
+    desc, _, _ = inode_page_desc(data, victim())
+    p = patched_copy(tmp, "desc.vmcore", {desc + 8: struct.pack("<I", 65535)})
+    r = expect(c, "inode page descriptor size 65535",
+               ["-k", VMLINUX, p, victim()["addr"]], 3,
+               "corrupt diskdump", "page frame 0x",
+               f"descriptor {(desc - diskdump_layout(data)[2]) // 24} ",
+               "65535 bytes of page data")
+    c.ok("inode page descriptor: ours said it, not libkdumpfile",
+         "libkdumpfile" not in r.stderr, r.stderr)
+
+
+def case_page_data_corrupt(c, tmp):
+    data = open(DUMP, "rb").read()
+    _, off, size = inode_page_desc(data, victim())
+    p = patched_copy(tmp, "data.vmcore", {off: b"\xff" * min(size, 64)})
+    expect(c, "inode page data corrupt", ["-k", VMLINUX, p, victim()["addr"]],
+           3, "corrupt diskdump", "do not decompress", "zlib")
+
+
+def case_bitmap_ff_block(c, tmp):
+    data = open(DUMP, "rb").read()
+    _, bitmap2, _ = diskdump_layout(data)
+    p = patched_copy(tmp, "bitmap.vmcore", {bitmap2 + 1024: b"\xff" * 512})
+    r = expect(c, "0xff block in the page bitmap",
+               ["-k", VMLINUX, p, victim()["addr"]], 3, p,
+               "corrupt diskdump", "bitmap")
+    c.ok("0xff bitmap block: ours said it, not libkdumpfile",
+         "libkdumpfile" not in r.stderr, r.stderr)
+
+
+def case_vmcoreinfo_size_huge(c, tmp):
+    data = open(DUMP, "rb").read()
+    bs = struct.unpack_from("<i", data, 428)[0]
+    # kdump_sub_header.size_vmcoreinfo: 2 MiB, inside the file.
+    p = patched_copy(tmp, "vi.vmcore", {bs + 40: struct.pack("<Q", 2 << 20)})
+    expect(c, "VMCOREINFO of 2 MiB", ["-k", VMLINUX, p, victim()["addr"]], 3,
+           "VMCOREINFO of 2097152 bytes", "more than any kernel writes")
+
+
+def case_libkdumpfile_crash(c, tmp):
+    # A dump ours does not take (the incomplete flag of the header's
+    # status) with the inode page's descriptor damaged: libkdumpfile reads
+    # it, in its child process.
+    data = open(DUMP, "rb").read()
+    desc, _, _ = inode_page_desc(data, victim())
+    status = struct.unpack_from("<I", data, 424)[0]
+    p = patched_copy(tmp, "inc.vmcore", {424: struct.pack("<I", status | 8),
+                                         desc + 8: struct.pack("<I", 65535)})
+    r = run(["-k", VMLINUX, "--info", p])
+    c.ok("incomplete dump: read by libkdumpfile",
+         "libkdumpfile" in r.stdout, r.stdout)
+    r = run(["-k", VMLINUX, p, victim()["addr"]], timeout=300)
+    no_crash(c, "libkdumpfile on a damaged descriptor", r)
+    c.eq("libkdumpfile on a damaged descriptor: exit code", r.returncode, 3)
+    c.ok("libkdumpfile on a damaged descriptor: says so",
+         "libkdumpfile failed reading" in r.stderr or
+         "0x" in r.stderr, r.stderr)
+
+
+def fake_libkdumpfile(c, tmp, what):
+    """vmcore-inode with tests/fakekdump's libkdumpfile.so.10 doing what on
+    its first read, over a file our readers do not take."""
+    p = os.path.join(tmp, "other.vmcore")
+    with open(p, "w") as f:
+        f.write("not a format our readers take\n" * 100)
+    env = dict(os.environ, LD_LIBRARY_PATH=os.environ["FAKE_KDUMPFILE_DIR"],
+               FAKE_KDUMPFILE=what,
+               FAKE_KDUMPFILE_VMCOREINFO=os.environ["FAKE_KDUMPFILE_VMCOREINFO"])
+    r = run(["-k", VMLINUX, p, victim()["addr"]], env=env, timeout=120)
+    no_crash(c, f"libkdumpfile that {what}s", r)
+    c.eq(f"libkdumpfile that {what}s: exit code", r.returncode, 3)
+    return r
+
+
+def case_sandbox_segv(c, tmp):
+    r = fake_libkdumpfile(c, tmp, "segv")
+    c.ok("a crash in libkdumpfile is an error naming the signal",
+         "libkdumpfile failed reading 0x" in r.stderr and
+         "(signal 11" in r.stderr, r.stderr)
+
+
+def case_sandbox_alloc(c, tmp):
+    r = fake_libkdumpfile(c, tmp, "alloc")
+    # RLIMIT_AS: malloc refuses (or, under ASan, the allocator dies).
+    c.ok("64 GiB asked of libkdumpfile's process is refused",
+         "allocation of 64 GiB refused" in r.stderr or
+         "libkdumpfile failed reading" in r.stderr, r.stderr)
+
+
+def case_sandbox_open(c, tmp):
+    r = fake_libkdumpfile(c, tmp, "open")
+    c.ok("libkdumpfile's process cannot open files (seccomp)",
+         "open /etc/hostname: Operation not permitted" in r.stderr, r.stderr)
+
+
+def case_elf_phnum_xnum_huge(c, tmp):
+    # e_phnum PN_XNUM: the count is section 0's sh_info, here 2^32-1; a
+    # section header at offset 64 KiB - 64 (elf_copy keeps 64 KiB).
+    sh = bytearray(64)
+    sh[44:48] = struct.pack("<I", 0xffffffff)
+    p = elf_copy(tmp, "xnum.vmcore", {
+        40: struct.pack("<Q", (1 << 16) - 64),  # e_shoff
+        56: struct.pack("<H", 0xffff),           # e_phnum = PN_XNUM
+        58: struct.pack("<H", 64),               # e_shentsize
+        60: struct.pack("<H", 1),                # e_shnum
+        (1 << 16) - 64: bytes(sh)})
+    expect(c, "ELF with 2^32-1 program headers", ["-k", VMLINUX, p], 3, p,
+           "corrupt or truncated ELF dump")
+
+
+def case_elf_load_as_note(c, tmp):
+    # The largest PT_LOAD retyped PT_NOTE: libkdumpfile read it whole.
+    src = os.path.join(set_dir("patched"), "elf-nopaging.vmcore")
+    data = open(src, "rb").read(1 << 16)
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phnum, = struct.unpack_from("<H", data, 56)
+    big = max(range(phnum), key=lambda i: struct.unpack_from(
+        "<Q", data, phoff + 56 * i + 32)[0])
+    p = elf_copy(tmp, "note.vmcore", {phoff + 56 * big: struct.pack("<I", 4)})
+    expect(c, "PT_LOAD retyped PT_NOTE", ["-k", VMLINUX, p], 3, p,
+           f"program header {big} is a note segment", "more than any kernel "
+           "writes")
+
+
+def case_strict_arguments(c, tmp):
+    for bad in ["-1", " ff", "+ff", "0x", "10000000000000000", "ff\n"]:
+        expect(c, f"address {bad!r}", ["-k", VMLINUX, DUMP, "--", bad], 2,
+               "is not a hex address")
+    expect(c, "--type bogus", ["-k", VMLINUX, "--sweep", "--type", "bogus",
+                               DUMP], 2, "bogus")
+    r = run(["-k", VMLINUX, DUMP, "0x0000000000000000" + victim()["addr"]])
+    c.eq("leading zeros are still an address", r.returncode, 1)
+
+
+def case_no_error_messages(c, tmp):
+    p = os.path.join(tmp, "vmlinux-text")
+    with open(p, "w") as f:
+        f.write("not an ELF file\n" * 100)
+    r = expect(c, "text as vmlinux", ["-k", p, DUMP, victim()["addr"]], 3, p,
+               "is not an ELF file")
+    c.ok("no message says 'no error'", "no error" not in r.stderr.lower(),
+         r.stderr)
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}

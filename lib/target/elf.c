@@ -43,15 +43,20 @@ static struct elf *to_elf(struct idd_backend *b)
 	return (struct elf *)b;
 }
 
-/* An ELF header field of len bytes at off, in the file's byte order. */
-static uint64_t field(const uint8_t *h, size_t off, size_t len)
+/* A field of len bytes at off in p, little-endian (le) or big. */
+static uint64_t field_of(const uint8_t *p, size_t off, size_t len, bool le)
 {
 	uint64_t v = 0;
 
 	for (size_t i = 0; i < len; i++)
-		v |= (uint64_t)h[off + (h[EI_DATA] == ELFDATA2LSB ? i : len - 1 - i)]
-		     << (8 * i);
+		v |= (uint64_t)p[off + (le ? i : len - 1 - i)] << (8 * i);
 	return v;
+}
+
+/* An ELF header field of len bytes at off, in the file's byte order. */
+static uint64_t field(const uint8_t *h, size_t off, size_t len)
+{
+	return field_of(h, off, len, h[EI_DATA] == ELFDATA2LSB);
 }
 
 static void parse_header(struct header *hd)
@@ -80,7 +85,8 @@ static bool count_phdrs(int fd, const struct header *hd, uint64_t *phnum)
 	if (!hd->shoff || !hd->shnum ||
 	    !idd_pread_all(fd, sh, hd->is64 ? 64 : 40, hd->shoff))
 		return false;
-	*phnum = field(sh, hd->is64 ? 44 : 28, 4); /* sh_info */
+	*phnum = field_of(sh, hd->is64 ? 44 : 28, 4, /* sh_info */
+			  hd->h[EI_DATA] == ELFDATA2LSB);
 	return true;
 }
 
@@ -94,6 +100,7 @@ static struct inodedump_error *check_notes(const char *path, int fd,
 {
 	uint8_t ph[56 * 64];
 	size_t size = hd->phentsize;
+	bool le = hd->h[EI_DATA] == ELFDATA2LSB;
 
 	for (uint64_t i = 0; i < phnum; i += 64) {
 		uint64_t n = phnum - i < 64 ? phnum - i : 64;
@@ -102,10 +109,11 @@ static struct inodedump_error *check_notes(const char *path, int fd,
 			return NULL; /* checked against the file already */
 		for (uint64_t j = 0; j < n; j++) {
 			const uint8_t *p = ph + j * size;
-			uint64_t filesz = hd->is64 ? field(p, 32, 8)
-						   : field(p, 16, 4);
+			uint64_t filesz = hd->is64 ? field_of(p, 32, 8, le)
+						   : field_of(p, 16, 4, le);
 
-			if (field(p, 0, 4) == PT_NOTE && filesz > NOTES_MAX)
+			if (field_of(p, 0, 4, le) == PT_NOTE &&
+			    filesz > NOTES_MAX)
 				return idd_error(
 					INODEDUMP_ERR_DUMP,
 					"%s: corrupt ELF dump: program header "

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * idd_text_escape(): the bytes of a dump as text output prints them, so
+ * that no escape sequence, carriage return, C1 control or invalid UTF-8
+ * from a dump reaches a terminal, while printable text stays as it is.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "output/output.h"
+
+/* What idd_text_escape_len() prints for len bytes of s. */
+static char *escaped(const char *s, size_t len, bool newlines)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+
+	idd_text_escape_len(m, s, len, newlines);
+	fclose(m);
+	return buf;
+}
+
+#define EXPECT(in, want)                                                  \
+	do {                                                              \
+		char *got = escaped(in, sizeof(in) - 1, false);          \
+		CHECKF(!strcmp(got, want), "%s: got \"%s\", want \"%s\"", \
+		       #in, got, want);                                   \
+		free(got);                                                \
+	} while (0)
+
+int main(void)
+{
+	char *got;
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m;
+
+	/* Printable ASCII and UTF-8 as they are. */
+	EXPECT("/tmp/fx/victim", "/tmp/fx/victim");
+	EXPECT("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+	/* ESC, OSC, BEL, CR, TAB, NL, DEL, backslash. */
+	EXPECT("\x1b[2J", "\\e[2J");
+	EXPECT("\x1b]0;pwned\x07", "\\e]0;pwned\\x07");
+	EXPECT("a\rb", "a\\rb");
+	EXPECT("a\tb\nc", "a\\tb\\nc");
+	EXPECT("\x7f", "\\x7f");
+	EXPECT("a\\b", "a\\\\b");
+	/* C1 controls, raw and as UTF-8 (U+009B CSI). */
+	EXPECT("\x9b" "31m", "\\x9b" "31m");
+	EXPECT("\xc2\x9b" "31m", "\\xc2\\x9b" "31m");
+	/* Invalid UTF-8: overlong, surrogate, cut short, past U+10FFFF. */
+	EXPECT("\xc0\xaf", "\\xc0\\xaf");
+	EXPECT("\xe0\x80\xaf", "\\xe0\\x80\\xaf");
+	EXPECT("\xed\xa0\x80", "\\xed\\xa0\\x80");
+	EXPECT("\xe2\x82", "\\xe2\\x82");
+	EXPECT("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+	/* NUL inside a counted string (a log record). */
+	EXPECT("a\0b", "a\\x00b");
+	/* The log keeps dmesg's newlines and tabs, nothing else. */
+	got = escaped("line\n\tnext\r\x1b", sizeof("line\n\tnext\r\x1b") - 1, true);
+	CHECKF(!strcmp(got, "line\n\tnext\\r\\e"), "log: got \"%s\"", got);
+	free(got);
+	/* A C string; NULL is "?". */
+	m = open_memstream(&buf, &n);
+	idd_text_escape(m, "x\x1by");
+	idd_text_escape(m, NULL);
+	fclose(m);
+	CHECKF(!strcmp(buf, "x\\ey?"), "C string: got \"%s\"", buf);
+	free(buf);
+	return check_summary("text escape");
+}
