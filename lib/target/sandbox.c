@@ -302,11 +302,16 @@ static _Noreturn void child(struct idd_target *t, int sock, int fd,
 			    const char *path, int dump_level,
 			    const char *default_arch)
 {
+	static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL,
+				     SIGSYS };
 	struct idd_backend *k = NULL;
 	struct inodedump_error *err;
 	struct request q;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A crash is the child's death, seen by the parent, not a handler's. */
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], SIG_DFL);
 	/* Loaded before the filter: dlopen(3) opens files. */
 	idd_kdl_load_error();
 	limit_memory();
