@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+"""Seeded mutants of real dumps, each run through vmcore-inode: no signal,
+no sanitizer report, no hang, valid JSON, no exit 3 without a message and
+no exit 0 after a read failure (issue 15).
+
+usage: test_mutate.py PER_CLASS [SEED]
+Three input classes: the committed fixture (diskdump, zlib), the patched
+set's d17-lzo (diskdump, lzo) and elf-nopaging (ELF). Each class gets
+PER_CLASS mutants; each mutant is one damage and runs in one mode (decode
+the victim inode as JSON, --log, the reports, --sweep --jsonl), in turn.
+Damage: byte flips in the headers, bitmap blocks set or cleared,
+descriptor fields (diskdump) or program header fields (ELF), truncation,
+and, in the ELF dump, bytes of the victim inode's slab page and of the
+printk ring's pointers (located with drgn). A mutant is written into a
+working copy and undone after its run. Prints the count per class and
+damage, and every failure with its seed to reproduce it.
+"""
+import json
+import os
+import random
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture import COMMITTED, Checker, read_truth, set_dir, vmcore_inode  # noqa: E402
+
+TIMEOUT = 120
+MODES = ("decode", "log", "reports", "sweep")
+
+
+def diskdump_regions(path):
+    """Header, bitmap and descriptor table of a diskdump: (start, end)."""
+    with open(path, "rb") as f:
+        h = f.read(1 << 16)
+    bs, sub, blocks = struct.unpack_from("<iii", h, 428)
+    bitmap = bs * (1 + sub)
+    desc = bitmap + blocks * bs
+    with open(path, "rb") as f:
+        f.seek(desc)
+        first = struct.unpack("<Q", f.read(8))[0]
+        n = (first - desc) // 24
+    return {"header": (0, bitmap), "bitmap": (bitmap, desc),
+            "descriptor": (desc, desc + 24 * n)}
+
+
+def elf_regions(path, d):
+    """Header and program headers of the ELF dump, the victim inode's page
+    and the printk ring's struct (file offsets found with drgn)."""
+    import drgn
+    from drgn.helpers.linux.mm import virt_to_phys
+    with open(path, "rb") as f:
+        h = f.read(1 << 16)
+    phoff, = struct.unpack_from("<Q", h, 32)
+    phnum, = struct.unpack_from("<H", h, 56)
+    loads = []
+    for i in range(phnum):
+        t, _, off, _, paddr, filesz = struct.unpack_from("<IIQQQQ", h,
+                                                         phoff + 56 * i)
+        if t == 1:
+            loads.append((off, paddr, filesz))
+    prog = drgn.Program()
+    # The same memory with virtual addresses (FIXTURES: nopaging has none).
+    prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
+    prog.load_debug_info([os.path.join(d, "vmlinux")])
+
+    def file_off(vaddr):
+        if vaddr >= 0xffffffff80000000:
+            phys = (vaddr - 0xffffffff80000000 +
+                    prog.read_u64(prog.symbol("phys_base").address)) % (1 << 64)
+        else:
+            phys = virt_to_phys(prog, vaddr).value_()
+        for off, paddr, size in loads:
+            if paddr <= phys < paddr + size:
+                return off + phys - paddr
+        raise SystemExit(f"FAIL 0x{vaddr:x} not in the ELF dump")
+
+    victim = next(t for t in read_truth(os.path.join(d, "truth.txt"))
+                  if t["role"] == "victim_symlink")
+    page = file_off(int(victim["addr"], 16) & ~0xfff)
+    prb = prog["prb"]
+    ring = file_off(prb.value_())
+    size = prog.type("struct printk_ringbuffer").size
+    return {"header": (0, phoff + 56 * phnum), "phdr": (phoff, phoff + 56 * phnum),
+            "memory": (page, page + 4096), "ring": (ring, ring + size)}
+
+
+def mutate(rng, kind, regions, size):
+    """{offset: bytes} to write, or ("truncate", length)."""
+    if kind == "truncate":
+        return ("truncate", rng.randrange(0, size))
+    start, end = regions[kind]
+    if kind == "bitmap":
+        at = rng.randrange(start, end)
+        n = rng.choice((1, 8, 64, 512))
+        return {at: (b"\xff" if rng.random() < 0.5 else b"\0") * n}
+    if kind == "descriptor":
+        i = rng.randrange((end - start) // 24)
+        field = rng.choice(((0, 8), (8, 4), (12, 4), (16, 8)))
+        value = rng.choice((0, 1, 0xffff, 4095, 4097, 65535, 1 << 31,
+                            rng.getrandbits(8 * field[1])))
+        value &= (1 << (8 * field[1])) - 1
+        return {start + 24 * i + field[0]: value.to_bytes(field[1], "little")}
+    if kind == "phdr":
+        i = rng.randrange((end - start) // 56)
+        field = rng.choice(((0, 4), (8, 8), (16, 8), (24, 8), (32, 8), (40, 8)))
+        value = rng.choice((0, 1, 4, 0xffffffff, 1 << 40,
+                            rng.getrandbits(8 * field[1])))
+        value &= (1 << (8 * field[1])) - 1
+        return {start + 56 * i + field[0]: value.to_bytes(field[1], "little")}
+    # header, memory, ring: flip 1-8 bytes
+    return {rng.randrange(start, end): bytes([rng.randrange(256)])
+            for _ in range(rng.randrange(1, 9))}
+
+
+def args_for(mode, vmlinux, dump, addr):
+    return {"decode": ["-k", vmlinux, "--json", dump, addr],
+            "log": ["-k", vmlinux, "--log", dump],
+            "reports": ["-k", vmlinux, "--json", dump],
+            "sweep": ["-k", vmlinux, "--sweep", "--jsonl", dump]}[mode]
+
+
+def judge(mode, p):
+    """Why the run is wrong, or None."""
+    if p is None:
+        return "hang"
+    if p.returncode < 0:
+        return f"signal {-p.returncode}"
+    err = p.stderr.decode(errors="replace")
+    # ASan's reports name their process: libkdumpfile's child may die of
+    # one (a contained crash, said as such), vmcore-inode may not.
+    if f"=={p.pid}==" in err or "runtime error:" in err:
+        return "sanitizer report"
+    if "Sanitizer" in err and "libkdumpfile failed" not in err:
+        return "sanitizer report, not contained"
+    if p.returncode not in (0, 1, 3, 4):
+        return f"exit {p.returncode}"
+    if p.returncode == 3 and not err.strip():
+        return "exit 3 without a message"
+    if p.returncode in (0, 1) and err.strip():
+        return "exit {} with a complaint: {}".format(p.returncode,
+                                                   err.strip()[:200])
+    if mode in ("decode", "reports") and p.returncode != 3:
+        try:
+            json.loads(p.stdout)
+        except ValueError as e:
+            return f"invalid JSON: {e}"
+    if mode == "sweep" and p.returncode != 3:
+        for line in p.stdout.splitlines():
+            try:
+                json.loads(line)
+            except ValueError as e:
+                return f"invalid JSON line: {e}"
+    return None
+
+
+class Worker:
+    """A working copy of one input, mutated and restored per run."""
+
+    def __init__(self, tmp, name, src):
+        self.path = os.path.join(tmp, name)
+        shutil.copyfile(src, self.path)
+        self.src = src
+        self.size = os.path.getsize(src)
+
+    def run(self, m, args):
+        path = self.path
+        saved = {}
+        if isinstance(m, tuple):  # a truncated copy
+            path = self.path + ".trunc"
+            with open(self.src, "rb") as f, open(path, "wb") as out:
+                left = m[1]
+                while left:
+                    b = f.read(min(left, 1 << 20))
+                    out.write(b)
+                    left -= len(b)
+        else:
+            with open(path, "r+b") as f:
+                for off, b in m.items():
+                    f.seek(off)
+                    saved[off] = f.read(len(b))
+                    f.seek(off)
+                    f.write(b)
+        args = [path if a == "DUMP" else a for a in args]
+        proc = subprocess.Popen([vmcore_inode()] + args,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT)
+            p = subprocess.CompletedProcess(args, proc.returncode, out, err)
+            p.pid = proc.pid
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            p = None
+        finally:
+            if saved:
+                with open(path, "r+b") as f:
+                    for off, b in reversed(list(saved.items())):
+                        f.seek(off)
+                        f.write(b)
+            elif path != self.path:
+                os.unlink(path)
+        return p
+
+
+def main():
+    per_class = int(sys.argv[1])
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    patched = set_dir("patched")
+    victim = next(t for t in read_truth(os.path.join(patched, "truth.txt"))
+                  if t["role"] == "victim_symlink")["addr"]
+    cvictim = next(t for t in read_truth(os.path.join(COMMITTED, "truth.txt"))
+                   if t["role"] == "victim_symlink")["addr"]
+    classes = [
+        ("committed d17-zlib", os.path.join(COMMITTED, "d17-zlib.vmcore"),
+         os.path.join(COMMITTED, "vmlinux"), cvictim,
+         ("header", "bitmap", "descriptor", "truncate")),
+        ("patched d17-lzo", os.path.join(patched, "d17-lzo.vmcore"),
+         os.path.join(patched, "vmlinux"), victim,
+         ("header", "bitmap", "descriptor", "truncate")),
+        ("patched elf-nopaging", os.path.join(patched, "elf-nopaging.vmcore"),
+         os.path.join(patched, "vmlinux"), victim,
+         ("header", "phdr", "memory", "ring", "truncate")),
+    ]
+    c = Checker()
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        for ci, (name, src, vmlinux, addr, kinds) in enumerate(classes):
+            regions = (elf_regions(src, patched) if "elf" in name
+                       else diskdump_regions(src))
+            jobs = []
+            for i in range(per_class):
+                rng = random.Random(f"{seed}/{ci}/{i}")
+                kind = kinds[i % len(kinds)]
+                # truncation copies the file: one in four of its turns
+                if kind == "truncate" and i % (4 * len(kinds)) >= len(kinds):
+                    kind = kinds[0]
+                m = mutate(rng, kind, regions, os.path.getsize(src))
+                mode = MODES[(i // len(kinds)) % len(MODES)]
+                jobs.append((i, kind, mode, m))
+            workers = [Worker(tmp, f"w{ci}-{k}", src) for k in range(2)]
+            counts, bad = {}, []
+
+            def one(k, job):
+                i, kind, mode, m = job
+                p = workers[k].run(m, args_for(mode, vmlinux, "DUMP", addr))
+                return job, judge(mode, p), p
+
+            # Two threads, each with its own copy, each its half in turn.
+            with ThreadPoolExecutor(2) as pool:
+                halves = [pool.submit(lambda k: [one(k, j) for j in jobs[k::2]],
+                                      k) for k in range(2)]
+                results = [r for h in halves for r in h.result()]
+            for (i, kind, mode, m), why, p in results:
+                key = f"{kind}/{mode}"
+                counts[key] = counts.get(key, 0) + 1
+                if why:
+                    bad.append((i, kind, mode, why))
+                    err = p.stderr.decode(errors="replace")[-600:] if p else ""
+                    print(f"  mutant {seed}/{ci}/{i} ({kind}, {mode}): {why}\n"
+                          f"    {m if isinstance(m, tuple) else {k: v.hex() for k, v in m.items()}}\n"
+                          f"    {err}")
+            print(f"{name}: {len(jobs)} mutants " +
+                  ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+            c.eq(f"{name}: {len(jobs)} mutants, none failed", len(bad), 0)
+    print(f"{sum(1 for _ in classes) * per_class} runs in "
+          f"{time.monotonic() - started:.0f} s")
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
