@@ -63,6 +63,32 @@ def vmcore_inode():
     return exe
 
 
+def escape_log(raw):
+    """The kernel log's bytes as --log prints them (issue 15): printable
+    ASCII, newlines, tabs and well-formed UTF-8 (not C1) as they are, ESC,
+    CR and every other byte C-style (\\e, \\r, \\xNN)."""
+    out, i = bytearray(), 0
+    while i < len(raw):
+        c = raw[i]
+        if 0x20 <= c < 0x7f or c in (0x0a, 0x09):
+            out.append(c)
+            i += 1
+            continue
+        if c >= 0xc2:
+            n = 2 if c <= 0xdf else 3 if c <= 0xef else 4 if c <= 0xf4 else 0
+            try:
+                ch = raw[i:i + n].decode("utf-8") if n else ""
+            except UnicodeDecodeError:
+                ch = ""
+            if len(ch) == 1 and ord(ch) >= 0xa0:
+                out += raw[i:i + n]
+                i += n
+                continue
+        out += {0x1b: b"\\e", 0x0d: b"\\r"}.get(c, b"\\x%02x" % c)
+        i += 1
+    return bytes(out)
+
+
 def run(args, text=True, **kw):
     return subprocess.run([vmcore_inode()] + args, capture_output=True,
                           text=text, **kw)

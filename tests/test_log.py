@@ -11,7 +11,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import FORMATS, Checker, run, set_dir  # noqa: E402
+from fixture import escape_log, FORMATS, Checker, run, set_dir  # noqa: E402
 import sid_drgn  # noqa: E402
 
 import drgn  # noqa: E402
@@ -47,6 +47,8 @@ def main():
         print(f"drgn (sid chroot) read {os.path.basename(theirs)}")
     else:
         want = dmesg(vmlinux, theirs)
+    # drgn gives the raw bytes; --log escapes what a terminal would act on.
+    want = escape_log(want)
     p = run(["-k", vmlinux, "--log", ours], text=False)
     c = Checker()
     c.eq("exit code", p.returncode, 0)

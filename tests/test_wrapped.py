@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "vmcores"))
-from fixture import FORMATS, Checker, read_truth, run, set_dir  # noqa: E402
+from fixture import escape_log, FORMATS, Checker, read_truth, run, set_dir  # noqa: E402
 
 import drgn  # noqa: E402
 from drgn.helpers.linux.printk import get_dmesg, get_printk_records  # noqa: E402
@@ -110,7 +110,9 @@ def main():
             for k in kernel))
 
     # --- (a) vmcore-inode --log against the kernel's view
-    want = b"".join(dmesg_line(k["ts_usec"], k["text"]) for k in kernel)
+    # The kernel's bytes; --log escapes what a terminal would act on.
+    want = escape_log(b"".join(dmesg_line(k["ts_usec"], k["text"])
+                               for k in kernel))
     p = run(["-k", vmlinux, "--log", dump], text=False)
     c.eq("--log exit code", p.returncode, 0)
     got = p.stdout
@@ -174,7 +176,7 @@ def main():
     if extra:
         print(f"NOTE drgn has records the kernel did not show: seqs {extra[:10]}")
     dmesg = get_dmesg(prog)
-    print(f"drgn get_dmesg(){note}: {'identical to' if dmesg == want else 'differs from'}"
+    print(f"drgn get_dmesg(){note}: {'identical to' if escape_log(dmesg) == want else 'differs from'}"
           f" the kernel's view; wrong at seqs {wrong} (known wrap bug), "
           f"unexplained at {unexplained}; inodedump --log "
           f"{'equals' if got == want else 'differs from'} the kernel")
@@ -185,7 +187,7 @@ def main():
             continue
         i = pos[k["seq"]]
         if i >= len(ours_lines) or ours_lines[i] + b"\n" != \
-                dmesg_line(r.timestamp // 1000, r.text):
+                escape_log(dmesg_line(r.timestamp // 1000, r.text)):
             c.ok(f"--log agrees with drgn where drgn is right (seq {k['seq']})",
                  False)
             break

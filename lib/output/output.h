@@ -18,12 +18,11 @@ void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino);
  * Bytes that came from the dump, for a terminal (text.c): printable ASCII
  * and well-formed UTF-8 as they are, everything else C-style as ls -b
  * does ("\e", "\r", "\x9b", "\\"), so no escape sequence, carriage
- * return or C1 control reaches the terminal. newlines: '\n' and '\t'
- * stay (the log, as dmesg prints it). idd_text_escape() takes a C string (NULL
- * prints "?").
+ * return or C1 control reaches the terminal. log: the kernel log, as
+ * dmesg prints it: newlines, tabs and backslashes stay as they are.
+ * idd_text_escape() takes a C string (NULL prints "?").
  */
-void idd_text_escape_len(FILE *out, const char *s, size_t len,
-			 bool newlines);
+void idd_text_escape_len(FILE *out, const char *s, size_t len, bool log);
 void idd_text_escape(FILE *out, const char *s);
 /* A kernel dev_t as "major:minor" (12 bits major, 20 minor). */
 void idd_dev_string(uint64_t dev, char *buf, size_t len);

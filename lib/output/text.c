@@ -47,8 +47,7 @@ static size_t utf8_printable(const unsigned char *s, size_t len)
 	return n;
 }
 
-void idd_text_escape_len(FILE *out, const char *s, size_t len,
-			 bool newlines)
+void idd_text_escape_len(FILE *out, const char *s, size_t len, bool log)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -56,8 +55,8 @@ void idd_text_escape_len(FILE *out, const char *s, size_t len,
 		unsigned char c = p[i];
 		size_t n;
 
-		if ((c >= 0x20 && c < 0x7f && c != '\\') ||
-		    ((c == '\n' || c == '\t') && newlines)) {
+		if ((c >= 0x20 && c < 0x7f && (c != '\\' || log)) ||
+		    ((c == '\n' || c == '\t') && log)) {
 			fputc(c, out);
 			i++;
 			continue;

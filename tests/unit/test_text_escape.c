@@ -58,9 +58,11 @@ int main(void)
 	EXPECT("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
 	/* NUL inside a counted string (a log record). */
 	EXPECT("a\0b", "a\\x00b");
-	/* The log keeps dmesg's newlines and tabs, nothing else. */
-	got = escaped("line\n\tnext\r\x1b", sizeof("line\n\tnext\r\x1b") - 1, true);
-	CHECKF(!strcmp(got, "line\n\tnext\\r\\e"), "log: got \"%s\"", got);
+	/* The log keeps dmesg's newlines, tabs and backslashes. */
+#define LOG "line\n\tnext \\_SB_\r\x1b"
+	got = escaped(LOG, sizeof(LOG) - 1, true);
+	CHECKF(!strcmp(got, "line\n\tnext \\_SB_\\r\\e"), "log: got \"%s\"",
+	       got);
 	free(got);
 	/* A C string; NULL is "?". */
 	m = open_memstream(&buf, &n);
