@@ -133,22 +133,23 @@ static struct inodedump_error *check_header(const char *path,
 		uint64_t off = idd_le64(hd->sub + DD_SUB_VMCOREINFO + 16 * i);
 		uint64_t len = idd_le64(hd->sub + DD_SUB_VMCOREINFO + 16 * i + 8);
 
+		uint64_t max = i == 0 ? VMCOREINFO_MAX : NOTES_MAX;
+		char why[96];
+
 		if (len > (uint64_t)size || off > (uint64_t)size - len)
-			return idd_error(INODEDUMP_ERR_DUMP,
-					 "%s: corrupt diskdump sub-header: %s at "
-					 "%llu, %llu bytes, past the end of the "
-					 "file (%lld bytes)",
-					 path, i == 0 ? "VMCOREINFO" : "notes",
-					 (unsigned long long)off,
-					 (unsigned long long)len, (long long)size);
-		if (len > (i == 0 ? VMCOREINFO_MAX : NOTES_MAX))
-			return idd_error(INODEDUMP_ERR_DUMP,
-					 "%s: corrupt diskdump sub-header: %s of "
-					 "%llu bytes, more than any kernel writes "
-					 "(at most %u)",
-					 path, i == 0 ? "VMCOREINFO" : "notes",
-					 (unsigned long long)len,
-					 i == 0 ? VMCOREINFO_MAX : NOTES_MAX);
+			snprintf(why, sizeof(why), "past the end of the file "
+				 "(%lld bytes)", (long long)size);
+		else if (len > max)
+			snprintf(why, sizeof(why), "more than any kernel writes "
+				 "(at most %llu)", (unsigned long long)max);
+		else
+			continue;
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt diskdump sub-header: %s at %llu, "
+				 "%llu bytes, %s",
+				 path, i == 0 ? "VMCOREINFO" : "notes",
+				 (unsigned long long)off, (unsigned long long)len,
+				 why);
 	}
 	return NULL;
 }

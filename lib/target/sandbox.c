@@ -96,44 +96,33 @@ static struct sandbox *to_sandbox(struct idd_backend *b)
 
 /* ---- the wire ---- */
 
-static bool send_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /*
- * timeout_ms < 0: wait as long as it takes (the child's side). *late
- * (may be NULL) says the time ran out.
+ * Send (!in) or receive len bytes. A receive waits at most timeout_ms
+ * (< 0: as long as it takes, the child's side); *late (may be NULL) says
+ * the time ran out.
  */
-static bool recv_late(int fd, void *buf, size_t len, int timeout_ms,
-		      bool *late)
+static bool transfer(int fd, void *buf, size_t len, bool in, int timeout_ms,
+		     bool *late)
 {
 	uint8_t *p = buf;
 
 	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		int r = poll(&pfd, 1, timeout_ms);
 		ssize_t n;
 
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (late)
-			*late = r == 0;
-		if (r <= 0)
-			return false;
-		n = recv(fd, p, len, 0);
+		if (in) {
+			struct pollfd pfd = { .fd = fd, .events = POLLIN };
+			int r = poll(&pfd, 1, timeout_ms);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (late)
+				*late = r == 0;
+			if (r <= 0)
+				return false;
+			n = recv(fd, p, len, 0);
+		} else {
+			n = send(fd, p, len, MSG_NOSIGNAL);
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -144,9 +133,20 @@ static bool recv_late(int fd, void *buf, size_t len, int timeout_ms,
 	return true;
 }
 
+static bool send_all(int fd, const void *buf, size_t len)
+{
+	return transfer(fd, (void *)buf, len, false, -1, NULL);
+}
+
+static bool recv_late(int fd, void *buf, size_t len, int timeout_ms,
+		      bool *late)
+{
+	return transfer(fd, buf, len, true, timeout_ms, late);
+}
+
 static bool recv_all(int fd, void *buf, size_t len, int timeout_ms)
 {
-	return recv_late(fd, buf, len, timeout_ms, NULL);
+	return transfer(fd, buf, len, true, timeout_ms, NULL);
 }
 
 /* ---- the child ---- */
