@@ -312,7 +312,7 @@ static _Noreturn void child(struct idd_target *t, int sock, int fd,
 	/* A crash is the child's death, seen by the parent, not a handler's. */
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		signal(fatal[i], SIG_DFL);
-	/* Loaded before the filter: dlopen(3) opens files. */
+	/* Loaded before the filter (dlopen(3) opens files): by the parent. */
 	idd_kdl_load_error();
 	limit_memory();
 	shut_in();
@@ -627,6 +627,12 @@ struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
 				 "%s: cannot start libkdumpfile: socketpair: %s",
 				 path, strerror(errno));
 	}
+	/*
+	 * Loaded here, where libkdumpfile is needed anyway, so that each child
+	 * inherits it instead of loading it again (a session may make more
+	 * than one: the fuzzers make one per input). Nothing here calls it.
+	 */
+	idd_kdl_load_error();
 	fflush(NULL); /* nothing buffered is written twice */
 	s->pid = fork();
 	if (s->pid < 0) {
