@@ -508,6 +508,8 @@ def case_strict_arguments(c, tmp):
                                DUMP], 2, "bogus")
     r = run(["-k", VMLINUX, DUMP, "0x0000000000000000" + victim()["addr"]])
     c.eq("leading zeros are still an address", r.returncode, 1)
+    r = run(["--help"])
+    c.ok("--help documents exit status 4", "4 partial" in r.stdout, r.stdout)
 
 
 def case_no_error_messages(c, tmp):
