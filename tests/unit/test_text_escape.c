@@ -39,7 +39,8 @@ int main(void)
 
 	/* Printable ASCII and UTF-8 as they are. */
 	EXPECT("/tmp/fx/victim", "/tmp/fx/victim");
-	EXPECT("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
+#define UTF8 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"
+	EXPECT(UTF8, UTF8);
 	/* ESC, OSC, BEL, CR, TAB, NL, DEL, backslash. */
 	EXPECT("\x1b[2J", "\\e[2J");
 	EXPECT("\x1b]0;pwned\x07", "\\e]0;pwned\\x07");
