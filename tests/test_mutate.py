@@ -241,6 +241,8 @@ def main():
                     kind = kinds[0]
                 m = mutate(rng, kind, regions, os.path.getsize(src))
                 mode = MODES[(i // len(kinds)) % len(MODES)]
+                if kind == "truncate":  # its turns fall on one mode: rotate
+                    mode = MODES[(i // (4 * len(kinds))) % len(MODES)]
                 jobs.append((i, kind, mode, m))
             workers = [Worker(tmp, f"w{ci}-{k}", src) for k in range(2)]
             counts, bad = {}, []
