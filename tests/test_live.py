@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "vmcores"))
-from fixture import Checker, read_truth  # noqa: E402
+from fixture import Checker, escape_log, read_truth  # noqa: E402
 from printk_ring import dmesg_line, parse_kmsg_bytes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -202,8 +202,11 @@ def main():
              kb and kb[0]["seq"] > 0 and b"Linux version" in serial and
              not any(b"Linux version" in k["text"] for k in kb),
              f"first seq {kb[0]['seq'] if kb else None}")
-        wb = b"".join(dmesg_line(k["ts_usec"], k["text"]) for k in kb)
-        wa = b"".join(dmesg_line(k["ts_usec"], k["text"]) for k in ka)
+        # The kernel's bytes; --log escapes what a terminal would act on.
+        wb = escape_log(b"".join(dmesg_line(k["ts_usec"], k["text"])
+                                 for k in kb))
+        wa = escape_log(b"".join(dmesg_line(k["ts_usec"], k["text"])
+                                 for k in ka))
         c.eq("live --log exit code", r["rc"], 0)
         ok = r["out"] in (wb, wa) or (r["out"].startswith(wb) and wa.startswith(r["out"]))
         if not ok:

@@ -8,7 +8,8 @@
  * /proc/kcore, ...) still needs libkdumpfile. So it runs here in a forked
  * child, which loads it, limits its own address space (RLIMIT_AS), shuts
  * itself in with a seccomp filter (x86-64: no open, no exec, no network),
- * opens the dump and serves facts and reads over a socket. A crash or an
+ * opens the dump and serves facts and reads over two pipes (a kernel may
+ * have no UNIX sockets, as the live test's guest has none). A crash or an
  * absurd allocation in it becomes an error ("libkdumpfile failed reading
  * 0x... (signal 11)") and no further request goes to it; a child that
  * does not answer within CHILD_TIMEOUT_MS is killed.
@@ -19,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -26,7 +28,6 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -77,7 +78,7 @@ struct reply {
 struct sandbox {
 	struct idd_backend base;
 	pid_t pid;
-	int sock;
+	int to_child, from_child; /* pipes */
 	int dump_level;
 	/* Why the child is gone, once it is: every later request fails. */
 	char *dead;
@@ -95,6 +96,35 @@ static struct sandbox *to_sandbox(struct idd_backend *b)
 }
 
 /* ---- the wire ---- */
+
+/*
+ * write(2) to a pipe whose reader may be dead: EPIPE, without the SIGPIPE
+ * that would end the process (blocked in this thread, and taken back if
+ * this write raised it).
+ */
+static ssize_t write_nosigpipe(int fd, const void *buf, size_t len)
+{
+	sigset_t pipe_only, old, pending;
+	bool was_pending;
+	ssize_t n;
+	int e;
+
+	sigemptyset(&pipe_only);
+	sigaddset(&pipe_only, SIGPIPE);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+	n = write(fd, buf, len);
+	e = errno;
+	if (n < 0 && e == EPIPE && !was_pending) {
+		const struct timespec now = { 0, 0 };
+
+		sigtimedwait(&pipe_only, NULL, &now);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return n;
+}
 
 /*
  * Send (!in) or receive len bytes. A receive waits at most timeout_ms
@@ -119,9 +149,9 @@ static bool transfer(int fd, void *buf, size_t len, bool in, int timeout_ms,
 				*late = r == 0;
 			if (r <= 0)
 				return false;
-			n = recv(fd, p, len, 0);
+			n = read(fd, p, len);
 		} else {
-			n = send(fd, p, len, MSG_NOSIGNAL);
+			n = write_nosigpipe(fd, p, len);
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -154,7 +184,7 @@ static bool recv_all(int fd, void *buf, size_t len, int timeout_ms)
 #if defined(__x86_64__)
 /*
  * What libkdumpfile needs to read a file it was given and to answer over
- * a socket it was given; anything else fails with EPERM.
+ * the pipes it was given; anything else fails with EPERM.
  */
 static void shut_in(void)
 {
@@ -227,41 +257,41 @@ static void limit_memory(void)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
-static bool reply(int sock, struct reply *r, const void *data)
+static bool reply(int out, struct reply *r, const void *data)
 {
-	return send_all(sock, r, sizeof(*r)) &&
-	       (!r->len || send_all(sock, data, r->len));
+	return send_all(out, r, sizeof(*r)) &&
+	       (!r->len || send_all(out, data, r->len));
 }
 
-static bool reply_string(int sock, const char *s, uint64_t num)
+static bool reply_string(int out, const char *s, uint64_t num)
 {
 	struct reply r = { .ok = 1, .num = num };
 
 	r.has_string = s != NULL;
 	r.len = s ? strlen(s) : 0;
-	return reply(sock, &r, s);
+	return reply(out, &r, s);
 }
 
-static bool serve_fact(int sock, struct idd_backend *k, uint32_t fact)
+static bool serve_fact(int out, struct idd_backend *k, uint32_t fact)
 {
 	const struct idd_backend_ops *ops = k->ops;
 
 	switch (fact) {
-	case FACT_FORMAT: return reply_string(sock, ops->format(k), 0);
-	case FACT_ARCH: return reply_string(sock, ops->arch(k), 0);
-	case FACT_PAGE_SIZE: return reply_string(sock, NULL, ops->page_size(k));
+	case FACT_FORMAT: return reply_string(out, ops->format(k), 0);
+	case FACT_ARCH: return reply_string(out, ops->arch(k), 0);
+	case FACT_PAGE_SIZE: return reply_string(out, NULL, ops->page_size(k));
 	case FACT_UTS_RELEASE:
-		return reply_string(sock, ops->uts_release(k), 0);
+		return reply_string(out, ops->uts_release(k), 0);
 	case FACT_LITTLE_ENDIAN:
-		return reply_string(sock, NULL, ops->little_endian(k));
-	case FACT_VMCOREINFO: return reply_string(sock, ops->vmcoreinfo(k), 0);
+		return reply_string(out, NULL, ops->little_endian(k));
+	case FACT_VMCOREINFO: return reply_string(out, ops->vmcoreinfo(k), 0);
 	case FACT_MACHINE_PHYSICAL:
-		return reply_string(sock, NULL, ops->machine_physical(k));
+		return reply_string(out, NULL, ops->machine_physical(k));
 	}
 	return false;
 }
 
-static bool serve_read(int sock, struct idd_backend *k,
+static bool serve_read(int out, struct idd_backend *k,
 		       const struct request *q)
 {
 	struct reply r = { 0 };
@@ -271,12 +301,12 @@ static bool serve_read(int sock, struct idd_backend *k,
 
 	if (!buf) {
 		r.code = INODEDUMP_ERR_NOMEM;
-		return reply(sock, &r, NULL);
+		return reply(out, &r, NULL);
 	}
 	if (q->op == OP_READ_PHYS) {
 		r.ok = k->ops->read_phys(k, q->addr, buf, q->len);
 		r.len = r.ok ? q->len : 0;
-		sent = reply(sock, &r, buf);
+		sent = reply(out, &r, buf);
 		free(buf);
 		return sent;
 	}
@@ -284,13 +314,13 @@ static bool serve_read(int sock, struct idd_backend *k,
 	if (!err) {
 		r.ok = 1;
 		r.len = q->len;
-		sent = reply(sock, &r, buf);
+		sent = reply(out, &r, buf);
 	} else {
 		r.code = (int32_t)err->code;
 		r.has_address = err->has_address;
 		r.address = err->address;
 		r.len = strlen(err->message);
-		sent = reply(sock, &r, err->message);
+		sent = reply(out, &r, err->message);
 		inodedump_error_free(err);
 	}
 	free(buf);
@@ -298,7 +328,7 @@ static bool serve_read(int sock, struct idd_backend *k,
 }
 
 /* The child: open the dump with libkdumpfile, then serve until EOF. */
-static _Noreturn void child(struct idd_target *t, int sock, int fd,
+static _Noreturn void child(struct idd_target *t, int in, int out, int fd,
 			    const char *path, int dump_level,
 			    const char *default_arch)
 {
@@ -322,24 +352,24 @@ static _Noreturn void child(struct idd_target *t, int sock, int fd,
 		struct reply r = { .code = (int32_t)err->code };
 
 		r.len = strlen(err->message);
-		reply(sock, &r, err->message);
+		reply(out, &r, err->message);
 		_exit(0);
 	}
 	if (!idd_target_has_backend(t))
 		idd_target_attach(t, k); /* for the messages of its reads */
-	if (!reply_string(sock, NULL, 0))
+	if (!reply_string(out, NULL, 0))
 		_exit(0);
-	while (recv_all(sock, &q, sizeof(q), -1)) {
+	while (recv_all(in, &q, sizeof(q), -1)) {
 		bool ok = true;
 
 		switch (q.op) {
 		case OP_READ_VIRT:
-		case OP_READ_PHYS: ok = serve_read(sock, k, &q); break;
-		case OP_FACT: ok = serve_fact(sock, k, q.fact); break;
+		case OP_READ_PHYS: ok = serve_read(out, k, &q); break;
+		case OP_FACT: ok = serve_fact(out, k, q.fact); break;
 		case OP_SET_ARCH:
 			q.arch[sizeof(q.arch) - 1] = '\0';
 			k->ops->set_default_arch(k, q.arch);
-			ok = reply_string(sock, NULL, 0);
+			ok = reply_string(out, NULL, 0);
 			break;
 		default: ok = false;
 		}
@@ -379,8 +409,9 @@ static void bury(struct sandbox *s, const char *doing, bool late)
 		s->dead = idd_strdup_printf("libkdumpfile failed %s (its "
 					    "process is lost)", doing);
 	}
-	close(s->sock);
-	s->sock = -1;
+	close(s->to_child);
+	close(s->from_child);
+	s->to_child = s->from_child = -1;
 	s->pid = -1;
 }
 
@@ -408,10 +439,11 @@ static bool ask(struct sandbox *s, const struct request *q, struct reply *r,
 	*payload = NULL;
 	if (s->dead)
 		return false;
-	if (!send_all(s->sock, q, sizeof(*q)) ||
-	    !recv_late(s->sock, r, sizeof(*r), CHILD_TIMEOUT_MS, &late) ||
+	if (!send_all(s->to_child, q, sizeof(*q)) ||
+	    !recv_late(s->from_child, r, sizeof(*r), CHILD_TIMEOUT_MS, &late) ||
 	    r->len > MSG_MAX || !(*payload = malloc(r->len + 1)) ||
-	    !recv_late(s->sock, *payload, r->len, CHILD_TIMEOUT_MS, &late)) {
+	    !recv_late(s->from_child, *payload, r->len, CHILD_TIMEOUT_MS,
+		       &late)) {
 		free(*payload);
 		*payload = NULL;
 		bury(s, doing, late);
@@ -574,8 +606,10 @@ static void sandbox_close(struct idd_backend *b)
 	struct sandbox *s = to_sandbox(b);
 	int status;
 
-	if (s->sock >= 0)
-		close(s->sock); /* the child sees EOF and exits */
+	if (s->to_child >= 0) {
+		close(s->to_child); /* the child sees EOF and exits */
+		close(s->from_child);
+	}
 	if (s->pid > 0)
 		waitpid(s->pid, &status, 0);
 	for (int f = 0; f < NFACTS; f++)
@@ -613,19 +647,29 @@ struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
 	struct reply r;
 	char *p = NULL;
 	bool late = false;
-	int sv[2];
+	int down[2], up[2]; /* [0] read end, [1] write end */
 
 	if (!s)
 		return idd_nomem();
 	s->base.ops = &sandbox_ops;
 	s->base.target = t;
 	s->dump_level = dump_level;
-	s->sock = -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
+	s->to_child = s->from_child = -1;
+	if (pipe2(down, O_CLOEXEC) < 0) {
 		free(s);
 		return idd_error(INODEDUMP_ERR_DUMP,
-				 "%s: cannot start libkdumpfile: socketpair: %s",
+				 "%s: cannot start libkdumpfile: pipe: %s",
 				 path, strerror(errno));
+	}
+	if (pipe2(up, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		close(down[0]);
+		close(down[1]);
+		free(s);
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: cannot start libkdumpfile: pipe: %s",
+				 path, strerror(e));
 	}
 	/*
 	 * Loaded here, where libkdumpfile is needed anyway, so that each child
@@ -635,26 +679,27 @@ struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
 	idd_kdl_load_error();
 	fflush(NULL); /* nothing buffered is written twice */
 	s->pid = fork();
+	if (s->pid == 0) {
+		close(down[1]);
+		close(up[0]);
+		child(t, down[0], up[1], fd, path, dump_level, default_arch);
+	}
+	close(down[0]);
+	close(up[1]);
+	s->to_child = down[1];
+	s->from_child = up[0];
 	if (s->pid < 0) {
 		int e = errno;
 
-		close(sv[0]);
-		close(sv[1]);
-		free(s);
+		sandbox_close(&s->base);
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s: cannot start libkdumpfile: fork: %s",
 				 path, strerror(e));
 	}
-	if (s->pid == 0) {
-		close(sv[0]);
-		child(t, sv[1], fd, path, dump_level, default_arch);
-	}
-	close(sv[1]);
-	s->sock = sv[0];
 	/* The child's first word: opened, or why not. */
-	if (!recv_late(s->sock, &r, sizeof(r), CHILD_TIMEOUT_MS, &late) ||
+	if (!recv_late(s->from_child, &r, sizeof(r), CHILD_TIMEOUT_MS, &late) ||
 	    r.len > MSG_MAX || !(p = malloc(r.len + 1)) ||
-	    !recv_late(s->sock, p, r.len, CHILD_TIMEOUT_MS, &late)) {
+	    !recv_late(s->from_child, p, r.len, CHILD_TIMEOUT_MS, &late)) {
 		struct inodedump_error *err;
 
 		free(p);
