@@ -64,7 +64,7 @@ writers_guest() {
 		-smp 2,sockets=2,cores=1,threads=1 -m 512 \
 		-nographic -no-reboot -device vmcoreinfo \
 		-kernel "$KDIR/vmlinuz" -initrd "$W/initramfs.cpio.gz" \
-		-append "console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4" \
+		-append "console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4 no_timer_check" \
 		-monitor none \
 		-chardev "file,id=con,path=$d/serial.log" -serial chardev:con \
 		-chardev "socket,id=ctl,path=$W/ctl.sock,server=on,wait=off" -serial chardev:ctl \
