@@ -175,6 +175,14 @@ def case_unmapped_address(c, tmp):
     # A user-space address: never mapped by the kernel's page tables.
     expect(c, "unmapped address", ["-k", VMLINUX, DUMP, "0x1000"], 3,
            "0x1000", "not mapped")
+    # QEMU's paging:false ELF dump: every p_vaddr is 0, which libkdumpfile
+    # takes for a map of user space onto physical memory (it read 0x1000
+    # as zeros: "does not look like a struct inode").
+    s = set_dir("stock")
+    expect(c, "unmapped address, ELF with p_vaddr 0",
+           ["-k", os.path.join(s, "vmlinux"),
+            os.path.join(s, "elf-nopaging.vmcore"), "0x1000"], 3,
+           "0x1000", "not mapped")
 
 
 def free_page_address(d):

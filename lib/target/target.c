@@ -484,6 +484,18 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 			/* A page the writer left out: ours says so too. */
 			if (b->absent && translated)
 				*err = idd_target_filtered(t, addr, pa);
+			/*
+			 * The lower half is user space: the kernel's own page
+			 * tables never map it, so nothing else may translate
+			 * it (libkdumpfile takes an ELF dump's p_vaddr 0
+			 * segments for a map of it and reads physical memory).
+			 */
+			else if (!translated && !(addr >> 63))
+				*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
+					"address 0x%llx is not mapped by the "
+					"kernel's page tables in this dump "
+					"(a user-space address)",
+					(unsigned long long)addr);
 			b->absent = false;
 			return *err != NULL;
 		}
