@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 * broke that before commit fccb8dd).
 		 */
 		if (r.format < INODEDUMP_REPORT_6_15 ||
-		    r.format > INODEDUMP_REPORT_2026 ||
+		    r.format > INODEDUMP_REPORT_7_0 ||
 		    !memchr(r.reason, '\0', sizeof(r.reason)) || !r.reason[0] ||
 		    (r.has_fields &&
 		     !memchr(r.fields.fs_type, '\0', sizeof(r.fields.fs_type))) ||

@@ -413,7 +413,7 @@ INODEDUMP_API void inodedump_log_free(struct inodedump_log *log);
 enum inodedump_report_format {
 	INODEDUMP_REPORT_6_15 = 1, /* "<reason> encountered for inode <%px>" */
 	INODEDUMP_REPORT_6_18,	   /* ... and "fs %s mode %ho opflags 0x%hx ..." */
-	INODEDUMP_REPORT_2026,	   /* "<reason>: inode:<%px> fs:<name> ..." */
+	INODEDUMP_REPORT_7_0,	   /* "<reason>: inode:<%px> fs:<name> ..." (7.0) */
 };
 
 /* What a report line said about the inode when it was written. */
@@ -430,14 +430,23 @@ struct inodedump_report {
 	enum inodedump_report_format format;
 	char reason[256];	  /* the failed condition */
 	uint64_t address;
-	bool unreadable;	  /* "unreadable inode:<addr>" (2026 format) */
-	bool has_fields;	  /* fields below were printed (6.18, 2026) */
+	bool unreadable;	  /* "unreadable inode:<addr>" (7.0 format) */
+	bool has_fields;	  /* fields below were printed (6.18, 7.0) */
 	struct inodedump_report_fields fields;
 	uint64_t seq;
 	uint64_t ts_nsec;
 	uint32_t caller_id;
 	char location[256];	  /* the WARNING/BUG line that followed, or "" */
 	char task[64];		  /* "insmod" from the splat's "Comm:", or "" */
+	/*
+	 * Where the assertion fired, from location: the file and line of a
+	 * WARNING (both formats) or "kernel BUG at" line ("" and 0 when it
+	 * names none), and the function the WARNING names or, for a BUG,
+	 * the splat's "RIP:" line ("" when neither says).
+	 */
+	char site_file[128];
+	unsigned int site_line;
+	char site_function[128];
 };
 
 /*

@@ -44,14 +44,14 @@ static void test_6_18(void)
 	CHECK(r.fields.count == 2);
 }
 
-static void test_2026(void)
+static void test_7_0(void)
 {
 	struct inodedump_report r;
 
 	CHECK(parse("VFS_WARN_ON_INODE(strlen(link) != linklen): "
 		    "inode:ffff888004a8e6a0 fs:ext4 mode:100644 opflags:0x4c "
 		    "flags:0x1000 state:0x8 count:-1", &r));
-	CHECK(r.format == INODEDUMP_REPORT_2026);
+	CHECK(r.format == INODEDUMP_REPORT_7_0);
 	CHECK(!strcmp(r.reason, "VFS_WARN_ON_INODE(strlen(link) != linklen)"));
 	CHECK(r.address == 0xffff888004a8e6a0ull);
 	CHECK(r.has_fields && !r.unreadable);
@@ -59,7 +59,7 @@ static void test_2026(void)
 	CHECK(r.fields.mode == 0100644 && r.fields.flags == 0x1000);
 	CHECK(r.fields.state == 0x8 && r.fields.count == -1);
 	CHECK(parse("VFS_BUG_ON_INODE(1): unreadable inode:ffff888004a8e6a0", &r));
-	CHECK(r.format == INODEDUMP_REPORT_2026 && r.unreadable && !r.has_fields);
+	CHECK(r.format == INODEDUMP_REPORT_7_0 && r.unreadable && !r.has_fields);
 	CHECK(r.address == 0xffff888004a8e6a0ull);
 }
 
@@ -74,7 +74,7 @@ static void test_unreadable_sb(void)
 	CHECK(parse("VFS_WARN_ON_INODE(x): inode:ffff888004a8e6a0 "
 		    "fs:<unknown, sb unreadable> mode:100644 opflags:0x0 "
 		    "flags:0x0 state:0x0 count:1", &r));
-	CHECK(r.format == INODEDUMP_REPORT_2026 && r.has_fields);
+	CHECK(r.format == INODEDUMP_REPORT_7_0 && r.has_fields);
 	CHECK(!strcmp(r.fields.fs_type, "<unknown, sb unreadable>"));
 	CHECK(r.fields.mode == 0100644 && r.fields.count == 1);
 	CHECK(parse("VFS_WARN_ON_INODE(x) encountered for inode ffff888004a8e6a0\n"
@@ -85,14 +85,14 @@ static void test_unreadable_sb(void)
 }
 
 /* 7.0 prints %#x: 0 without a prefix, others with 0x. */
-static void test_2026_zero_and_prefixed_numbers(void)
+static void test_7_0_zero_and_prefixed_numbers(void)
 {
 	struct inodedump_report r;
 
 	CHECK(parse("VFS_BUG_ON_INODE(!S_ISLNK(inode->i_mode)): "
 		    "inode:0xffff888004a8e6a0 fs:tmpfs mode:120777 opflags:0 "
 		    "flags:0 state:0 count:0", &r));
-	CHECK(r.format == INODEDUMP_REPORT_2026);
+	CHECK(r.format == INODEDUMP_REPORT_7_0);
 	CHECK(!strcmp(r.reason, "VFS_BUG_ON_INODE(!S_ISLNK(inode->i_mode))"));
 	CHECK(r.address == 0xffff888004a8e6a0ull);
 	CHECK(r.fields.opflags == 0 && r.fields.count == 0);
@@ -150,9 +150,9 @@ int main(void)
 	test_free_null();
 	test_6_15();
 	test_6_18();
-	test_2026();
+	test_7_0();
 	test_unreadable_sb();
-	test_2026_zero_and_prefixed_numbers();
+	test_7_0_zero_and_prefixed_numbers();
 	test_rejects();
 	printf("%d checks passed, %d failed\n", passed, failed);
 	return failed || !passed;

@@ -98,7 +98,7 @@ static bool parse_6_18_fields(const char *line, struct inodedump_report *out)
  * 7.0 and later: "<reason>: inode:<%px> fs:<name> mode:... count:<n>" or
  * "<reason>: unreadable inode:<%px>".
  */
-static bool parse_2026(const char *text, const char *end,
+static bool parse_7_0(const char *text, const char *end,
 		       struct inodedump_report *out)
 {
 	static const char unreadable[] = ": unreadable inode:";
@@ -133,7 +133,7 @@ static bool parse_2026(const char *text, const char *end,
 	} else {
 		return false;
 	}
-	out->format = INODEDUMP_REPORT_2026;
+	out->format = INODEDUMP_REPORT_7_0;
 	return true;
 }
 
@@ -159,7 +159,7 @@ bool inodedump_parse_report(const char *text, size_t len,
 		if (!memcmp(p, marker, sizeof(marker) - 1))
 			break;
 	if (p + sizeof(marker) - 1 > nl) {
-		if (!parse_2026(text, nl, &r))
+		if (!parse_7_0(text, nl, &r))
 			return false;
 		*out = r;
 		return true;
@@ -202,7 +202,98 @@ static void copy_line(char *dst, size_t dstlen, const char *s, size_t len)
 	dst[len] = '\0';
 }
 
-/* The WARNING/BUG line and the task named in the splat after a report. */
+/* Copy [s, e) into dst (dstlen bytes, NUL-ended, cut to fit). */
+static void copy_span(char *dst, size_t dstlen, const char *s, const char *e)
+{
+	size_t len = (size_t)(e - s);
+
+	if (len >= dstlen)
+		len = dstlen - 1;
+	memcpy(dst, s, len);
+	dst[len] = '\0';
+}
+
+/* "fs/namei.c:4266" in [s, e): the file and line of a site. */
+static bool parse_file_line(const char *s, const char *e,
+			    struct inodedump_report *rep)
+{
+	const char *colon = NULL;
+	unsigned long line = 0;
+
+	for (const char *p = s; p < e; p++)
+		if (*p == ':')
+			colon = p;
+	if (!colon || colon == s || colon + 1 == e)
+		return false;
+	for (const char *p = colon + 1; p < e; p++) {
+		if (!isdigit((unsigned char)*p) || line > 1000000)
+			return false;
+		line = line * 10 + (unsigned long)(*p - '0');
+	}
+	for (const char *p = s; p < colon; p++)
+		if (isspace((unsigned char)*p))
+			return false;
+	copy_span(rep->site_file, sizeof(rep->site_file), s, colon);
+	rep->site_line = (unsigned int)line;
+	return true;
+}
+
+/* "%pS" at s: the symbol up to its "+0x" offset ("may_open+0x1b/0x40"). */
+static void parse_function(const char *s, struct inodedump_report *rep)
+{
+	const char *e = s;
+
+	while (*e && *e != '+' && *e != ',' && !isspace((unsigned char)*e))
+		e++;
+	/* A bare address (user-mode RIP, no symbol) names no function. */
+	if (e == s || *e != '+' || !strncmp(s, "0x", 2))
+		return;
+	copy_span(rep->site_function, sizeof(rep->site_function), s, e);
+}
+
+/*
+ * The site in rep->location, a line of one of the forms
+ *   WARNING: CPU: 1 PID: 65 at include/linux/fs.h:791 func+0x70/0x100 [mod]
+ *   WARNING: CPU: 1 PID: 65 at func+0x70/0x100 [mod]        (before 7.0)
+ *   WARNING: include/linux/fs.h:951 at func+0x70/0x100 [mod], CPU#0: insmod/65
+ *   WARNING: at func+0x70/0x100, CPU#0: insmod/65           (7.0 and later)
+ *   kernel BUG at fs/namei.c:4266!
+ */
+static void parse_site(struct inodedump_report *rep)
+{
+	const char *s = rep->location, *at, *sp;
+
+	if (!strncmp(s, "kernel BUG at ", 14)) {
+		s += 14;
+		sp = strchr(s, '!');
+		parse_file_line(s, sp ? sp : s + strlen(s), rep);
+		return;
+	}
+	s += strlen("WARNING: ");
+	if (!strncmp(s, "CPU: ", 5)) {
+		at = strstr(s, " at ");
+		if (!at)
+			return;
+		s = at + 4;
+		sp = strchr(s, ' ');
+		if (sp && parse_file_line(s, sp, rep))
+			s = sp + 1;
+		parse_function(s, rep);
+		return;
+	}
+	if (!strncmp(s, "at ", 3)) {
+		parse_function(s + 3, rep);
+		return;
+	}
+	at = strstr(s, " at ");
+	if (at && parse_file_line(s, at, rep))
+		parse_function(at + 4, rep);
+}
+
+/*
+ * The WARNING/BUG line, its site, and the task named in the splat after a
+ * report; for a BUG, whose line names no function, the "RIP:" line's.
+ */
 static void find_splat(const struct inodedump_log *log, size_t i,
 		       struct inodedump_report *rep)
 {
@@ -215,28 +306,37 @@ static void find_splat(const struct inodedump_log *log, size_t i,
 		/* The next report's splat is not ours. */
 		if (inodedump_parse_report(r->text, r->text_len, &other))
 			return;
-		if (!rep->location[0] && (starts_with(r, "WARNING: ") ||
-					  starts_with(r, "kernel BUG at "))) {
-			copy_line(rep->location, sizeof(rep->location), r->text,
-				  r->text_len);
+		if (!rep->location[0]) {
+			if (starts_with(r, "WARNING: ") ||
+			    starts_with(r, "kernel BUG at ")) {
+				copy_line(rep->location, sizeof(rep->location),
+					  r->text, r->text_len);
+				parse_site(rep);
+			}
 			continue;
 		}
-		if (rep->location[0] && !rep->task[0]) {
+		if (!rep->task[0] && starts_with(r, "CPU: ")) {
 			const char *comm = memmem(r->text, r->text_len, " Comm: ", 7);
+			const char *s = comm ? comm + 7 : NULL;
+			size_t k = 0;
 
-			if (comm && starts_with(r, "CPU: ")) {
-				const char *s = comm + 7;
-				size_t k = 0;
+			while (s && s + k < r->text + r->text_len &&
+			       !isspace((unsigned char)s[k]) &&
+			       k < sizeof(rep->task) - 1)
+				k++;
+			memcpy(rep->task, s ? s : "", k);
+			rep->task[k] = '\0';
+		} else if (!rep->site_function[0] && starts_with(r, "RIP: ")) {
+			char line[160];
+			const char *colon;
 
-				while (s + k < r->text + r->text_len &&
-				       !isspace((unsigned char)s[k]) &&
-				       k < sizeof(rep->task) - 1)
-					k++;
-				memcpy(rep->task, s, k);
-				rep->task[k] = '\0';
-				return;
-			}
+			copy_line(line, sizeof(line), r->text, r->text_len);
+			colon = strchr(line + 5, ':');
+			if (colon)
+				parse_function(colon + 1, rep);
 		}
+		if (rep->task[0] && rep->site_function[0])
+			return;
 	}
 }
 

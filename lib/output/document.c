@@ -42,7 +42,7 @@ static const char *format_name(enum inodedump_report_format f)
 	switch (f) {
 	case INODEDUMP_REPORT_6_15: return "6.15";
 	case INODEDUMP_REPORT_6_18: return "6.18";
-	case INODEDUMP_REPORT_2026: return "2026";
+	case INODEDUMP_REPORT_7_0: return "7.0";
 	}
 	return "?";
 }
@@ -177,6 +177,12 @@ static void report_text(FILE *out, const struct inodedump_report *r,
 		idd_text_escape(out, r->location);
 		fputc('\n', out);
 	}
+	/* A BUG line names no function: the splat's RIP did. */
+	if (r->site_function[0] && !strstr(r->location, r->site_function)) {
+		fputs("  in ", out);
+		idd_text_escape(out, r->site_function);
+		fputc('\n', out);
+	}
 	for (size_t i = 0; i < nd; i++) {
 		fprintf(out, "  %s at report ", d[i].field);
 		as_kernel_prints(out, d[i].format, d[i].at_report);
@@ -209,6 +215,22 @@ static void report_json(struct idd_json *j, const struct inodedump_report *r,
 	idd_json_string(j, r->task[0] ? r->task : NULL);
 	idd_json_key(j, "location");
 	idd_json_string(j, r->location[0] ? r->location : NULL);
+	idd_json_key(j, "site");
+	if (r->location[0]) {
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "file");
+		idd_json_string(j, r->site_file[0] ? r->site_file : NULL);
+		idd_json_key(j, "line");
+		if (r->site_line)
+			idd_json_u64(j, r->site_line);
+		else
+			idd_json_null(j);
+		idd_json_key(j, "function");
+		idd_json_string(j, r->site_function[0] ? r->site_function : NULL);
+		idd_json_end(j);
+	} else {
+		idd_json_null(j);
+	}
 	idd_json_key(j, "unreadable_at_report");
 	idd_json_bool(j, r->unreadable);
 	idd_json_key(j, "fields_at_report");

@@ -130,7 +130,7 @@ static void each_report_keeps_its_own_splat(void)
 	if (n == 3) {
 		CHECK(reps[0].format == INODEDUMP_REPORT_6_15);
 		CHECK(reps[0].location[0] == '\0' && reps[0].task[0] == '\0');
-		CHECK(reps[1].format == INODEDUMP_REPORT_2026);
+		CHECK(reps[1].format == INODEDUMP_REPORT_7_0);
 		CHECK(reps[1].address == 0xffff888000000200ull);
 		CHECK(!strcmp(reps[1].fields.fs_type, "xfs"));
 		CHECK(!strcmp(reps[1].task, "kworker/1:0"));
@@ -165,6 +165,74 @@ static void every_report_of_a_long_log_is_returned(void)
 	free(reps);
 }
 
+/*
+ * The site of each splat: file, line and function from a WARNING line of
+ * either kernel/panic.c format, from "kernel BUG at" plus the RIP line.
+ */
+static void each_splat_names_its_site(void)
+{
+	size_t n = 0;
+	struct inodedump_report *reps;
+
+	log_reset();
+	/* 7.0 and later: file:line first, the task at the end */
+	log_line("VFS_WARN_ON_INODE(strlen(link) != linklen): inode:"
+		 "ffff888000000100 fs:tmpfs mode:120777 opflags:0x8 flags:0 "
+		 "state:0 count:2");
+	log_line("------------[ cut here ]------------");
+	log_line("WARNING: include/linux/fs.h:951 at set_cached_link+0x8c/0xa0 "
+		 "[vfsdbg73_trigger], CPU#1: insmod/61");
+	log_line("CPU: 1 UID: 0 PID: 61 Comm: insmod Tainted: G O 7.3.4 #1");
+	log_line("RIP: 0010:set_cached_link+0x8c/0xa0 [vfsdbg73_trigger]");
+	/* 7.0 and later, no file */
+	log_line("VFS_WARN_ON_INODE(x): inode:ffff888000000200 fs:ext4 "
+		 "mode:100644 opflags:0 flags:0 state:0 count:1");
+	log_line("WARNING: at g+0x1/0x2, CPU#0: kworker/0:1/5");
+	/* before 7.0, with and without a file */
+	log_line("VFS_WARN_ON_INODE(y) encountered for inode ffff888000000300");
+	log_line("WARNING: CPU: 0 PID: 9 at include/linux/fs.h:791 "
+		 "cache_link_one_short+0x70/0x1000 [vfsdbg_trigger]");
+	log_line("VFS_WARN_ON_INODE(z) encountered for inode ffff888000000400");
+	log_line("WARNING: CPU: 0 PID: 9 at h+0x3/0x4");
+	/* a BUG: the function comes from the RIP line after the CPU line */
+	log_line("VFS_BUG_ON_INODE(!IS_ANON_FILE(inode)): inode:"
+		 "ffff888000000500 fs:tmpfs mode:644 opflags:0x4 flags:0 "
+		 "state:0 count:2");
+	log_line("------------[ cut here ]------------");
+	log_line("kernel BUG at fs/namei.c:4266!");
+	log_line("Oops: invalid opcode: 0000 [#1] SMP NOPTI");
+	log_line("CPU: 0 UID: 0 PID: 96 Comm: cat Tainted: G W O 7.3.4 #1");
+	log_line("RIP: 0010:may_open+0x1b3/0x1c0");
+	/* a BUG in user mode's RIP form names no function */
+	log_line("VFS_BUG_ON_INODE(w): inode:ffff888000000600 fs:tmpfs "
+		 "mode:644 opflags:0 flags:0 state:0 count:1");
+	log_line("kernel BUG at fs/inode.c:12!");
+	log_line("RIP: 0033:0x7f0000001000");
+	reps = find(&n);
+	CHECK(n == 6);
+	if (n == 6) {
+		CHECK(!strcmp(reps[0].site_file, "include/linux/fs.h"));
+		CHECK(reps[0].site_line == 951);
+		CHECK(!strcmp(reps[0].site_function, "set_cached_link"));
+		CHECK(!strcmp(reps[0].task, "insmod"));
+		CHECK(reps[1].site_file[0] == '\0' && reps[1].site_line == 0);
+		CHECK(!strcmp(reps[1].site_function, "g"));
+		CHECK(!strcmp(reps[2].site_file, "include/linux/fs.h"));
+		CHECK(reps[2].site_line == 791);
+		CHECK(!strcmp(reps[2].site_function, "cache_link_one_short"));
+		CHECK(reps[3].site_file[0] == '\0');
+		CHECK(!strcmp(reps[3].site_function, "h"));
+		CHECK(!strcmp(reps[4].location, "kernel BUG at fs/namei.c:4266!"));
+		CHECK(!strcmp(reps[4].site_file, "fs/namei.c"));
+		CHECK(reps[4].site_line == 4266);
+		CHECK(!strcmp(reps[4].site_function, "may_open"));
+		CHECK(!strcmp(reps[4].task, "cat"));
+		CHECK(!strcmp(reps[5].site_file, "fs/inode.c"));
+		CHECK(reps[5].site_function[0] == '\0');
+	}
+	free(reps);
+}
+
 int main(void)
 {
 	log_without_reports_gives_none();
@@ -172,6 +240,7 @@ int main(void)
 	fields_after_an_embedded_newline_make_a_6_18_report();
 	each_report_keeps_its_own_splat();
 	every_report_of_a_long_log_is_returned();
+	each_splat_names_its_site();
 	printf("%d checks passed, %d failed\n", passed, failed);
 	return failed || !passed;
 }
