@@ -29,8 +29,12 @@ def info(set_dir):
 
 
 def chroot_of(set_dir):
-    """The sid chroot that made the set's truth, or None (the host's drgn)."""
+    """The sid chroot that made the set's truth, or None (the host's drgn).
+    committed/ made from a 7.x set names that set (info.txt `from=`): its
+    chroot."""
     i = info(set_dir)
+    if i.get("from"):
+        return chroot_of(os.path.join(HERE, "vmcores", "out", i["from"]))
     for tok in i.get("drgn", "").split():
         if tok.startswith("sid_chroot="):
             return tok.split("=", 1)[1]

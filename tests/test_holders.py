@@ -40,6 +40,10 @@ def drgn_holders(prog):
     for task in for_each_task(prog):
         pid, comm = int(task.pid), task.comm.string_().decode()
         for fd, f in for_each_file(task):
+            # A slot open() reserved but had not filled yet (the debugvfs73
+            # guest panicked inside cat's open()): no file, no holder.
+            if not f.value_():
+                continue
             held.setdefault(int(f.f_inode.value_()), set()).add(
                 (pid, comm, "fd", fd, file_refs(f)))
         if task.fs:

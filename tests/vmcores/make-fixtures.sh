@@ -3,6 +3,7 @@
 #
 #   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all]   (default: all)
 #   tests/vmcores/make-fixtures.sh live [BINARY]
+#   tests/vmcores/make-fixtures.sh debugvfs73   (all also builds it; recipe in debugvfs73.sh)  # fx-hook
 #
 # all = stock, stock4 (the stock kernel with 4-level paging, 1 GiB),
 # stock73 (the stock Debian 7.3 kernel from trixie-backports, truth from
@@ -95,6 +96,20 @@ hash16() { sha256sum | cut -c1-16; }
 # The big set (>= 200 k inodes, stock 6.12 kernel; recipe in big.sh).
 # shellcheck source=big.sh
 . "$HERE/big.sh"
+  # fx-hook
+# Sets with a recipe file of their own hook in here on lines ending in  # fx-hook
+# "fx-hook". Every set hashes this file without those lines (the  # fx-hook
+# function below stands in for sha256sum on it), so adding a hook re-keys  # fx-hook
+# no set: each new set is keyed by its own recipe file.  # fx-hook
+sha256sum() {  # fx-hook
+	if [ "${1-}" != make-fixtures.sh ]; then command sha256sum "$@"; return; fi  # fx-hook
+	shift  # fx-hook
+	printf '%s  make-fixtures.sh\n' "$(grep -v '  # fx-hook$' make-fixtures.sh | command sha256sum | cut -d" " -f1)"  # fx-hook
+	[ $# -eq 0 ] || command sha256sum "$@"  # fx-hook
+}  # fx-hook
+# The 7.3 DEBUG_VFS set (make-fixtures.sh debugvfs73; part of all).  # fx-hook
+# shellcheck source=debugvfs73.sh  # fx-hook
+. "$HERE/debugvfs73.sh"  # fx-hook
 
 # ---------------------------------------------------------------- stock kernel
 # Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
@@ -664,6 +679,7 @@ main() {
 	local what=${1:-all}
 	check_packages
 	case $what in
+	debugvfs73) build_debugvfs73 ;;  # fx-hook
 	stock | stock4 | stock73 | patched | wrapped) build_set "$what" ;;
 	writers) build_writers_set ;;
 	big) build_big ;;
@@ -673,6 +689,7 @@ main() {
 	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped; build_writers_set; build_big ;;
 	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all] | live [BINARY]" ;;
 	esac
+	[ "$what" != all ] || build_debugvfs73  # fx-hook
 }
 
 main "$@"
