@@ -188,7 +188,14 @@ static int decode_reports(struct inodedump *id, unsigned flags,
 			seen = seen || reps[j].address == reps[i].address;
 		if (seen)
 			continue;
-		err = inodedump_decode(id, reps[i].address, flags, &ino);
+		/*
+		 * The kernel's own dump_inode() named it an inode: decode it as
+		 * far as memory allows even where it fails the plausibility
+		 * checks (a report of "fs:<unknown, sb unreadable>" has no
+		 * superblock to find); what it lacks is in its errors.
+		 */
+		err = inodedump_decode(id, reps[i].address,
+				       flags | INODEDUMP_DECODE_FORCE, &ino);
 		for (size_t j = i; j < n; j++)
 			if (reps[j].address == reps[i].address)
 				inodedump_document_report(doc, &reps[j], ino, err);
