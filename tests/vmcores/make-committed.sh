@@ -84,8 +84,9 @@ if [ "$FROM" != patched ]; then
 	# the line table and the symbols no inode decode looks up (code symbols
 	# not starting with "_", export-table and compiler-made names).
 	REMOVE="$REMOVE --remove-section=.debug_line"
-	nm "$SRC/vmlinux" | awk '$2 ~ /^[tT]$/ && $3 !~ /^_/ { print $3 }
-		$NF ~ /^(__ksymtab|__kstrtab|__UNIQUE_ID|__initcall|__export_symbol|__pfx_|__cfi_|__func__|__setup_|__param_|__BTF_ID__|\.LC|__x64_sys_|__ia32_sys_|__flags___)/ { print $NF }' |
+	# (by ELF symbol type: nm calls this kernel's data "t"/"T" too)
+	readelf -sW "$SRC/vmlinux" | awk '$4 == "FUNC" && $8 !~ /^_/ { print $8 }
+		$4 != "FILE" && $8 ~ /^(__ksymtab|__kstrtab|__UNIQUE_ID|__initcall|__export_symbol|__pfx_|__cfi_|__func__|__setup_|__param_|__BTF_ID__|\.LC|__x64_sys_|__ia32_sys_|__flags___)/ { print $8 }' |
 		sort -u > "$TMP/strip-symbols.txt"
 	STRIP="--strip-symbols=$TMP/strip-symbols.txt"
 fi
