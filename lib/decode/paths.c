@@ -242,7 +242,17 @@ static struct inodedump_error *path_through(struct inodedump *id,
 		struct dentry_info d;
 		bool again = ++depth > MAX_DEPTH;
 
-		if (!again && (err = idd_visit(&seen, dentry ^ mnt, &again)))
+		/*
+		 * One key per (dentry, mount) pair. Not dentry ^ mnt: two
+		 * pairs of one walk collide there (7.3's nullfs root under
+		 * rootfs: 0x..6240 ^ 0x..8900 == 0x..6cc0 ^ 0x..8780), which
+		 * ended real walks as loops. With the mount's halves swapped,
+		 * pointers that share their upper half (the direct map, the
+		 * slab) give distinct keys for distinct pairs.
+		 */
+		uint64_t key = dentry ^ (mnt << 32 | mnt >> 32);
+
+		if (!again && (err = idd_visit(&seen, key, &again)))
 			return err;
 		if (again)
 			return idd_error_at(INODEDUMP_ERR_DUMP, dentry,
