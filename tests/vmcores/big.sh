@@ -22,8 +22,10 @@ BIG_MEM=1024
 BIG_STAGE1="12000 6000"
 BIG_STAGE2="132000 70000"
 BIG_EXT4_INODES=76000
-# The sid chroot the zstd dumps are written in.
-BIG_SID_INCLUDE=makedumpfile
+# The sid chroot the zstd dumps are written in: the writers set's (sid's
+# makedumpfile and QEMU), so a run from nothing makes one debootstrap for
+# both sets, not two.
+BIG_SID_INCLUDE=$WRITERS_INCLUDE
 
 # big_sid DIR CMD...: CMD in the makedumpfile chroot, DIR at /fx (rw), and
 # a /proc: without /proc/meminfo makedumpfile's cyclic buffer shrinks to
@@ -136,22 +138,8 @@ build_big() {
 		(cd "$HERE" && sha256sum make-fixtures.sh qmp.py elf_fixphdr.py big.sh big_init.sh \
 			guest/mktree.c drgn_truth_big.py)
 	)
-	h=$(printf '%s\n' "$inputs" | hash16)
-	OUT=$CACHE/fixtures-$set-$h
-	mkdir -p "$HERE/out"
-	exec 8>"$CACHE/.fixtures-$set.lock"
-	flock 8
-	if [ -f "$OUT/.complete" ]; then
-		log "reusing complete set $OUT"
-		ln -sfn "$OUT" "$HERE/out/$set"
-		exec 8>&-
-		echo "$OUT"
-		return 0
-	fi
-	log "building $OUT"
-	rm -rf "$OUT"; mkdir -p "$OUT"
-	W=$OUT/.work; mkdir -p "$W"
-	printf '%s\n' "$inputs" > "$OUT/inputs.txt"
+	if claim_set "$set" "$inputs"; then echo "$OUT"; return 0; fi
+	h=$SET_HASH
 	TIMINGS=""
 	ln -f "$KDIR/vmlinux" "$OUT/vmlinux" 2>/dev/null || cp "$KDIR/vmlinux" "$OUT/vmlinux"
 	big_initramfs

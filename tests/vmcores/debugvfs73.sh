@@ -232,7 +232,7 @@ dv73_write_truth() {
 		die "expected $((DV73_REPORTS_BEFORE_PANIC + 1)) report lines on the console, got $n"
 }
 
-# The set: its own lock, hash and directory, as build_set does for the others.
+# The set: its own lock, hash and directory (claim_set), as for the others.
 build_debugvfs73() {
 	local set=debugvfs73 t_all h inputs
 	SET=$set
@@ -253,22 +253,8 @@ build_debugvfs73() {
 		(cd "$HERE" && sha256sum make-fixtures.sh qmp.py elf_fixphdr.py debugvfs73.sh \
 			debugvfs73/init.sh debugvfs73/truth_vs_drgn.py drgn_truth.py drgn_truth73.py)
 	)
-	h=$(printf '%s\n' "$inputs" | hash16)
-	OUT=$CACHE/fixtures-$set-$h
-	mkdir -p "$HERE/out"
-	exec 8>"$CACHE/.fixtures-$set.lock"
-	flock 8
-	if [ -f "$OUT/.complete" ]; then
-		log "reusing complete set $OUT"
-		ln -sfn "$OUT" "$HERE/out/$set"
-		exec 8>&-
-		echo "$OUT"
-		return 0
-	fi
-	log "building $OUT"
-	rm -rf "$OUT"; mkdir -p "$OUT"
-	W=$OUT/.work; mkdir -p "$W"
-	printf '%s\n' "$inputs" > "$OUT/inputs.txt"
+	if claim_set "$set" "$inputs"; then echo "$OUT"; return 0; fi
+	h=$SET_HASH
 	TIMINGS=""
 	step "link vmlinux"
 	ln -f "$KDIR/vmlinux" "$OUT/vmlinux" 2>/dev/null || cp "$KDIR/vmlinux" "$OUT/vmlinux"

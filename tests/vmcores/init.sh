@@ -177,9 +177,6 @@ if [ "$FX_LIVE" = 1 ]; then
 	live_run kmsg-before fxtool kmsg-dump
 	live_run log $VI -k /live/vmlinux --live --log
 	live_run kmsg-after fxtool kmsg-dump
-	live_run nonroot-id fxtool runas 65534 65534 /bin/id
-	live_run nonroot fxtool runas 65534 65534 $VI -k /live/vmlinux --live --json "$VADDR"
-	live_run nonroot-reports fxtool runas 65534 65534 $VI -k /live/vmlinux --live
 	echo "inodedump-live: done" > /dev/ttyS2
 	echo "inodedump-live: done"
 fi

@@ -10,7 +10,7 @@
 # drgn 0.3.0 in a sid chroot; recipe in stock73.sh), patched, wrapped,
 # writers (sid's QEMU and makedumpfile on both stock kernels; writers.sh),
 # big (>= 200 k inodes on the stock 6.12 kernel; recipe in big.sh).
-# live boots the patched kernel (a MULTIUSER variant) with BINARY (default:
+# live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
 # guest; its hash includes the binary's and every library's contents, so an
@@ -86,6 +86,32 @@ pkg_versions() {
 }
 
 hash16() { sha256sum | cut -c1-16; }
+
+# claim_set SET INPUTS: the set's directory OUT=$CACHE/fixtures-SET-H, H the
+# hash of INPUTS (in SET_HASH), locked on fd 8 so one builder per set works
+# at a time (parallel test runs share the cache). Returns 0 when a complete
+# set is there (linked as out/SET, lock released); else empties OUT, makes
+# W=OUT/.work and OUT/inputs.txt and returns 1: the caller builds, holding
+# the lock, and writes OUT/.complete last.
+claim_set() {
+	local set=$1 inputs=$2
+	SET_HASH=$(printf '%s\n' "$inputs" | hash16)
+	OUT=$CACHE/fixtures-$set-$SET_HASH
+	mkdir -p "$HERE/out" "$CACHE"
+	exec 8>"$CACHE/.fixtures-$set.lock"
+	flock 8
+	if [ -f "$OUT/.complete" ]; then
+		log "reusing complete set $OUT"
+		ln -sfn "$OUT" "$HERE/out/$set"
+		exec 8>&-
+		return 0
+	fi
+	log "building $OUT"
+	rm -rf "$OUT"; mkdir -p "$OUT"
+	W=$OUT/.work; mkdir -p "$W"
+	printf '%s\n' "$inputs" > "$OUT/inputs.txt"
+	return 1
+}
 
 # The stock73 set (7.3 kernel, private apt state, sid chroot with drgn 0.3.0).
 # shellcheck source=stock73.sh
@@ -202,34 +228,6 @@ prepare_patched_kernel() {
 	done
 	KDIR=$out
 	KERNEL_ID="patched-kernel=$(basename "$out")"
-	log "kernel $(cat "$KDIR/release") in $KDIR"
-}
-
-# The live set's kernel: the same patched kernel plus kernel-multiuser.config
-# (CONFIG_MULTIUSER=y, so a guest process can be someone other than root).
-# build-kernel.sh is not changed: a verbatim copy of it runs in a staging tree
-# whose kernel.config is kernel.config + kernel-multiuser.config, so the
-# variant gets its own kbuild-/kernel- cache directories and the patched
-# kernel's hash stays what it is.
-prepare_multiuser_kernel() {
-	step "build patched kernel, MULTIUSER variant (staged build-kernel.sh)"
-	local stage out f
-	stage=$(mktemp -d "${TMPDIR:-/tmp}/inodedump-kvariant.XXXXXX")
-	mkdir -p "$stage/tests/vmcores/trigger"
-	cp "$HERE/build-kernel.sh" "$stage/tests/vmcores/"
-	cat "$HERE/kernel.config" "$HERE/kernel-multiuser.config" > "$stage/tests/vmcores/kernel.config"
-	find "$HERE/trigger" -maxdepth 1 -type f \( -name '*.c' -o -name '*.h' -o -name Kbuild -o -name Makefile \) \
-		-exec cp {} "$stage/tests/vmcores/trigger/" \;
-	cp -r "$HERE/../../kernel-patches" "$stage/kernel-patches"
-	out=$(bash "$stage/tests/vmcores/build-kernel.sh" | tail -1) || { rm -rf "$stage"; die "build-kernel.sh (MULTIUSER variant) failed"; }
-	rm -rf "$stage"
-	[ -n "$out" ] && [ -d "$out" ] || die "build-kernel.sh printed no cache dir (got '$out')"
-	for f in bzImage vmlinux vfsdbg_trigger.ko config release; do
-		[ -f "$out/$f" ] || die "build-kernel.sh dir $out lacks $f"
-	done
-	grep -qx 'CONFIG_MULTIUSER=y' "$out/config" || die "$out/config has no CONFIG_MULTIUSER=y"
-	KDIR=$out
-	KERNEL_ID="patched-multiuser-kernel=$(basename "$out")"
 	log "kernel $(cat "$KDIR/release") in $KDIR"
 }
 
@@ -532,7 +530,7 @@ build_set() {   # $1 = set
 		exec 9>&- ;;
 	patched) prepare_patched_kernel ;;
 	wrapped) prepare_patched_kernel; wrapped_fill ;;
-	live) prepare_multiuser_kernel; wrapped_fill ;;
+	live) prepare_patched_kernel; wrapped_fill ;;
 	*) die "unknown set '$set' (patched|stock|stock4|stock73|wrapped|all|live)" ;;
 	esac
 	step "hash inputs"
@@ -559,7 +557,7 @@ build_set() {   # $1 = set
 			;;
 		esac
 		if [ "$set" = live ]; then
-			(cd "$HERE" && sha256sum kernel-multiuser.config elf_pack_debug.py ../lsan.supp)
+			(cd "$HERE" && sha256sum elf_pack_debug.py ../lsan.supp)
 			# contents only: the same build in another folder hashes the same
 			echo "binary $(sha256sum < "$LIVE_BIN" | cut -d' ' -f1)"
 			printf '%s\n' "$libs" | while read -r name path; do
@@ -567,23 +565,8 @@ build_set() {   # $1 = set
 			done
 		fi
 	)
-	h=$(printf '%s\n' "$inputs" | hash16)
-	OUT=$CACHE/fixtures-$set-$h
-	mkdir -p "$HERE/out" "$CACHE"
-	# One builder per set at a time (parallel test runs share the cache).
-	exec 8>"$CACHE/.fixtures-$set.lock"
-	flock 8
-	if [ -f "$OUT/.complete" ]; then
-		log "reusing complete set $OUT"
-		ln -sfn "$OUT" "$HERE/out/$set"
-		exec 8>&-
-		echo "$OUT"
-		return 0
-	fi
-	log "building $OUT"
-	rm -rf "$OUT"; mkdir -p "$OUT"
-	W=$OUT/.work; mkdir -p "$W"
-	printf '%s\n' "$inputs" > "$OUT/inputs.txt"
+	if claim_set "$set" "$inputs"; then echo "$OUT"; return 0; fi
+	h=$SET_HASH
 	[ "$set" != live ] || printf '%s\n' "$libs" > "$OUT/live-libs.txt"
 	TIMINGS=""
 
@@ -686,7 +669,16 @@ main() {
 	live)
 		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
 		build_set live ;;
-	all) build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped; build_writers_set; build_big ;;
+	all)
+		# The patched kernel (CPU-bound, ~10-20 min from nothing) builds in
+		# the background while the stock sets download, debootstrap and
+		# boot; build_set patched then reuses it, or waits on
+		# build-kernel.sh's own lock and reruns it in the foreground (with
+		# its errors) if the background build failed.
+		mkdir -p "$CACHE"
+		log "building the patched kernel in the background (log: $CACHE/.prefetch-kernel.log)"
+		( nice -n 5 bash "$HERE/build-kernel.sh" > /dev/null 2> "$CACHE/.prefetch-kernel.log" || true ) &
+		build_set stock; build_set stock4; build_set stock73; build_set patched; build_set wrapped; build_writers_set; build_big ;;
 	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all] | live [BINARY]" ;;
 	esac
 	[ "$what" != all ] || build_debugvfs73  # fx-hook

@@ -176,23 +176,9 @@ build_writers_set() {
 		(cd "$HERE" && sha256sum make-fixtures.sh stock73.sh writers.sh qmp.py elf_fixphdr.py \
 			init.sh drgn_truth.py drgn_truth73.py stat_vs_truth.py)
 	)
-	h=$(printf '%s\n' "$inputs" | hash16)
-	OUT=$CACHE/fixtures-writers-$h
-	mkdir -p "$HERE/out"
-	exec 8>"$CACHE/.fixtures-writers.lock"
-	flock 8
-	if [ -f "$OUT/.complete" ]; then
-		log "reusing complete set $OUT"
-		ln -sfn "$OUT" "$HERE/out/writers"
-		exec 8>&-
-		echo "$OUT"
-		return 0
-	fi
-	log "building $OUT"
-	rm -rf "$OUT"; mkdir -p "$OUT"
-	W=$OUT/.work; mkdir -p "$W"
+	if claim_set writers "$inputs"; then echo "$OUT"; return 0; fi
+	h=$SET_HASH
 	mkdir -p "$WCHROOT$CACHE"
-	printf '%s\n' "$inputs" > "$OUT/inputs.txt"
 	for k in $WRITERS_KERNELS; do
 		SET=writers/$k
 		TIMINGS=""
