@@ -231,7 +231,11 @@ prepare_sid_chroot() {
 	tmp=$SID_CHROOT.tmp.$$
 	rm -rf "$tmp"
 	step "debootstrap sid into $tmp (~3 min)"
-	debootstrap --variant=minbase --include="$SID_INCLUDE" \
+	# debootstrap downloads with wget, whose defaults (900 s read timeout,
+	# 20 tries) made a stalled mirror connection hang a run for a quarter
+	# of an hour here: a stall now fails after 60 s and is retried.
+	printf 'read_timeout = 60\nconnect_timeout = 30\ntries = 5\nwaitretry = 5\n' > "$tmp.wgetrc"
+	WGETRC=$tmp.wgetrc debootstrap --variant=minbase --include="$SID_INCLUDE" \
 		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
 		sid "$tmp" "$MIRROR" > "$tmp.log" 2>&1 || { tail -20 "$tmp.log" >&2; die "debootstrap sid"; }
 	mkdir -p "$tmp/fx" "$tmp/src"
@@ -244,6 +248,7 @@ prepare_sid_chroot() {
 	esac
 	printf '%s\n' "$SID_ID" > "$tmp/inodedump-inputs.txt"
 	mv "$tmp.log" "$tmp/debootstrap.log"
+	rm -f "$tmp.wgetrc"
 	touch "$tmp/.complete"
 	rm -rf "$SID_CHROOT"; mv "$tmp" "$SID_CHROOT"
 }
