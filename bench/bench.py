@@ -31,14 +31,15 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 import sid_drgn  # noqa: E402 - the chroot runner the tests use
 
 
-def sid_chroot(include):
-    """A complete sid chroot the fixture recipe made with INCLUDE (its
-    prepare_sid_chroot list, first package), or None."""
+def sid_chroot(package):
+    """A complete sid chroot of the fixture recipe (prepare_sid_chroot)
+    whose include list holds PACKAGE, or None."""
     for d in sorted(os.listdir(CACHE)) if os.path.isdir(CACHE) else ():
         inputs = os.path.join(CACHE, d, "inodedump-inputs.txt")
         if d.startswith("sid-chroot-") and os.path.isfile(os.path.join(CACHE, d, ".complete")):
             with open(inputs) as f:
-                if re.search(r"\binclude=%s[, ]" % re.escape(include), f.read()):
+                m = re.search(r"\binclude=(\S+)", f.read())
+                if m and package in m[1].split(","):
                     return os.path.join(CACHE, d)
     return None
 
@@ -751,7 +752,7 @@ def main():
             rep.crash.append((setname, "d17-zlib.vmcore", "9.0.2 (sid chroot)", status, cst, err))
         elif not args.no_crash and not args.no_sid:
             rep.notes.append("**crash 9.0.2 not measured**: no sid chroot with crash "
-                             "in %s (prepare_sid_chroot crash,...)." % CACHE)
+                             "in %s (tests/bridges/sid_chroot.sh makes it)." % CACHE)
 
     # Startup against vmlinux size.
     if stock and patched:

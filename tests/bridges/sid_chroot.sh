@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# sid_chroot.sh PKG,PKG...: print the path of a cached debootstrapped sid
-# chroot holding these packages, made first if missing (~3-5 min cold),
-# with stock73.sh's prepare_sid_chroot (its private apt state and key: one
-# chroot per package list). The bridges' tests run crash 9.0.2 there
+# sid_chroot.sh: print the path of the fixture recipe's sid chroot (drgn
+# 0.3.0, crash 9.0.2, ...: stock73.sh's SID_INCLUDE), made first if missing
+# (~4 min cold) by stock73.sh's prepare_sid_chroot. The bridges' tests run
+# drgn 0.3.0 and crash 9.0.2 there
 # (Debian 12's crash 8.0.2 cannot open 6.12 dumps). Root only, as the
 # fixture recipe. Nothing of the fixture sets' inputs changes: this file
 # only sources stock73.sh.
@@ -14,7 +14,7 @@ log() { printf 'sid_chroot: %s\n' "$*" >&2; }
 step() { STEP=$1; log "== $STEP"; }
 die() { printf 'sid_chroot: FAILED in step "%s": %s\n' "$STEP" "$*" >&2; exit 1; }
 hash16() { sha256sum | cut -c1-16; }
-[ $# -eq 1 ] || die "usage: sid_chroot.sh PKG,PKG..."
+[ $# -eq 0 ] || die "usage: sid_chroot.sh"
 mkdir -p "$CACHE"
 # shellcheck source=../vmcores/stock73.sh
 . "$HERE/stock73.sh"
@@ -23,5 +23,5 @@ mkdir -p "$CACHE"
 exec 9>"$CACHE/.stock73-prepare.lock"
 flock 9
 prepare_apt73 >&2
-prepare_sid_chroot "$1" >&2
+prepare_sid_chroot >&2
 echo "$SID_CHROOT"

@@ -22,12 +22,8 @@ BIG_MEM=1024
 BIG_STAGE1="12000 6000"
 BIG_STAGE2="132000 70000"
 BIG_EXT4_INODES=76000
-# The sid chroot the zstd dumps are written in: the writers set's (sid's
-# makedumpfile and QEMU), so a run from nothing makes one debootstrap for
-# both sets, not two.
-BIG_SID_INCLUDE=$WRITERS_INCLUDE
 
-# big_sid DIR CMD...: CMD in the makedumpfile chroot, DIR at /fx (rw), and
+# big_sid DIR CMD...: CMD in the sid chroot (its makedumpfile), DIR at /fx (rw), and
 # a /proc: without /proc/meminfo makedumpfile's cyclic buffer shrinks to
 # nothing and it takes hours (and a GB of progress lines).
 big_sid() {
@@ -124,7 +120,7 @@ build_big() {
 	exec 9>"$CACHE/.stock73-prepare.lock"   # the private apt state is shared
 	flock 9
 	prepare_apt73
-	prepare_sid_chroot "$BIG_SID_INCLUDE"
+	prepare_sid_chroot
 	exec 9>&-
 	BIG_SID=$SID_CHROOT
 	step "hash inputs"

@@ -14,8 +14,11 @@ STOCK73_SERIES=7.3
 # ext4 needs jbd2, crc16 (kernel/lib/crc/ on 7.x) and mbcache; crc32c is
 # built in since 6.14. qemu_fw_cfg first: without it no VMCOREINFO.
 STOCK73_MODULES="qemu_fw_cfg ext4 loop"
-# The sid chroot drgn 0.3.0 runs in.
-SID_INCLUDE=python3-drgn
+# The one sid chroot: every tool taken from sid (drgn 0.3.0 for truth,
+# QEMU 11 and makedumpfile 1.7.8 for the writers and big sets, crash 9.0.2
+# and the libraries our crash extension and Python module load for the
+# bridges' tests). One debootstrap (~4 min) instead of one per tool.
+SID_INCLUDE=python3-drgn,qemu-system-x86,makedumpfile,crash,libdw1t64,libelf1t64,liblzo2-2,libzstd1,zlib1g,libbpf1
 # Refresh the private package lists when they are older than this (seconds).
 APT_MAX_AGE=${FX_APT_MAX_AGE:-86400}
 
@@ -197,15 +200,12 @@ prepare_stock73_kernel() {
 	log "kernel cached in $KDIR (modules: $(cat "$KDIR/modules.list"))"
 }
 
-# prepare_sid_chroot [INCLUDE] -> SID_CHROOT (a debootstrapped sid holding
-# the comma-separated packages INCLUDE, default $SID_INCLUDE: drgn 0.3.0),
-# SID_ID (what it holds). Keyed by debootstrap's version, the variant, the
-# included packages and the versions sid has of them and of python3; the
-# chroot is made once per key (~3 min) and shared by every run after. Other
-# recipes ask for their own tools (e.g. newer dump writers) with their own
-# INCLUDE and get their own chroot, so the drgn one keeps its key.
+# prepare_sid_chroot -> SID_CHROOT (a debootstrapped sid holding the
+# comma-separated packages $SID_INCLUDE), SID_ID (what it holds). Keyed by
+# debootstrap's version, the variant, the included packages and the
+# versions sid has of them and of python3; the chroot is made once per key
+# (~4 min) and shared by every set and test after.
 prepare_sid_chroot() {
-	local SID_INCLUDE=${1:-$SID_INCLUDE}
 	step "sid chroot (debootstrap --variant=minbase --include=$SID_INCLUDE)"
 	local v h tmp p
 	command -v debootstrap >/dev/null || {
@@ -214,7 +214,7 @@ prepare_sid_chroot() {
 		apt-get install -y --no-install-recommends debootstrap >&2 || die "apt-get install debootstrap"
 	}
 	SID_ID="debootstrap=$(dpkg-query -W -f='${Version}' debootstrap) variant=minbase include=$SID_INCLUDE"
-	local want="${SID_INCLUDE//,/ } python3 libkdumpfile12 libdw1t64" vers
+	local want="${SID_INCLUDE//,/ } python3 libkdumpfile12" vers
 	# shellcheck disable=SC2086
 	vers=$(suite_versions sid $want)
 	for p in $want; do

@@ -22,7 +22,6 @@
 # host's) writes one more -d 31 dump of the same moment: the filtered-page
 # explanation is tested on both writers.
 
-WRITERS_INCLUDE=qemu-system-x86,makedumpfile
 WRITERS_KERNELS="stock stock73"
 # name:makedumpfile options, run by the chroot's makedumpfile (sid-NAME.vmcore)
 WRITERS_SID_DUMPS="d17-zlib:-d_17_-c d17-lzo:-d_17_-l d17-zstd:-d_17_-z d17-elf:-d_17_-E
@@ -162,8 +161,7 @@ build_writers_set() {
 	prepare_apt73
 	prepare_stock_kernel; kdir612=$KDIR; kid612=$KERNEL_ID
 	prepare_stock73_kernel; kdir73=$KDIR; kid73=$KERNEL_ID
-	prepare_sid_chroot; DRGN_CHROOT=$SID_CHROOT; DRGN_ID=$SID_ID
-	prepare_sid_chroot "$WRITERS_INCLUDE"; WCHROOT=$SID_CHROOT; WRITERS_ID=$SID_ID
+	prepare_sid_chroot; DRGN_CHROOT=$SID_CHROOT; WCHROOT=$SID_CHROOT
 	exec 9>&-
 	step "hash inputs"
 	inputs=$(
@@ -171,8 +169,7 @@ build_writers_set() {
 		echo "$kid612"
 		echo "$kid73"
 		pkg_versions
-		echo "sid-chroot $DRGN_ID"
-		echo "sid-chroot $WRITERS_ID"
+		echo "sid-chroot $SID_ID"
 		(cd "$HERE" && sha256sum make-fixtures.sh stock73.sh writers.sh qmp.py elf_fixphdr.py \
 			init.sh drgn_truth.py drgn_truth73.py stat_vs_truth.py)
 	)
