@@ -89,12 +89,12 @@ dv73_build_tree() {
 	touch "$dir/.complete"
 }
 
-# prepare_debugvfs73_kernel -> KDIR (bzImage, vmlinux, $DV73_MODULE.ko,
-# config, release), KERNEL_ID. Two cache directories, as build-kernel.sh
-# has: dv73-kbuild-<h> the built tree (source version, fragment, toolchain,
-# the build function), dv73-kernel-<h> the artefacts (that + the trigger).
+# prepare_debugvfs73_kernel (after prepare_dv73_source) -> KDIR (bzImage,
+# vmlinux, $DV73_MODULE.ko, config, release), KERNEL_ID. Two cache
+# directories, as build-kernel.sh has: dv73-kbuild-<h> the built tree
+# (source version, fragment, toolchain, the build function),
+# dv73-kernel-<h> the artefacts (that + the trigger).
 prepare_debugvfs73_kernel() {
-	prepare_dv73_source
 	local frag=$DV73_DIR/kernel.config kh h kb p tool="" f
 	for p in $DV73_TOOLCHAIN; do tool="$tool $(dpkg-query -W -f='${Package}=${Version}' "$p")"; done
 	kh=$( { echo "linux-source-$DV73_SERIES=$DV73_SRC_VER$tool"; sha256sum < "$frag"; declare -f dv73_build_tree; } | hash16)
@@ -241,9 +241,15 @@ build_debugvfs73() {
 	exec 9>"$CACHE/.stock73-prepare.lock"   # shared: apt state, debs, chroot
 	flock 9
 	prepare_apt73
-	prepare_debugvfs73_kernel
+	prepare_dv73_source
 	prepare_sid_chroot
 	exec 9>&-
+	# The kernel (~15 min to build) under a lock of its own: the shared one
+	# would keep every other user of the apt state and the chroot waiting.
+	exec 7>"$CACHE/.dv73-kernel.lock"
+	flock 7
+	prepare_debugvfs73_kernel
+	exec 7>&-
 	step "hash inputs"
 	inputs=$(
 		echo "set=$set"
