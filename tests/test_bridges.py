@@ -368,10 +368,10 @@ def build_crash_extension(chroot, out):
     cmd = ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
            "-fPIC", "-shared", "-DX86_64",
            "-I", os.path.join(ROOT, "include"),
-           "-I", os.path.join(ROOT, "bridges", "common"),
+           "-I", os.path.join(ROOT, "tools"),
            "-I", os.path.join(chroot, "usr", "include", "crash"),
            os.path.join(ROOT, "bridges", "crash", "inodedump.c"),
-           os.path.join(ROOT, "bridges", "common", "run.c"),
+           os.path.join(ROOT, "tools", "run.c"),
            "-L", BUILD, "-linodedump", "-o", out]
     if SANITIZE:
         cmd[1:1] = ["-fsanitize=address,undefined"]
