@@ -11,6 +11,10 @@ usage: test_bridges.py python SET FMT    the module over the dump file
        test_bridges.py drgn030 SET FMT   from_drgn and %inode on drgn 0.3.0
                                          (sid chroot), module as installed
        test_bridges.py crash SET FMT     crash 9.0.2's "inode" (sid chroot)
+       test_bridges.py kcore             from_drgn (drgn 0.0.22, then 0.3.0
+                                         with %inode) on /proc/kcore in a
+                                         guest of the stock kernel, against
+                                         vmcore-inode --live there
        test_bridges.py reader            open_reader: hosts whose reads fail
        test_bridges.py leak              10,000 decodes, RSS flat
        test_bridges.py install           meson install puts everything where
@@ -366,10 +370,10 @@ def build_crash_extension(chroot, out):
     cmd = ["gcc", "-std=gnu11", "-O1", "-g", "-Wall", "-Wextra", "-Werror",
            "-fPIC", "-shared", "-DX86_64",
            "-I", os.path.join(ROOT, "include"),
-           "-I", os.path.join(ROOT, "bridges", "common"),
+           "-I", os.path.join(ROOT, "tools"),
            "-I", os.path.join(chroot, "usr", "include", "crash"),
            os.path.join(ROOT, "bridges", "crash", "inodedump.c"),
-           os.path.join(ROOT, "bridges", "common", "run.c"),
+           os.path.join(ROOT, "tools", "run.c"),
            "-L", BUILD, "-linodedump", "-o", out]
     if SANITIZE:
         cmd[1:1] = ["-fsanitize=address,undefined"]
@@ -436,6 +440,179 @@ def mode_crash(c, set_name, fmt):
          [json.loads(x) for x in (got["sweep_jsonl"] or "").splitlines() if x],
          cli.jsonl("--sweep", "--jsonl", []))
     c.eq("crash inode -l equals --log", got["log"], cli.out("--log", []))
+
+
+# ------------------------------------------------------------- kcore mode
+
+def eq_diff(c, name, got, want):
+    """c.eq for big texts and JSON: a mismatch prints a short diff."""
+    if got == want:
+        c.eq(name, got, want)
+        return
+    import difflib
+
+    def lines(v):
+        if not isinstance(v, str):
+            v = json.dumps(v, indent=1, sort_keys=True)
+        return v.splitlines()
+    diff = list(difflib.unified_diff(lines(want), lines(got), "want", "got",
+                                     lineterm="", n=2))
+    c.ok(name, False, "\n" + "\n".join(diff[:60]))
+
+
+def kcore_truth_path(role, path):
+    """Where the guest's inode is, seen from init_task's root: the runs
+    are chrooted at /host (the 9p mount of the host's root)."""
+    if role == "rootfs_root":
+        return "/"
+    return "/host" + path.rstrip("/") if path != "/" else "/host"
+
+
+def check_kcore_inodes(c, who, side, cli_doc):
+    """from_drgn's decode of each inode: against drgn's own field reads
+    (test_live.check_inode, the live set's comparison), the guest's lstat(),
+    and vmcore-inode --live --json of the same address."""
+    from test_live import check_inode
+    from_cli = {i.get("address"): i for i in cli_doc["inodes"]}
+    for i in side["inodes"]:
+        n = f"{who} {i['role']}"
+        got = side["decode"][i["addr"]]
+        t = dict(i["truth"], role=i["role"],
+                 path=kcore_truth_path(i["role"], i["path"]))
+        check_inode(c, n, got, {k: (None if v == "-" else v)
+                                for k, v in t.items()})
+        if i["stat"]:
+            st = i["stat"]
+            for key in ("ino", "mode", "nlink", "size", "uid", "gid", "rdev"):
+                c.eq(f"{n} {key} equals the guest's lstat()", got[key], st[key])
+        eq_diff(c, f"{n} decode equals vmcore-inode --live --json",
+             got, from_cli.get("0x" + i["addr"]))
+
+
+def mode_kcore(c):
+    """drgn on the guest's own /proc/kcore (drgn -k): tests/bridges/
+    kcore_guest.py boots the stock set's kernel with the host's root over
+    9p and runs kcore_side.py under Debian 12's drgn 0.0.22 (from_drgn),
+    vmcore-inode --live, then drgn 0.3.0 in the sid chroot (from_drgn and
+    %inode), all in one guest, one after the other."""
+    sys.path.insert(0, os.path.join(HERE, "bridges"))
+    from kcore_guest import boot
+    from test_live import parse_live
+    set_d = set_dir("stock")
+    chroot = sid_chroot(CHROOT_DRGN)
+    # the guest sees it over 9p (below the build directory, as the build)
+    with tempfile.TemporaryDirectory(dir=BUILD, prefix="kcore-") as tmp:
+        dest, site, lib = install_tree(tmp)
+        conf = {"KC_SID": chroot, "KC_INST": dest, "KC_SITE": site,
+                "KC_LIB": lib}
+        if SANITIZE:
+            conf["KC_ENV"] = " ".join(
+                f"{k}={os.environ[k]}" for k in
+                ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS")
+                if os.environ.get(k))
+            binds = {}
+            env = preload_env(binds, dest)  # runtimes into dest/sanitizers
+            env["LD_PRELOAD"] = ":".join(
+                "/opt/sanitizers/" + os.path.basename(x)
+                for x in env["LD_PRELOAD"].split(":"))
+            conf["KC_SID_ENV"] = " ".join(f"{k}={v}" for k, v in env.items())
+        out = os.path.join(tmp, "out")
+        timing = boot(set_d, BUILD, out, conf)
+        print(f"guest: {timing['total_s']} s from boot to poweroff (host "
+              f"clock, TCG); runs at {timing['marks']}")
+        serial = open(os.path.join(out, "serial.log"), errors="replace").read()
+        runs = parse_live(os.path.join(out, "runs.txt")) \
+            if os.path.exists(os.path.join(out, "runs.txt")) else {}
+    c.ok("guest init had no failure", "inodedump-kcore: FAILED" not in serial,
+         "\n".join(x for x in serial.splitlines() if "FAILED" in x))
+    c.ok("guest: no WARNING, BUG or Oops on the console", not any(
+        w in serial for w in ("WARNING:", "BUG:", "Oops")))
+    want = ["drgn022", "cli-json", "cli-text", "cli-one", "cli-reports",
+            "cli-sweep",
+            "cli-sweep-text", "cli-log", "drgn030", "cli-json-after",
+            "cli-text-after", "cli-sweep-text-after"]
+    for name in want:
+        r = runs.get(name)
+        c.ok(f"guest run {name} ended with status 0", r and r["rc"] == 0,
+             f"{r and r['rc']}: {r and r['err'][-3000:]}")
+        c.ok(f"guest run {name}: no sanitizer report",
+             r and b"Sanitizer" not in r["err"], r and r["err"][-3000:])
+    if not all(runs.get(n) and runs[n]["rc"] == 0 for n in want):
+        return
+
+    def text(name):
+        return runs[name]["out"].decode("utf-8", "surrogateescape")
+
+    cli_doc = json.loads(text("cli-json"))
+    side = json.loads(text("drgn022"))
+    c.ok("host drgn is 0.0.22 (no command framework)",
+         side["drgn"].startswith("0.0.") and side["commands"] is None,
+         side["drgn"])
+    print(f"drgn {side['drgn']} in the guest (guest clock): "
+          f"{side['seconds']}")
+    who = f"drgn {side['drgn']} kcore"
+    c.eq(f"{who} reads through drgn", side["info"].get("reader"), "caller")
+    c.eq(f"{who} vmlinux found from drgn's open files",
+         side["info"].get("vmlinux"),
+         os.path.realpath(os.path.join(set_d, "vmlinux")))
+    c.eq(f"{who}: 14 inodes found", len(side["inodes"]), 14)
+    check_kcore_inodes(c, who, side, cli_doc)
+    eq_diff(c, f"{who} document text equals vmcore-inode --live's",
+         side["document"], text("cli-text"))
+    eq_diff(c, f"{who} document JSON equals --live --json",
+         json.loads(side["document_json"]), cli_doc)
+    c.eq(f"{who} reports() equal --live --json's (none: a stock kernel)",
+         side["reports"], json.loads(text("cli-reports"))["reports"])
+    sweep = [json.loads(x) for x in text("cli-sweep").splitlines() if x]
+    eq_diff(c, f"{who} sweep(sb) equals --live --sweep --jsonl --sb", side["sweep"],
+         sweep)
+    c.eq(f"{who} sweep(sb): the guest's 8 files and their directory",
+         sweep[-2].get("inodes") if len(sweep) > 1 else None, 9)
+    eq_diff(c, f"{who} sweep_text(sb) equals --live --sweep --sb",
+         side["sweep_text"], text("cli-sweep-text"))
+    c.ok(f"{who} log_text() is the start of the later --live --log",
+         side["log"] and text("cli-log").startswith(side["log"]),
+         f"{len(side['log'])} vs {len(text('cli-log'))} characters")
+    e = side["errors"]["unmapped"] or {}
+    c.eq(f"{who} unmapped address: FaultError", e.get("class"), "FaultError")
+    c.eq(f"{who} unmapped address: address", e.get("address"), UNMAPPED)
+    s3 = json.loads(text("drgn030"))
+    print(f"drgn {s3['drgn']} in the guest (guest clock): {s3['seconds']}")
+    who = f"drgn {s3['drgn']} kcore"
+    c.ok("chroot drgn has the command framework", s3["commands"] is not None,
+         s3["drgn"])
+    c.eq(f"{who} reads through drgn", s3["info"].get("reader"), "caller")
+    # against the command run right after it
+    after = json.loads(text("cli-json-after"))
+    for a in side["addrs"]:
+        eq_diff(c, f"{who} decode({a}) equals --live --json",
+             s3["decode"].get(a), next((i for i in after["inodes"]
+                                        if i["address"] == "0x" + a), None))
+    eq_diff(c, f"{who} document text equals vmcore-inode --live's",
+         s3["document"], text("cli-text-after"))
+    eq_diff(c, f"{who} sweep_text(sb) equals --live --sweep --sb",
+         s3["sweep_text"], text("cli-sweep-text-after"))
+    c.ok(f"{who} log_text() is the start of --live --log's",
+         s3["log"] and text("cli-log")[:len(side["log"])] ==
+         s3["log"][:len(side["log"])], "")
+    cmds = s3["commands"] or {}
+
+    def cmd(k, i):
+        v = cmds.get(k)
+        return v[i] if v else None
+
+    eq_diff(c, f"{who} %inode ADDRESS... equals vmcore-inode --live's text",
+         cmd("addresses", 0), text("cli-text-after"))
+    eq_diff(c, f"{who} %inode -j equals --live --json",
+         json.loads(cmd("json", 0) or "null"), after)
+    eq_diff(c, f"{who} %inode --sweep --sb equals --live --sweep --sb",
+         cmd("sweep", 0), text("cli-sweep-text-after"))
+    one = text("cli-one")
+    c.ok(f"{who} %inode: an unmapped address prints the error",
+         (cmd("bad", 1) or "").startswith(
+             f"inode: struct inode at {UNMAPPED:#x}"), cmd("bad", 1))
+    c.ok(f"{who} %inode: and goes on with the next address",
+         (cmd("bad", 0) or "").endswith(one), cmd("bad", 0))
 
 
 # ------------------------------------------------- reader, leak, install
@@ -590,7 +767,7 @@ def mode_install(c):
 def main():
     c = Checker()
     mode = sys.argv[1]
-    if mode in ("reader", "leak", "install"):
+    if mode in ("reader", "leak", "install", "kcore"):
         globals()["mode_" + mode](c)
     else:
         globals()["mode_" + mode](c, sys.argv[2], sys.argv[3])

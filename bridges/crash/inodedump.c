@@ -141,7 +141,7 @@ static void cmd_inode(void)
 	bool reports = false, sweep = false, log = false, info = false;
 	bool jsonl = false, violations_only = false;
 	INODEDUMP_OPTS(inodedump_sweep_opts, sweep_opts);
-	struct bridge_out o = { fp, print_error, NULL, NULL };
+	struct run_out o = { .out = fp, .on_error = print_error };
 	unsigned int flags = 0;
 	uint64_t *addrs;
 	size_t n = 0;
@@ -171,23 +171,23 @@ static void cmd_inode(void)
 		return;
 	}
 	if (log) {
-		bridge_log(session, &o);
+		run_log(session, &o);
 		return;
 	}
 	if (sweep) {
 		sweep_opts.flags = flags | INODEDUMP_DECODE_NO_PATHS;
-		bridge_sweep(session, &sweep_opts, jsonl, violations_only, &o);
+		run_sweep(session, &sweep_opts, jsonl, violations_only, &o);
 		return;
 	}
 	if (reports) {
-		bridge_reports(session, flags, format, &o);
+		run_reports(session, flags, format, &o);
 		return;
 	}
 	addrs = calloc(argcnt, sizeof(*addrs));
 	if (!addrs)
 		return;
 	for (; args[optind]; optind++) {
-		if (!bridge_parse_address(args[optind], &addrs[n])) {
+		if (!run_parse_address(args[optind], &addrs[n])) {
 			fprintf(fp, "%s: '%s' is not a hex address\n",
 				pc->curcmd, args[optind]);
 			continue;
@@ -195,7 +195,7 @@ static void cmd_inode(void)
 		n++;
 	}
 	if (n)
-		bridge_addresses(session, addrs, n, flags, format, &o);
+		run_addresses(session, addrs, n, flags, format, &o);
 	free(addrs);
 }
 

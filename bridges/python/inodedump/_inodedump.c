@@ -323,7 +323,7 @@ struct capture {
 	FILE *f;
 	PyObject *errors; /* list of messages the run reported */
 	struct inodedump_error *fatal; /* why the run as a whole failed */
-	struct bridge_out out;
+	struct run_out out;
 };
 
 static void capture_error(const char *message, void *arg)
@@ -351,7 +351,8 @@ static bool capture_begin(struct capture *c)
 		PyErr_NoMemory();
 		return false;
 	}
-	c->out = (struct bridge_out){ c->f, capture_error, c, &c->fatal };
+	c->out = (struct run_out){ .out = c->f, .on_error = capture_error,
+				  .arg = c, .fatal = &c->fatal };
 	return true;
 }
 
@@ -467,9 +468,9 @@ static PyObject *session_run_addresses(Session *s, PyObject *args,
 		free(addrs);
 		return NULL;
 	}
-	status = bridge_addresses(s->id, addrs, n, decode_flags(force, holders, 1),
-				  json ? INODEDUMP_FORMAT_JSON : INODEDUMP_FORMAT_TEXT,
-				  &c.out);
+	status = run_addresses(s->id, addrs, n, decode_flags(force, holders, 1),
+			       json ? INODEDUMP_FORMAT_JSON : INODEDUMP_FORMAT_TEXT,
+			       &c.out);
 	free(addrs);
 	return capture_end(s, &c, status);
 }
@@ -484,9 +485,9 @@ static PyObject *session_run_reports(Session *s, PyObject *args, PyObject *kw)
 					 &force, &holders) ||
 	    !session_usable(s) || !capture_begin(&c))
 		return NULL;
-	status = bridge_reports(s->id, decode_flags(force, holders, 1),
-				json ? INODEDUMP_FORMAT_JSON : INODEDUMP_FORMAT_TEXT,
-				&c.out);
+	status = run_reports(s->id, decode_flags(force, holders, 1),
+			     json ? INODEDUMP_FORMAT_JSON : INODEDUMP_FORMAT_TEXT,
+			     &c.out);
 	return capture_end(s, &c, status);
 }
 
@@ -498,8 +499,7 @@ static PyObject *session_run_log(Session *s, PyObject *unused)
 	(void)unused;
 	if (!session_usable(s) || !capture_begin(&c))
 		return NULL;
-	status = bridge_log(s->id,
-			    &c.out);
+	status = run_log(s->id, &c.out);
 	return capture_end(s, &c, status);
 }
 
@@ -520,8 +520,7 @@ static PyObject *session_run_sweep(Session *s, PyObject *args, PyObject *kw)
 		return NULL;
 	opts.sb = sb;
 	opts.flags = decode_flags(force, holders, paths);
-	status = bridge_sweep(s->id, &opts, jsonl, violations_only,
-			      &c.out);
+	status = run_sweep(s->id, &opts, jsonl, violations_only, &c.out);
 	return capture_end(s, &c, status);
 }
 

@@ -1,67 +1,96 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The runs of vmcore-inode over a host's session (run.h). Kept call for
- * call with tools/vmcore-inode.c so that a bridge prints what the command
- * prints; tests/test_bridges.py compares them byte for byte.
+ * The runs of vmcore-inode (run.h): the one copy the command and the
+ * bridges share, so that what they print cannot drift apart.
  */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "run.h"
 
-enum { RUN_CLEAN = 0, RUN_VIOLATION = 1, RUN_UNREADABLE = 3 };
-
-static int unreadable(const struct bridge_out *o, struct inodedump_error *err)
+void run_worse(int *status, int code)
 {
-	if (o->on_error)
-		o->on_error(inodedump_error_message(err), o->arg);
-	inodedump_error_free(err);
-	return RUN_UNREADABLE;
+	static const int rank[] = { [RUN_CLEAN] = 0, [RUN_VIOLATION] = 1,
+				    [RUN_PARTIAL] = 2, [RUN_UNREADABLE] = 3,
+				    [RUN_USAGE] = 4 };
+
+	if (rank[code] > rank[*status])
+		*status = code;
 }
 
-/* The run as a whole failed: the caller may want the error itself. */
-static int failed(const struct bridge_out *o, struct inodedump_error *err)
+static void say(const struct run_out *o, const char *message)
 {
 	if (o->on_error)
-		o->on_error(inodedump_error_message(err), o->arg);
-	if (o->fatal && !*o->fatal) {
-		*o->fatal = err;
-		return RUN_UNREADABLE;
-	}
-	inodedump_error_free(err);
-	return RUN_UNREADABLE;
-}
-
-static void warn(const struct bridge_out *o, const char *message)
-{
-	if (message && o->on_error)
 		o->on_error(message, o->arg);
 }
 
+/* A caller's mistake is a usage error; anything else, unreadable input. */
+static int status_of(const struct inodedump_error *err)
+{
+	return inodedump_error_code(err) == INODEDUMP_ERR_USAGE ? RUN_USAGE
+								: RUN_UNREADABLE;
+}
+
+int run_error(const struct run_out *o, struct inodedump_error *err)
+{
+	int code = status_of(err);
+
+	say(o, inodedump_error_message(err));
+	inodedump_error_free(err);
+	return code;
+}
+
+/* The run as a whole failed: the caller may want the error itself. */
+static int failed(const struct run_out *o, struct inodedump_error *err)
+{
+	if (!o->fatal || *o->fatal)
+		return run_error(o, err);
+	say(o, inodedump_error_message(err));
+	*o->fatal = err;
+	return status_of(err);
+}
+
+/* A decoded inode counts toward the status, then goes. */
 static void done_with(struct inodedump_inode *ino, int *status)
 {
-	if (inodedump_inode_violations(ino) && *status == RUN_CLEAN)
-		*status = RUN_VIOLATION;
+	if (inodedump_inode_violations(ino))
+		run_worse(status, RUN_VIOLATION);
 	inodedump_inode_free(ino);
 }
 
-bool bridge_parse_address(const char *s, uint64_t *out)
+/* A log read only in part: said, and the run is partial. */
+static int log_status(const struct run_out *o, const struct inodedump_log *log)
 {
-	char *end;
-
-	errno = 0;
-	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
-		s += 2;
-	if (!*s)
-		return false;
-	*out = strtoull(s, &end, 16);
-	return !errno && *end == '\0';
+	if (!inodedump_log_warning(log))
+		return RUN_CLEAN;
+	say(o, inodedump_log_warning(log));
+	return RUN_PARTIAL;
 }
 
-int bridge_addresses(struct inodedump *id, const uint64_t *addresses,
-		     size_t n, unsigned int flags, enum inodedump_format format,
-		     const struct bridge_out *o)
+/* Hex, with an optional 0x, at most 64 bits: no sign, no spaces. */
+bool run_parse_address(const char *s, uint64_t *out)
+{
+	size_t n;
+
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		s += 2;
+	n = strspn(s, "0123456789abcdefABCDEF");
+	if (!n || s[n])
+		return false;
+	while (n > 1 && *s == '0') { /* leading zeros do not count */
+		s++;
+		n--;
+	}
+	if (n > 16)
+		return false;
+	*out = strtoull(s, NULL, 16);
+	return true;
+}
+
+int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
+		  unsigned int flags, enum inodedump_format format,
+		  const struct run_out *o)
 {
 	struct inodedump_document *doc;
 	struct inodedump_error *err;
@@ -76,7 +105,7 @@ int bridge_addresses(struct inodedump *id, const uint64_t *addresses,
 		err = inodedump_decode(id, addresses[i], flags, &ino);
 		if (err) {
 			inodedump_document_error(doc, addresses[i], err);
-			status = unreadable(o, err);
+			run_worse(&status, run_error(o, err));
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
@@ -86,15 +115,14 @@ int bridge_addresses(struct inodedump *id, const uint64_t *addresses,
 	return status;
 }
 
-/* Each reported inode decoded once, its reports grouped under it. */
+/* The reports of one log as one document (run_reports). */
 static int reports_document(struct inodedump *id, struct inodedump_log *log,
 			    unsigned int flags, enum inodedump_format format,
-			    const struct bridge_out *o)
+			    const struct run_out *o, int status)
 {
 	struct inodedump_report *reps = NULL;
 	struct inodedump_document *doc;
 	struct inodedump_error *err;
-	int status = RUN_CLEAN;
 	size_t n;
 
 	err = inodedump_find_reports(log, &reps, &n);
@@ -113,12 +141,19 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 			seen = seen || reps[j].address == reps[i].address;
 		if (seen)
 			continue;
-		err = inodedump_decode(id, reps[i].address, flags, &ino);
+		/*
+		 * The kernel's own dump_inode() named it an inode: decode it as
+		 * far as memory allows even where it fails the plausibility
+		 * checks (a report of "fs:<unknown, sb unreadable>" has no
+		 * superblock to find); what it lacks is in its errors.
+		 */
+		err = inodedump_decode(id, reps[i].address,
+				       flags | INODEDUMP_DECODE_FORCE, &ino);
 		for (size_t j = i; j < n; j++)
 			if (reps[j].address == reps[i].address)
 				inodedump_document_report(doc, &reps[j], ino, err);
 		if (err) {
-			status = unreadable(o, err);
+			run_worse(&status, run_error(o, err));
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
@@ -129,8 +164,8 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 	return status;
 }
 
-int bridge_reports(struct inodedump *id, unsigned int flags,
-		   enum inodedump_format format, const struct bridge_out *o)
+int run_reports(struct inodedump *id, unsigned int flags,
+		enum inodedump_format format, const struct run_out *o)
 {
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
@@ -138,36 +173,46 @@ int bridge_reports(struct inodedump *id, unsigned int flags,
 
 	if (err)
 		return failed(o, err);
-	warn(o, inodedump_log_warning(log));
-	status = reports_document(id, log, flags, format, o);
+	status = reports_document(id, log, flags, format, o, log_status(o, log));
 	inodedump_log_free(log);
 	return status;
 }
 
-int bridge_log(struct inodedump *id, const struct bridge_out *o)
+int run_log(struct inodedump *id, const struct run_out *o)
 {
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
+	int status;
 
 	if (err)
 		return failed(o, err);
-	warn(o, inodedump_log_warning(log));
+	status = log_status(o, log);
 	inodedump_log_print(log, o->out);
 	inodedump_log_free(log);
-	return RUN_CLEAN;
+	return status;
 }
 
 /* ---------------------------------------------------------------- sweep */
 
 struct sweep_run {
-	const struct bridge_out *o;
+	const struct run_out *o;
 	bool jsonl, violations_only;
 	/* Text: a superblock's violating inodes wait for its summary line. */
 	char *pending;
 	size_t pending_len;
 	FILE *pending_f;
 	struct inodedump_sweep_totals totals;
+	struct timespec start, last;
 };
+
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
 
 static void sweep_inode(const struct inodedump_sweep_sb *sb,
 			const struct inodedump_inode *ino, void *arg)
@@ -175,9 +220,15 @@ static void sweep_inode(const struct inodedump_sweep_sb *sb,
 	struct sweep_run *r = arg;
 	size_t v = inodedump_inode_violations(ino);
 
-	(void)sb;
 	r->totals.inodes++;
 	r->totals.violations += v != 0;
+	if (r->o->progress && seconds_since(&r->last) > 0.25) {
+		clock_gettime(CLOCK_MONOTONIC, &r->last);
+		fprintf(stderr, "\r%zu inodes, %.0f/s, superblock %s (%s)   ",
+			r->totals.inodes,
+			r->totals.inodes / seconds_since(&r->start),
+			sb->fs_type, sb->s_id);
+	}
 	if (r->violations_only && !v)
 		return;
 	if (r->jsonl) {
@@ -218,23 +269,38 @@ static void sweep_sb(const struct inodedump_sweep_sb *sb, void *arg)
 	}
 }
 
-int bridge_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
-		 bool jsonl, bool violations_only, const struct bridge_out *o)
+int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
+	      bool jsonl, bool violations_only, const struct run_out *o)
 {
 	struct sweep_run r = { .o = o, .jsonl = jsonl,
 			       .violations_only = violations_only };
 	struct inodedump_error *err;
 
+	clock_gettime(CLOCK_MONOTONIC, &r.start);
+	r.last = r.start;
 	err = inodedump_sweep(id, opts, sweep_inode, sweep_sb, &r);
 	if (r.pending_f) { /* a superblock the sweep never finished */
 		fclose(r.pending_f);
 		free(r.pending);
 	}
+	if (o->progress)
+		fprintf(stderr, "\r%60s\r", "");
 	inodedump_sweep_summary_print(&r.totals,
 				      jsonl ? INODEDUMP_FORMAT_JSON
 					    : INODEDUMP_FORMAT_TEXT,
 				      o->out);
 	if (err)
 		return failed(o, err);
+	if (r.totals.cut_short) {
+		char message[160];
+
+		snprintf(message, sizeof(message),
+			 "%zu superblock walk%s cut short: inodes of %s were "
+			 "not checked",
+			 r.totals.cut_short, r.totals.cut_short == 1 ? "" : "s",
+			 r.totals.cut_short == 1 ? "it" : "them");
+		say(o, message);
+		return RUN_PARTIAL;
+	}
 	return r.totals.violations ? RUN_VIOLATION : RUN_CLEAN;
 }
