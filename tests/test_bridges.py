@@ -499,7 +499,7 @@ def mode_kcore(c):
     from kcore_guest import boot
     from test_live import parse_live
     set_d = set_dir("stock")
-    chroot = sid_chroot(CHROOT_DRGN)
+    chroot = sid_chroot()
     # the guest sees it over 9p (below the build directory, as the build)
     with tempfile.TemporaryDirectory(dir=BUILD, prefix="kcore-") as tmp:
         dest, site, lib = install_tree(tmp)
@@ -537,6 +537,19 @@ def mode_kcore(c):
              f"{r and r['rc']}: {r and r['err'][-3000:]}")
         c.ok(f"guest run {name}: no sanitizer report",
              r and b"Sanitizer" not in r["err"], r and r["err"][-3000:])
+    # Not root: a real uid switch in the guest, refused with a reason.
+    r = runs.get("nonroot-id")
+    c.ok("setpriv gives uid 65534", r and r["rc"] == 0 and
+         r["out"].startswith(b"uid=65534(nobody) gid=65534(nogroup)"),
+         r and (r["out"] + r["err"]).decode(errors="replace"))
+    for name in ("nonroot", "nonroot-reports"):
+        r = runs.get(name)
+        err = r["err"].decode(errors="replace") if r else ""
+        c.eq(f"{name}: exit code", r and r["rc"], 3)
+        c.ok(f"{name} says /proc/kcore needs root",
+             "cannot open /proc/kcore" in err and "needs root" in err, err)
+        c.ok(f"{name} prints no result", r and r["out"].strip() == b"",
+             r and r["out"][:300].decode(errors="replace"))
     if not all(runs.get(n) and runs[n]["rc"] == 0 for n in want):
         return
 

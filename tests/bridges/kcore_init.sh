@@ -112,6 +112,12 @@ if [ -f /kc/addrs.txt ]; then
 	run cli-sweep in_host $VMCORE_INODE --sweep --jsonl --sb "$SB"
 	run cli-sweep-text in_host $VMCORE_INODE --sweep --sb "$SB"
 	run cli-log in_host $VMCORE_INODE --log
+	# Not root (the stock kernel has users, unlike the patched tinyconfig
+	# one): /proc/kcore is refused with a reason, before any vmlinux read.
+	NOBODY="/usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups"
+	run nonroot-id in_host $NOBODY /usr/bin/id
+	run nonroot in_host $NOBODY $VMCORE_INODE --json "${ADDRS%% *}"
+	run nonroot-reports in_host $NOBODY $VMCORE_INODE
 else
 	fail "the drgn 0.0.22 run wrote no addresses"
 fi
