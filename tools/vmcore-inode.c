@@ -425,10 +425,15 @@ int main(int argc, char **argv)
 	err = inodedump_open(argv[optind], &opts, &id);
 	if (err)
 		return unreadable(err);
-	if (!opts.vmlinux)
+	if (!opts.vmlinux && inodedump_fact(id, INODEDUMP_FACT_VMLINUX))
 		fprintf(stderr, "vmcore-inode: using %s (%s)\n",
-			inodedump_fact(id, "vmlinux"),
-			inodedump_fact(id, "vmlinux_source"));
+			inodedump_fact(id, INODEDUMP_FACT_VMLINUX),
+			inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
+	else if (!opts.vmlinux)
+		fprintf(stderr, "vmcore-inode: no vmlinux: types from %s, "
+				"symbols from %s\n",
+			inodedump_fact(id, INODEDUMP_FACT_TYPES),
+			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
 	if (info) {
 		inodedump_facts_print(id, stdout);
 		inodedump_close(id);

@@ -320,8 +320,7 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 	find_rows(t, l, IDD_IN_SB, l->have_sb ? &l->sb : NULL);
 	idd_types_member(t, &l->inode, "i_data", &l->i_data);
 	if (l->i_data.present && l->i_data.kind == IDD_KIND_STRUCT) {
-		l->mapping = (struct idd_struct){ .die = l->i_data.type,
-						  .size = l->i_data.size };
+		l->mapping = idd_member_struct(&l->i_data);
 		l->have_mapping = true;
 	}
 	find_rows(t, l, IDD_IN_MAPPING, l->have_mapping ? &l->mapping : NULL);

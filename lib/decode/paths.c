@@ -124,7 +124,7 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 		return err;
 	idd_types_member(t, &inode, "i_lru", &i_lru);
 	if (i_lru.present && i_lru.kind == IDD_KIND_STRUCT) {
-		struct idd_struct list = { .die = i_lru.type, .size = i_lru.size };
+		struct idd_struct list = idd_member_struct(&i_lru);
 
 		idd_types_member(t, &list, "next", &l->list_next);
 	}
