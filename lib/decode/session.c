@@ -583,7 +583,7 @@ void inodedump_close(struct inodedump *id)
 		return;
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
-	idd_btf_free(id->btf);
+	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);

@@ -14,7 +14,7 @@ struct inode_layout;
 struct idd_modules;
 struct path_layout;
 struct sym_memo;
-struct idd_btf;
+struct idd_btfl;
 struct page_layout;
 
 struct inodedump {
@@ -34,7 +34,7 @@ struct inodedump {
 	struct path_layout *paths_layout;
 	struct idd_holders *holders; /* one task walk per session */
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
-	struct idd_btf *btf;	     /* loaded on first use */
+	struct idd_btfl *btf;	     /* loaded on first use */
 	struct page_layout *pages_layout; /* pages.c, on first use */
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */

@@ -6,10 +6,10 @@
  * reads BTF needs libbpf installed (the bridges' chroots, a caller of the
  * library with a vmlinux).
  *
- * Two uses: a session without vmlinux takes every type from the BTF the
- * dump carries (__start_BTF..__stop_BTF, found through kallsyms), and a
- * session with a DWARF vmlinux takes struct mount from BTF (private to
- * fs/, it is only defined deep in .debug_info).
+ * A session without vmlinux takes every type from the BTF the dump
+ * carries (__start_BTF..__stop_BTF, found through kallsyms). (A session
+ * with a DWARF vmlinux takes struct mount from BTF through our own lazy
+ * parser, btf_lazy.c: see there why.)
  *
  * Lookups by name go through one index of the named structs, unions and
  * enums, built in one pass over the types: libbpf's
@@ -17,9 +17,7 @@
  */
 #include <bpf/btf.h>
 #include <dlfcn.h>
-#include <gelf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <linux/btf.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -509,32 +507,6 @@ bool idd_btf_enumerator(struct idd_btf *b, const char *name, int64_t *value)
 
 /* ------------------------------------------------------------ sources -- */
 
-/* vmlinux's .BTF section; *out NULL when it has none with contents. */
-static struct inodedump_error *from_vmlinux(Elf *elf, struct idd_btf **out)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	*out = NULL;
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
-		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
-		    strcmp(name, ".BTF"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size)
-			return NULL;
-		return idd_btf_parse(d->d_buf, d->d_size, "in vmlinux", out);
-	}
-	return NULL;
-}
-
 #define CACHE_NAME "vmlinux.btf"
 
 struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
@@ -585,27 +557,6 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		struct idd_cache_part part = { copy, stop - start };
 
 		idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
-	}
-	return err;
-}
-
-struct inodedump_error *idd_btf_load(struct idd_types *types,
-				     struct idd_symbols *syms,
-				     struct idd_target *t,
-				     struct idd_btf **out)
-{
-	struct inodedump_error *err = from_vmlinux(idd_types_elf(types), out);
-	struct inodedump_error *mem_err;
-	bool cached;
-	uint64_t at;
-
-	if ((!err && *out) || idd_error_is_nomem(err))
-		return err;
-	/* No usable .BTF in vmlinux: the kernel's own copy, in memory. */
-	mem_err = idd_btf_from_dump(syms, t, NULL, out, &cached, &at);
-	if (mem_err || *out) {
-		inodedump_error_free(err);
-		return mem_err;
 	}
 	return err;
 }

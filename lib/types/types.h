@@ -220,6 +220,7 @@ bool idd_cache_store(const char *dir, const char *name,
 /* ---- btf.c: BTF through libbpf ---- */
 
 /* Parse BTF bytes (copied); where names them in messages. */
+void idd_btf_free(struct idd_btf *btf);
 struct inodedump_error *idd_btf_parse(const void *data, size_t size,
 				      const char *where, struct idd_btf **out);
 size_t idd_btf_size(const struct idd_btf *btf);
@@ -248,22 +249,24 @@ bool idd_btf_enum(struct idd_btf *btf, const char *enum_name,
 bool idd_btf_enumerator(struct idd_btf *btf, const char *name, int64_t *value);
 
 /*
- * btf.c: BTF from vmlinux's .BTF, else from the dump's memory (between
- * the symbols __start_BTF and __stop_BTF, read through t). *out is NULL
- * when neither has any; an error says why BTF that is there could not be
- * read (a fault names its address). Free with idd_btf_free().
+ * btf_lazy.c: struct mount for a DWARF session, from vmlinux's .BTF, else
+ * from the dump's memory (between the symbols __start_BTF and __stop_BTF,
+ * read through t). *out is NULL when neither has any; an error says why
+ * BTF that is there could not be read (a fault names its address). Free
+ * with idd_btfl_free().
  */
-struct inodedump_error *idd_btf_load(struct idd_types *types,
-				     struct idd_symbols *syms,
-				     struct idd_target *t,
-				     struct idd_btf **out);
-void idd_btf_free(struct idd_btf *btf);
+struct idd_btfl;
+struct inodedump_error *idd_btfl_load(struct idd_types *types,
+				      struct idd_symbols *syms,
+				      struct idd_target *t,
+				      struct idd_btfl **out);
+void idd_btfl_free(struct idd_btfl *btf);
 /*
  * A member's offset by dotted path, like idd_types_member(); false when
  * the BTF has no such struct or member (a pure lookup: it cannot fail).
  */
-bool idd_btf_member(struct idd_btf *btf, const char *structname,
-		    const char *path, struct idd_member *out);
+bool idd_btfl_member(struct idd_btfl *btf, const char *structname,
+		     const char *path, struct idd_member *out);
 
 /*
  * modules.c: the symbol of a loaded module that covers addr
