@@ -94,6 +94,7 @@ struct idd_btf {
 	uint32_t *enums; /* every enum's id, for enumerators by name */
 	size_t nenums;
 	size_t size;
+	struct idd_cache_file index; /* slots and enums, when from the cache */
 };
 
 static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
@@ -180,11 +181,14 @@ static struct inodedump_error *build_index(struct idd_btf *b)
 
 static uint32_t lookup(const struct idd_btf *b, const char *name, int class)
 {
-	for (uint32_t h = hash_name(name, class) & b->mask; b->slots[h];
-	     h = (h + 1) & b->mask) {
-		const struct btf_type *o = B.type_by_id(b->btf, b->slots[h]);
+	uint32_t h = hash_name(name, class) & b->mask;
 
-		if (name_class(o) == class && !strcmp(name_of(b, o), name))
+	/* Bounded, and each id checked: the index may come from the cache. */
+	for (uint32_t probes = 0; b->slots[h] && probes <= b->mask;
+	     probes++, h = (h + 1) & b->mask) {
+		const struct btf_type *o = type_at(b, b->slots[h]);
+
+		if (o && name_class(o) == class && !strcmp(name_of(b, o), name))
 			return b->slots[h];
 	}
 	return 0;
@@ -196,8 +200,12 @@ void idd_btf_free(struct idd_btf *b)
 		return;
 	if (b->btf)
 		B.free_(b->btf);
-	free(b->slots);
-	free(b->enums);
+	if (b->index.data) {
+		idd_cache_unmap(&b->index);
+	} else {
+		free(b->slots);
+		free(b->enums);
+	}
 	free(b);
 }
 
@@ -206,8 +214,62 @@ size_t idd_btf_size(const struct idd_btf *b)
 	return b->size;
 }
 
+#define INDEX_MAGIC "IDDBTFX1"
+#define INDEX_NAME "vmlinux.btf.index"
+
+/*
+ * The index as the cache keeps it: magic, the BTF's size and type count,
+ * the slot count, the enum count, then the slots and the enum ids. Only
+ * its shape is checked here: every id is checked where it is used.
+ */
+static bool index_from_cache(struct idd_btf *b, const char *dir)
+{
+	uint64_t h[5];
+
+	if (!idd_cache_map(dir, INDEX_NAME, &b->index))
+		return false;
+	if (b->index.size < sizeof(h))
+		goto bad;
+	memcpy(h, b->index.data, sizeof(h));
+	if (memcmp(&h[0], INDEX_MAGIC, 8) || h[1] != b->size ||
+	    h[2] != b->ntypes || h[3] < 64 || h[3] > (1u << 26) ||
+	    (h[3] & (h[3] - 1)) || h[4] > b->ntypes ||
+	    b->index.size != sizeof(h) + 4 * (h[3] + h[4]))
+		goto bad;
+	b->slots = (uint32_t *)((uint8_t *)b->index.data + sizeof(h));
+	b->mask = (uint32_t)h[3] - 1;
+	b->enums = b->slots + h[3];
+	b->nenums = h[4];
+	return true;
+bad:
+	idd_cache_unmap(&b->index);
+	return false;
+}
+
+static void index_to_cache(const struct idd_btf *b, const char *dir)
+{
+	uint64_t h[5] = { 0, b->size, b->ntypes, (uint64_t)b->mask + 1,
+			  b->nenums };
+	struct idd_cache_part parts[] = {
+		{ h, sizeof(h) },
+		{ b->slots, 4 * ((size_t)b->mask + 1) },
+		{ b->enums, 4 * b->nenums },
+	};
+
+	memcpy(&h[0], INDEX_MAGIC, 8);
+	idd_cache_store(dir, INDEX_NAME, parts, 3);
+}
+
 struct inodedump_error *idd_btf_parse(const void *data, size_t size,
 				      const char *where, struct idd_btf **out)
+{
+	return idd_btf_parse_cached(data, size, where, NULL, out);
+}
+
+struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
+					     const char *where,
+					     const char *cache_dir,
+					     struct idd_btf **out)
 {
 	_cleanup_free_ struct idd_btf *b = NULL;
 	const char *why = bpf_load();
@@ -237,10 +299,16 @@ struct inodedump_error *idd_btf_parse(const void *data, size_t size,
 	}
 	b->ntypes = B.type_cnt(b->btf);
 	b->size = size;
+	if (cache_dir && index_from_cache(b, cache_dir)) {
+		*out = TAKE_PTR(b);
+		return NULL;
+	}
 	if ((err = build_index(b))) {
 		idd_btf_free(TAKE_PTR(b));
 		return err;
 	}
+	if (cache_dir)
+		index_to_cache(b, cache_dir);
 	*out = TAKE_PTR(b);
 	return NULL;
 }
@@ -533,7 +601,9 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 				    start, stop - start);
 	if (idd_cache_map(cache_dir, CACHE_NAME, &f)) {
 		if (f.size == stop - start) {
-			err = idd_btf_parse(f.data, f.size, "in the cache", out);
+			err = idd_btf_parse_cached(f.data, f.size,
+						   "in the cache", cache_dir,
+						   out);
 			idd_cache_unmap(&f);
 			if (!err) {
 				*cached = true;
@@ -552,7 +622,8 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		return idd_error_wrap(err, "the kernel's BTF (%" PRIu64
 				      " bytes at 0x%" PRIx64 ")",
 				      stop - start, start);
-	err = idd_btf_parse(copy, stop - start, "in the dump", out);
+	err = idd_btf_parse_cached(copy, stop - start, "in the dump",
+				   cache_dir, out);
 	if (!err && cache_dir) {
 		struct idd_cache_part part = { copy, stop - start };
 

@@ -32,7 +32,7 @@
 #define MAX_NAMES (64u << 20)
 #define KSYM_NAME_LEN 512
 #define CACHE_NAME "kallsyms"
-#define CACHE_MAGIC "IDDKSYM1"
+#define CACHE_MAGIC "IDDKSYM2"
 
 struct idd_kallsyms {
 	size_t n;
@@ -41,6 +41,8 @@ struct idd_kallsyms {
 	const char *type;
 	const char *strings;
 	size_t strings_len;
+	const uint32_t *slots; /* by name: index + 1, open addressing */
+	uint32_t mask;
 	void *owned;		   /* one allocation holding the above */
 	struct idd_cache_file map; /* or the cache file, mapped */
 };
@@ -59,19 +61,37 @@ size_t idd_kallsyms_count(const struct idd_kallsyms *ks)
 	return ks->n;
 }
 
-/* The layout of one block: header, addr[n], name[n], type[n], strings. */
+/*
+ * The layout of one block, which is also the cache file: a header (magic,
+ * n, strings_len, nslots), addr[n], name[n], slots[nslots] (a hash of the
+ * names, so that a name is found without a pass), type[n], strings.
+ */
 struct block_layout {
-	size_t addr, name, type, strings, total;
+	size_t addr, name, slots, type, strings, total;
+	uint64_t nslots;
 };
+
+#define HEADER 32
+
+static uint64_t slots_for(uint64_t n)
+{
+	uint64_t c = 64;
+
+	while (c < 2 * n)
+		c *= 2;
+	return c;
+}
 
 static bool layout_of(uint64_t n, uint64_t strings_len, struct block_layout *l)
 {
 	memset(l, 0, sizeof(*l));
 	if (n > MAX_SYMS || strings_len > MAX_NAMES)
 		return false;
-	l->addr = 24;
+	l->nslots = slots_for(n);
+	l->addr = HEADER;
 	l->name = l->addr + 8 * n;
-	l->type = l->name + 4 * n;
+	l->slots = l->name + 4 * n;
+	l->type = l->slots + 4 * l->nslots;
 	l->strings = l->type + n;
 	l->total = l->strings + strings_len;
 	return true;
@@ -84,9 +104,43 @@ static void point_at(struct idd_kallsyms *ks, const uint8_t *block,
 	ks->n = n;
 	ks->addr = (const uint64_t *)(block + l->addr);
 	ks->name = (const uint32_t *)(block + l->name);
+	ks->slots = (const uint32_t *)(block + l->slots);
+	ks->mask = (uint32_t)l->nslots - 1;
 	ks->type = (const char *)(block + l->type);
 	ks->strings = (const char *)(block + l->strings);
 	ks->strings_len = strings_len;
+}
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* Fill the name hash of a sorted block: the first symbol of a name wins. */
+static void hash_block(uint8_t *block, const struct block_layout *l, size_t n)
+{
+	uint32_t *slots = (uint32_t *)(block + l->slots);
+	const uint32_t *name = (const uint32_t *)(block + l->name);
+	const char *strings = (const char *)(block + l->strings);
+	uint32_t mask = (uint32_t)l->nslots - 1;
+
+	memset(slots, 0, 4 * l->nslots);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = strings + name[i];
+
+		for (uint32_t h = hash_name(s) & mask;; h = (h + 1) & mask) {
+			if (!slots[h]) {
+				slots[h] = (uint32_t)i + 1;
+				break;
+			}
+			if (!strcmp(strings + name[slots[h] - 1], s))
+				break;
+		}
+	}
 }
 
 /* A cached block, checked as untrusted input. */
@@ -99,18 +153,21 @@ static bool from_cache(const char *dir, struct idd_kallsyms *ks)
 	if (!idd_cache_map(dir, CACHE_NAME, &ks->map))
 		return false;
 	d = ks->map.data;
-	if (ks->map.size < 24 || memcmp(d, CACHE_MAGIC, 8))
+	if (ks->map.size < HEADER || memcmp(d, CACHE_MAGIC, 8))
 		goto bad;
 	memcpy(&n, d + 8, 8);
 	memcpy(&slen, d + 16, 8);
 	if (!n || !slen || !layout_of(n, slen, &l) || l.total != ks->map.size)
 		goto bad;
 	point_at(ks, d, &l, n, slen);
+	/*
+	 * Only the shape is checked here; each name offset and slot is
+	 * checked where it is used (a pass over them all cost more than the
+	 * lookups). Addresses out of order only give wrong names, as a
+	 * wrong dump would.
+	 */
 	if (ks->strings[slen - 1] != '\0')
 		goto bad;
-	for (size_t i = 0; i < n; i++)
-		if (ks->name[i] >= slen || (i && ks->addr[i] < ks->addr[i - 1]))
-			goto bad;
 	return true;
 bad:
 	idd_cache_unmap(&ks->map);
@@ -282,18 +339,20 @@ idd_kallsyms_from_tables(const struct idd_kallsyms_tables *t,
 	/* Shrink to what the names took: the block is what the cache keeps. */
 	{
 		struct block_layout small;
-		uint64_t hdr[3];
+		uint64_t hdr[4];
 
 		layout_of(n, used, &small);
 		memmove(block + small.strings, block + l.strings, used);
 		memcpy(hdr, CACHE_MAGIC, 8);
 		hdr[1] = n;
 		hdr[2] = used;
+		hdr[3] = small.nslots;
 		memcpy(block, hdr, sizeof(hdr));
 		l = small;
 	}
 	if ((err = sort_block(block, &l, n)))
 		return err;
+	hash_block(block, &l, n);
 	point_at(ks, block, &l, n, used);
 	ks->owned = TAKE_PTR(block);
 	*out = TAKE_PTR(ks);
@@ -455,10 +514,15 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 bool idd_kallsyms_address(const struct idd_kallsyms *ks, const char *name,
 			  uint64_t *addr)
 {
-	for (size_t i = 0; i < ks->n; i++) {
-		const char *n = ks->strings + ks->name[i];
+	uint32_t h = hash_name(name) & ks->mask;
 
-		if (*n == *name && !strcmp(n, name)) {
+	/* Bounded: a cache file may have every slot taken. */
+	for (uint32_t probes = 0; ks->slots[h] && probes <= ks->mask;
+	     probes++, h = (h + 1) & ks->mask) {
+		uint32_t i = ks->slots[h] - 1;
+
+		if (i < ks->n && ks->name[i] < ks->strings_len &&
+		    !strcmp(ks->strings + ks->name[i], name)) {
 			*addr = ks->addr[i];
 			return true;
 		}
@@ -494,6 +558,8 @@ struct inodedump_error *idd_kallsyms_name(const struct idd_kallsyms *ks,
 		i--;
 	if (next == ks->n && addr - ks->addr[i] >= 0x10000)
 		return NULL;
+	if (ks->name[i] >= ks->strings_len)
+		return NULL; /* a damaged cache file */
 	name = ks->strings + ks->name[i];
 	if (!*name)
 		return NULL;

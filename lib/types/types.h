@@ -223,6 +223,11 @@ bool idd_cache_store(const char *dir, const char *name,
 void idd_btf_free(struct idd_btf *btf);
 struct inodedump_error *idd_btf_parse(const void *data, size_t size,
 				      const char *where, struct idd_btf **out);
+/* The same, its name index kept in (and taken from) cache_dir. */
+struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
+					     const char *where,
+					     const char *cache_dir,
+					     struct idd_btf **out);
 size_t idd_btf_size(const struct idd_btf *btf);
 /*
  * The kernel's BTF in the dump (__start_BTF..__stop_BTF by syms), or the
