@@ -439,8 +439,8 @@ void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
 				 &budget))
 			return;
 		type = peel(b, type);
-		if (!type)
-			return;
+		if (!type_at(b, type))
+			return; /* void, or an id past the types */
 		if (!dot)
 			break;
 		if (bitfield)
