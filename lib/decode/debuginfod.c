@@ -2,11 +2,11 @@
 /*
  * vmlinux by build-id from debuginfod (DEBUGINFOD_URLS), through elfutils'
  * libdebuginfod, loaded with dlopen(3) only when the variable is set. It
- * caches what it fetches where it always does (~/.cache/debuginfod_client).
- * A server that never answers must not hang a run: a transfer that makes
- * no progress for INODEDUMP_DEBUGINFOD_STALL seconds (default 30; the
- * library's own DEBUGINFOD_TIMEOUT also applies) is abandoned. On a
- * terminal, the download's progress goes to stderr.
+ * caches what it fetches where it always does (~/.cache/debuginfod_client,
+ * or DEBUGINFOD_CACHE_PATH). A server that never answers must not hang a
+ * run: a query that receives nothing for INODEDUMP_DEBUGINFOD_STALL seconds
+ * (default 30; libdebuginfod's own DEBUGINFOD_TIMEOUT, 90, also applies)
+ * is abandoned. On a terminal, the download's progress goes to stderr.
  */
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
@@ -25,7 +25,7 @@ struct progress {
 	long last_done;
 	double last_change;
 	double stall;
-	bool tty, printed;
+	bool tty, printed, gave_up;
 };
 
 static double now(void)
@@ -43,12 +43,17 @@ static int on_progress(debuginfod_client *c, long done, long total)
 	struct progress *p = get_user_data(c);
 	double t = now();
 
-	if (done != p->last_done) {
-		p->last_done = done;
+	/*
+	 * Until a server answers, libdebuginfod passes its loop count as
+	 * done (one more per call, about one a second): that is no progress.
+	 * Bytes are, once a download has begun (a size known, or done
+	 * growing by more than one).
+	 */
+	if ((total > 0 && done != p->last_done) || done > p->last_done + 1)
 		p->last_change = t;
-	} else if (t - p->last_change > p->stall) {
-		return 1; /* nothing for too long: give up */
-	}
+	else if (t - p->last_change > p->stall)
+		return p->gave_up = true; /* nothing for too long: give up */
+	p->last_done = done;
 	if (p->tty && done > (1 << 20)) {
 		fprintf(stderr, "\rvmcore-inode: debuginfod: %ld of %ld MiB",
 			done >> 20, total > 0 ? total >> 20 : 0);
@@ -128,12 +133,15 @@ char *idd_debuginfod_vmlinux(const char *build_id, char **why)
 	end(c);
 	/* libdebuginfod stays loaded: its curl handles are process-wide. */
 	if (fd < 0) {
-		*why = idd_strdup_printf(
-			"debuginfod (%s) has no vmlinux with build-id %s: %s", urls,
-			build_id,
-			fd == -ENOENT	    ? "not found"
-			: fd == -ECANCELED ? "no progress, gave up"
-					    : strerror(-fd));
+		if (p.gave_up)
+			*why = idd_strdup_printf(
+				"debuginfod (%s) sent nothing for %g s: gave up "
+				"on vmlinux %s", urls, p.stall, build_id);
+		else
+			*why = idd_strdup_printf(
+				"debuginfod (%s) has no vmlinux with build-id "
+				"%s: %s", urls, build_id,
+				fd == -ENOENT ? "not found" : strerror(-fd));
 		free(path);
 		return NULL;
 	}
