@@ -283,6 +283,8 @@ def case_vmlinux_discovery_missing(c, tmp):
     data[at:at + 22] = b"SYMBOL(kallsyms_nameX)"
     p = os.path.join(tmp, "no-kallsyms.vmcore")
     open(p, "wb").write(data)
+    # A cache of its own: the first run's holds this kernel's kallsyms.
+    env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache2")
     r = run(["--debug-root", tmp, p], env=env)
     c.eq("no vmlinux, no kallsyms: exit code", r.returncode, 3)
     for w in ("no vmlinux for release " + release_of(d),
