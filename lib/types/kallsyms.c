@@ -222,16 +222,39 @@ static struct inodedump_error *sort_block(uint8_t *block,
 	return NULL;
 }
 
+/* Each of the 256 tokens, found once: where it starts, how long it is. */
+struct tokens {
+	const char *at[256];
+	uint8_t len[256];
+};
+
+/* False when a token does not end inside the token table. */
+static bool find_tokens(const struct idd_kallsyms_tables *t, struct tokens *k)
+{
+	for (int i = 0; i < 256; i++) {
+		size_t start = t->token_index[i], end = start;
+
+		while (end < t->token_table_len && t->token_table[end] &&
+		       end - start < 255)
+			end++;
+		if (end >= t->token_table_len || t->token_table[end])
+			return false;
+		k->at[i] = t->token_table + start;
+		k->len[i] = (uint8_t)(end - start);
+	}
+	return true;
+}
+
 /*
  * Expand name at *off of the names table (advancing *off) into out
  * (KSYM_NAME_LEN); *type its type letter. False when the table is cut
- * short or a token does not end inside the token table.
+ * short.
  */
-static bool expand(const struct idd_kallsyms_tables *t, size_t *off,
-		   char *type, char *out, size_t *outlen)
+static bool expand(const struct idd_kallsyms_tables *t, const struct tokens *k,
+		   size_t *off, char *type, char *out, size_t *outlen)
 {
 	size_t len, o = *off, n = 0;
-	bool first = true;
+	char buf[KSYM_NAME_LEN + 256];
 
 	if (o >= t->names_len)
 		return false;
@@ -243,21 +266,22 @@ static bool expand(const struct idd_kallsyms_tables *t, size_t *off,
 	}
 	if (len > t->names_len - o)
 		return false;
-	*type = '?';
-	for (size_t k = 0; k < len; k++) {
-		size_t tok = t->token_index[t->names[o + k]];
+	/* Whole tokens while they fit; the name is cut as the kernel cuts it. */
+	for (size_t i = 0; i < len && n < KSYM_NAME_LEN; i++) {
+		uint8_t b = t->names[o + i];
 
-		for (; tok < t->token_table_len && t->token_table[tok]; tok++) {
-			if (first) {
-				*type = t->token_table[tok];
-				first = false;
-			} else if (n + 1 < KSYM_NAME_LEN) {
-				out[n++] = t->token_table[tok];
-			}
-		}
-		if (tok >= t->token_table_len)
-			return false;
+		memcpy(buf + n, k->at[b], k->len[b]);
+		n += k->len[b];
 	}
+	if (!n) {
+		*type = '?';
+		n = 1;
+		buf[0] = '?';
+	} else {
+		*type = buf[0];
+	}
+	n = n - 1 < KSYM_NAME_LEN - 1 ? n - 1 : KSYM_NAME_LEN - 1;
+	memcpy(out, buf + 1, n);
 	out[n] = '\0';
 	*outlen = n;
 	*off = o + len;
@@ -288,6 +312,7 @@ idd_kallsyms_from_tables(const struct idd_kallsyms_tables *t,
 	struct inodedump_error *err;
 	size_t n = t->num_syms, off = 0, used = 0, cap;
 	bool absolute_percpu = false;
+	struct tokens tokens;
 
 	if (!ks)
 		return idd_nomem();
@@ -306,11 +331,14 @@ idd_kallsyms_from_tables(const struct idd_kallsyms_tables *t,
 	if (!layout_of(n, cap, &l) || !(block = malloc(l.total)))
 		return idd_nomem();
 	point_at(ks, block, &l, n, cap);
+	if (!find_tokens(t, &tokens))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "kallsyms: a token runs past kallsyms_token_table");
 	for (size_t i = 0; i < n; i++) {
 		char name[KSYM_NAME_LEN], type;
 		size_t len;
 
-		if (!expand(t, &off, &type, name, &len))
+		if (!expand(t, &tokens, &off, &type, name, &len))
 			return idd_error(INODEDUMP_ERR_DUMP,
 					 "kallsyms: name %zu of %zu runs past "
 					 "the table (offset %zu)", i, n, off);
