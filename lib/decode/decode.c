@@ -311,8 +311,8 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 		free(l);
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "struct inode in %s has no i_mode or i_sb: "
-				 "not a Linux vmlinux?",
-				 id->vmlinux);
+				 "not a Linux kernel?",
+				 id->types_source);
 	}
 	err = idd_types_pointee_struct(t, &l->row[IDD_M_sb].m, &l->sb);
 	l->have_sb = !err;
