@@ -125,11 +125,20 @@ class Stats:
 def instructions(cmd):
     """Instructions the command executes (callgrind's count): unlike wall
     time, the same on a busy machine as on a quiet one. None without
-    valgrind."""
+    valgrind. A leading env(1) with VAR=value words becomes the
+    environment (callgrind would count env itself)."""
     if not shutil.which("valgrind"):
         return None
+    env = None
+    if cmd and cmd[0] == "env":
+        env = dict(os.environ)
+        cmd = cmd[1:]
+        while cmd and "=" in cmd[0] and not cmd[0].startswith("/"):
+            k, _, v = cmd[0].partition("=")
+            env[k] = v
+            cmd = cmd[1:]
     r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     m = re.search(rb"Collected : (\d+)", r.stderr)
     return int(m.group(1)) if m else None
 
