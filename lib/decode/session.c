@@ -314,6 +314,7 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),
 		ks_cached ? ", cached in " : "", ks_cached ? cache : "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
+	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))
 		return err;
 	if (!id->types_source || !id->symbols_source || !id->vmlinux_source)

@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/cleanup.h"
 #include "target/target.h"
@@ -40,6 +42,7 @@ static struct {
 	__typeof__(btf__type_by_id) *type_by_id;
 	__typeof__(btf__name_by_offset) *name_by_offset;
 	__typeof__(btf__resolve_size) *resolve_size;
+	__typeof__(btf__parse_raw_split) *parse_raw_split;
 } B;
 static char bpf_error[512];
 static pthread_mutex_t bpf_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -76,6 +79,12 @@ static const char *bpf_load(void)
 			LOAD(type_by_id, "btf__type_by_id");
 			LOAD(name_by_offset, "btf__name_by_offset");
 			LOAD(resolve_size, "btf__resolve_size");
+			/*
+			 * Split BTF from bytes: Debian 12's libbpf 1.1 does
+			 * not export btf__new_split(), so module BTF goes
+			 * through a memfd and btf__parse_raw_split().
+			 */
+			LOAD(parse_raw_split, "btf__parse_raw_split");
 #undef LOAD
 		}
 	}
@@ -95,6 +104,17 @@ struct idd_btf {
 	size_t nenums;
 	size_t size;
 	struct idd_cache_file index; /* slots and enums, when from the cache */
+	uint32_t first_id; /* 1, or a module's first own id (split BTF) */
+	char module[64];   /* a module's name */
+	/*
+	 * vmlinux BTF: the loaded modules' BTF, read on the first struct
+	 * vmlinux's has not (btf_modules), through syms and target.
+	 */
+	struct idd_btf **mods;
+	size_t nmods;
+	bool mods_tried;
+	struct idd_symbols *syms;
+	struct idd_target *target;
 };
 
 static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
@@ -136,7 +156,7 @@ static struct inodedump_error *build_index(struct idd_btf *b)
 {
 	size_t named = 0, cap;
 
-	for (uint32_t id = 1; id < b->ntypes; id++) {
+	for (uint32_t id = b->first_id; id < b->ntypes; id++) {
 		const struct btf_type *t = B.type_by_id(b->btf, id);
 
 		if (t && t->name_off && name_class(t) >= 0)
@@ -152,7 +172,7 @@ static struct inodedump_error *build_index(struct idd_btf *b)
 		return idd_nomem();
 	b->mask = (uint32_t)cap - 1;
 	b->nenums = 0;
-	for (uint32_t id = 1; id < b->ntypes; id++) {
+	for (uint32_t id = b->first_id; id < b->ntypes; id++) {
 		const struct btf_type *t = B.type_by_id(b->btf, id);
 		int class = t ? name_class(t) : -1;
 		const char *n;
@@ -198,6 +218,9 @@ void idd_btf_free(struct idd_btf *b)
 {
 	if (!b)
 		return;
+	for (size_t i = 0; i < b->nmods; i++)
+		idd_btf_free(b->mods[i]);
+	free(b->mods);
 	if (b->btf)
 		B.free_(b->btf);
 	if (b->index.data) {
@@ -298,6 +321,7 @@ struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
 				 "%zu bytes", where, size);
 	}
 	b->ntypes = B.type_cnt(b->btf);
+	b->first_id = 1;
 	b->size = size;
 	if (cache_dir && index_from_cache(b, cache_dir)) {
 		*out = TAKE_PTR(b);
@@ -328,17 +352,35 @@ static uint32_t peel(const struct idd_btf *b, uint32_t id)
 	return 0;
 }
 
+static void load_modules(struct idd_btf *b);
+
 struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
 				       struct idd_struct *out)
 {
 	uint32_t id = lookup(b, name, 0);
 	const struct btf_type *t = type_at(b, id);
+	struct idd_btf *in = b;
 
 	memset(out, 0, sizeof(*out));
+	if (!t && !b->first_id) /* not parsed: no such btf */
+		return idd_error(INODEDUMP_ERR_TYPE, "no BTF");
+	if (!t && b->first_id == 1) {
+		/* Not vmlinux's: a module's, if one has it. */
+		if (!b->mods_tried)
+			load_modules(b);
+		for (size_t i = 0; i < b->nmods && !t; i++) {
+			id = lookup(b->mods[i], name, 0);
+			t = type_at(b->mods[i], id);
+			in = b->mods[i];
+		}
+	}
 	if (!t)
 		return idd_error(INODEDUMP_ERR_TYPE,
-				 "the dump's BTF has no struct %s", name);
+				 "the dump's BTF has no struct %s (vmlinux's, "
+				 "nor that of the %zu modules with BTF)",
+				 name, b->nmods);
 	out->btf_id = id;
+	out->btf = in == b ? NULL : in;
 	out->size = t->size;
 	return NULL;
 }
@@ -427,6 +469,9 @@ void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
 			  const char *path, struct idd_member *out)
 {
 	uint32_t type = s->btf_id, bitfield = 0;
+
+	if (s->btf)
+		b = s->btf; /* a module's struct: its split BTF */
 	uint64_t bits = 0;
 	unsigned budget = 1u << 16;
 
@@ -475,10 +520,11 @@ bool idd_btf_member(struct idd_btf *b, const char *structname,
 	return out->present;
 }
 
-struct inodedump_error *idd_btf_pointee(struct idd_btf *b,
+struct inodedump_error *idd_btf_pointee(struct idd_btf *base,
 					const struct idd_member *m,
 					struct idd_struct *out)
 {
+	struct idd_btf *b = m->btf ? m->btf : base;
 	const struct btf_type *p = type_at(b, m->btf_type), *t;
 	uint32_t target;
 
@@ -490,13 +536,14 @@ struct inodedump_error *idd_btf_pointee(struct idd_btf *b,
 	if (t && btf_is_composite(t)) {
 		memset(out, 0, sizeof(*out));
 		out->btf_id = target;
+		out->btf = b == base ? NULL : b;
 		out->size = t->size;
 		return NULL;
 	}
 	if (!t || !btf_is_fwd(t) || !t->name_off)
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "pointer to an anonymous incomplete type");
-	return idd_btf_struct(b, name_of(b, t), out);
+	return idd_btf_struct(base, name_of(b, t), out);
 }
 
 /* Each enumerator of enum type id, its value signed as the enum says. */
@@ -574,6 +621,131 @@ bool idd_btf_enumerator(struct idd_btf *b, const char *name, int64_t *value)
 }
 
 /* ------------------------------------------------------------ sources -- */
+
+/* ----------------------------------------------------------- modules -- */
+
+#define MAX_MODULES 4096
+#define MODULE_BTF_MAX (16u << 20)
+
+/* A module's BTF bytes, split on vmlinux's (base). */
+static struct idd_btf *parse_split(struct idd_btf *base, const void *data,
+				   size_t size, const char *module)
+{
+	char path[64];
+	struct idd_btf *m;
+	int fd = memfd_create("inodedump-module-btf", MFD_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, data, size) == (ssize_t)size;
+
+	if (!ok || !B.parse_raw_split) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	m = calloc(1, sizeof(*m));
+	if (m)
+		m->btf = B.parse_raw_split(path, base->btf);
+	close(fd);
+	if (!m || !m->btf) {
+		free(m);
+		return NULL;
+	}
+	m->ntypes = B.type_cnt(m->btf);
+	m->first_id = base->ntypes;
+	m->size = size;
+	snprintf(m->module, sizeof(m->module), "%s", module);
+	if (build_index(m)) {
+		idd_btf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void idd_btf_set_source(struct idd_btf *b, struct idd_symbols *syms,
+			struct idd_target *t)
+{
+	b->syms = syms;
+	b->target = t;
+}
+
+/*
+ * Every loaded module's BTF, from the kernel's btf_modules list (struct
+ * btf_module: the module's struct btf, whose data and data_size are its
+ * raw split BTF; struct module's own btf_data is freed after init). Types
+ * from vmlinux's BTF. A module that cannot be read is left out.
+ */
+static void load_modules(struct idd_btf *b)
+{
+	struct idd_struct bm, bt;
+	struct idd_member list, btf_m, data, data_size, name;
+	uint64_t head, next;
+	struct inodedump_error *err;
+
+	b->mods_tried = true;
+	if (!b->syms || !b->target ||
+	    !idd_symbols_address(b->syms, "btf_modules", &head))
+		return;
+	if ((err = idd_btf_struct(b, "btf_module", &bm)) ||
+	    (err = idd_btf_struct(b, "btf", &bt))) {
+		inodedump_error_free(err);
+		return;
+	}
+	idd_btf_types_member(b, &bm, "list", &list);
+	idd_btf_types_member(b, &bm, "btf", &btf_m);
+	idd_btf_types_member(b, &bt, "data", &data);
+	idd_btf_types_member(b, &bt, "data_size", &data_size);
+	idd_btf_types_member(b, &bt, "name", &name);
+	if (!list.present || !btf_m.present || !data.present ||
+	    !data_size.present || bt.size > 4096 ||
+	    idd_target_read_u64(b->target, head, &next))
+		return;
+	for (size_t n = 0; next != head && n < MAX_MODULES; n++) {
+		uint8_t sbtf[4096];
+		uint64_t at, mbtf, raw, size;
+		struct idd_btf *m, **grown;
+		char mod[64] = "";
+		void *bytes;
+
+		at = next - list.offset;
+		if (idd_target_read_u64(b->target, next, &next) ||
+		    idd_target_read_u64(b->target, at + btf_m.offset, &mbtf) ||
+		    !mbtf || (err = idd_target_read(b->target, mbtf, sbtf, bt.size))) {
+			inodedump_error_free(err);
+			err = NULL;
+			continue;
+		}
+		raw = idd_member_uval(&data, sbtf);
+		size = idd_member_uval(&data_size, sbtf);
+		if (name.present)
+			memcpy(mod, sbtf + name.offset,
+			       name.size < sizeof(mod) ? name.size : sizeof(mod) - 1);
+		if (!raw || size < 24 || size > MODULE_BTF_MAX ||
+		    !(bytes = malloc(size)))
+			continue;
+		if ((err = idd_target_read(b->target, raw, bytes, size))) {
+			inodedump_error_free(err);
+			err = NULL;
+			free(bytes);
+			continue;
+		}
+		m = parse_split(b, bytes, size, mod);
+		free(bytes);
+		if (!m)
+			continue;
+		grown = realloc(b->mods, (b->nmods + 1) * sizeof(*grown));
+		if (!grown) {
+			idd_btf_free(m);
+			return;
+		}
+		b->mods = grown;
+		b->mods[b->nmods++] = m;
+	}
+}
+
+const char *idd_btf_module(const struct idd_btf *b)
+{
+	return b && b->module[0] ? b->module : NULL;
+}
 
 #define CACHE_NAME "vmlinux.btf"
 

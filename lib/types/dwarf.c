@@ -94,7 +94,7 @@ struct idd_btf *idd_types_btf(struct idd_types *types)
 struct idd_struct idd_member_struct(const struct idd_member *m)
 {
 	return (struct idd_struct){ .die = m->type, .btf_id = m->btf_type,
-				    .size = m->size };
+				    .btf = m->btf, .size = m->size };
 }
 
 Elf *idd_types_elf(struct idd_types *types)

@@ -34,8 +34,9 @@ struct idd_btf *idd_types_btf(struct idd_types *types);
 
 /* A complete struct/union definition. */
 struct idd_struct {
-	Dwarf_Die die;	 /* DWARF */
-	uint32_t btf_id; /* BTF */
+	Dwarf_Die die;	      /* DWARF */
+	uint32_t btf_id;      /* BTF: the id, */
+	struct idd_btf *btf;  /* in this BTF (a module's), NULL: the types' */
 	uint64_t size;
 };
 
@@ -229,6 +230,14 @@ struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
 					     const char *cache_dir,
 					     struct idd_btf **out);
 size_t idd_btf_size(const struct idd_btf *btf);
+/*
+ * Where the modules' BTF is read when a struct is not vmlinux's: the
+ * kernel's btf_modules list, through syms and t (both outlive btf).
+ */
+void idd_btf_set_source(struct idd_btf *btf, struct idd_symbols *syms,
+			struct idd_target *t);
+/* The module a struct's BTF belongs to (s->btf), NULL for vmlinux. */
+const char *idd_btf_module(const struct idd_btf *btf);
 /*
  * The kernel's BTF in the dump (__start_BTF..__stop_BTF by syms), or the
  * copy in cache_dir (NULL: none). *out NULL, no error, when syms names no
