@@ -92,6 +92,7 @@ def case_equal(c, set_name, tmp):
             c.ok(f"{set_name}: --info says the BTF came from the cache",
                  "cached in " + cache in info.stdout, info.stdout)
             first = False
+    kallsyms_against_symtab(c, set_name, vmlinux, cache, dumps[0][1])
     # The other runs of the command, on the first compressed and the ELF dump.
     for fmt, dump in dumps:
         if fmt not in ("d17-zlib", "elf-paging"):
@@ -104,6 +105,52 @@ def case_equal(c, set_name, tmp):
             what = " ".join(a for a in args if a.startswith("-")) or "reports"
             c.eq(f"{set_name} {fmt} {what}: as with DWARF",
                  (got.returncode, got.stdout), (want.returncode, want.stdout))
+
+
+def kallsyms_against_symtab(c, set_name, vmlinux, cache, dump):
+    """Every symbol decoded from the dump's kallsyms (as the cache keeps
+    them: cache.c's layout) at vmlinux's .symtab address plus the KASLR
+    offset (per-CPU symbols of an absolute-per-CPU kernel unrelocated),
+    for every name vmlinux defines once."""
+    info = btf_run(["--info", dump], cache)
+    facts = {l[:18].strip(): l[19:].split()[0] for l in info.stdout.splitlines()
+             if len(l) > 19}
+    kaslr = int(facts.get("KASLR offset", "0x0"), 16)
+    path = os.path.join(cache, "inodedump", "kernel", facts.get("build-id", "?"),
+                        "kallsyms")
+    if not os.path.isfile(path):
+        c.ok(f"{set_name}: kallsyms cache file", False, path)
+        return
+    data = open(path, "rb").read()
+    n, slen, nslots = struct.unpack_from("<QQQ", data, 8)
+    addrs = struct.unpack_from(f"<{n}Q", data, 32)
+    names_at = struct.unpack_from(f"<{n}I", data, 32 + 8 * n)
+    strings = data[32 + 12 * n + 4 * nslots + n:]
+    nm = subprocess.run(["nm", vmlinux], capture_output=True, text=True,
+                        check=True).stdout
+    where, twice = {}, set()
+    for line in nm.splitlines():
+        f = line.split()
+        if len(f) != 3:
+            continue
+        if f[2] in where and where[f[2]] != int(f[0], 16):
+            twice.add(f[2])
+        where[f[2]] = int(f[0], 16)
+    same = differ = 0
+    bad = []
+    for a, off in zip(addrs, names_at):
+        name = strings[off:strings.index(b"\0", off)].decode()
+        if name not in where or name in twice:
+            continue
+        want = where[name] + (kaslr if where[name] >= 1 << 63 else 0)
+        if a == want:
+            same += 1
+        else:
+            differ += 1
+            bad.append(f"{name} 0x{a:x} != 0x{want:x}")
+    c.ok(f"{set_name}: kallsyms decoded at vmlinux's addresses "
+         f"({same} of {n} compared)", differ == 0 and same > n * 0.9,
+         f"{differ} differ: {bad[:5]}")
 
 
 # ------------------------------------------------------------------ find --
