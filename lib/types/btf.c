@@ -31,6 +31,7 @@
 #include "types/types.h"
 
 #define BTF_MAX_SIZE (64u << 20)
+#define STRUCT_MAX (1u << 20)
 #define BPF_SONAME "libbpf.so.1"
 
 /* ------------------------------------------------------------ libbpf -- */
@@ -379,6 +380,11 @@ struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
 				 "the dump's BTF has no struct %s (vmlinux's, "
 				 "nor that of the %zu modules with BTF)",
 				 name, b->nmods);
+	/* The dump is untrusted: no struct the decode reads is this big. */
+	if (t->size > STRUCT_MAX)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "the dump's BTF is corrupt: struct %s claims "
+				 "%u bytes", name, t->size);
 	out->btf_id = id;
 	out->btf = in == b ? NULL : in;
 	out->size = t->size;
@@ -503,6 +509,12 @@ void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
 		return;
 	}
 	out->offset = bits / 8;
+	/*
+	 * Callers read members out of a buffer of the struct's size: a
+	 * member outside it is corrupt BTF (the dump is untrusted input).
+	 */
+	if (out->size > s->size || out->offset > s->size - out->size)
+		memset(out, 0, sizeof(*out));
 }
 
 bool idd_btf_member(struct idd_btf *b, const char *structname,
@@ -533,7 +545,7 @@ struct inodedump_error *idd_btf_pointee(struct idd_btf *base,
 				 "member is not a pointer to a struct");
 	target = peel(b, p->type);
 	t = type_at(b, target);
-	if (t && btf_is_composite(t)) {
+	if (t && btf_is_composite(t) && t->size <= STRUCT_MAX) {
 		memset(out, 0, sizeof(*out));
 		out->btf_id = target;
 		out->btf = b == base ? NULL : b;

@@ -259,6 +259,10 @@ static uint8_t *make_btf(size_t *size)
 	/* 10: struct inner; (forward) 11: pointer to it */
 	u32s(&b, 3, str(&b, "inner"), INFO(BTF_KIND_FWD, 0, 0), 0u);
 	u32s(&b, 3, 0u, INFO(BTF_KIND_PTR, 0, 0), 10u);
+	/* 12: a struct whose member lies outside it; 13: one too big */
+	u32s(&b, 3, str(&b, "liar"), INFO(BTF_KIND_STRUCT, 1, 0), 4u);
+	u32s(&b, 3, str(&b, "far"), 1u, 800u);
+	u32s(&b, 3, str(&b, "huge"), INFO(BTF_KIND_STRUCT, 0, 0), 0x7fffffffu);
 
 	hdr[0] = BTF_MAGIC | 1u << 16; /* magic, version 1, flags 0 */
 	hdr[1] = 24;
@@ -339,6 +343,13 @@ static void test_btf(void)
 	CHECK(idd_btf_enum(btf, "color", collect, &seen) && seen.n == 2);
 	idd_btf_types_member(btf, &outer, "nope", &m);
 	CHECK(!m.present);
+	/* The dump is untrusted: a member outside its struct is none. */
+	CHECK(!idd_btf_struct(btf, "liar", &inner) && inner.size == 4);
+	idd_btf_types_member(btf, &inner, "far", &m);
+	CHECK(!m.present);
+	err = idd_btf_struct(btf, "huge", &inner);
+	CHECK(err && strstr(inodedump_error_message(err), "claims"));
+	inodedump_error_free(err);
 	err = idd_btf_struct(btf, "no_such", &inner);
 	CHECK(err && inodedump_error_code(err) == INODEDUMP_ERR_TYPE);
 	inodedump_error_free(err);
