@@ -126,11 +126,20 @@ class Stats:
 def instructions(cmd):
     """Instructions the command executes (callgrind's count): unlike wall
     time, the same on a busy machine as on a quiet one. None without
-    valgrind."""
+    valgrind. A leading env(1) with VAR=value words becomes the
+    environment (callgrind would count env itself)."""
     if not shutil.which("valgrind"):
         return None
+    env = None
+    if cmd and cmd[0] == "env":
+        env = dict(os.environ)
+        cmd = cmd[1:]
+        while cmd and "=" in cmd[0] and not cmd[0].startswith("/"):
+            k, _, v = cmd[0].partition("=")
+            env[k] = v
+            cmd = cmd[1:]
     r = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + cmd,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     m = re.search(rb"Collected : (\d+)", r.stderr)
     return int(m.group(1)) if m else None
 
@@ -252,6 +261,7 @@ class Report:
         self.goal = None
         self.sections = []
         self.baseline = []   # (case, ours Stats, baseline Stats)
+        self.btf = []        # (set, label, Stats, instructions, same output?)
 
     def row(self, case, dump, ours, other_name, other, other_dump, check):
         self.rows.append((case, dump, ours, other_name, other, other_dump, check))
@@ -651,6 +661,42 @@ def main():
                    "%s: open + decode 1 inode, drgn 0.3.0" % setname,
                    "drgn 0.3.0", cmd)
 
+    def btf_case(setname, setdir, dump, addr):
+        """Issue 16: the same decode with no vmlinux (types from the dump's
+        BTF, symbols from its kallsyms), with the per-kernel cache empty
+        (INODEDUMP_NO_CACHE: nothing read or written) and filled, against
+        the DWARF path and drgn, in one alternation. Every command runs
+        through env(1), so each pays the same exec."""
+        tmp = tempfile.mkdtemp(prefix="bench-btf-")
+        try:
+            empty = os.path.join(tmp, "no-debug-root")
+            os.makedirs(empty)
+            vml = os.path.join(setdir, "vmlinux")
+            d = os.path.join(setdir, dump)
+            base_env = ["env", "XDG_CACHE_HOME=" + os.path.join(tmp, "cache"),
+                        "DEBUGINFOD_URLS="]
+            cmds = [
+                ("DWARF (-k vmlinux)", base_env + [vmci, "-k", vml, d, addr]),
+                ("BTF, first run (no cache)", base_env + ["INODEDUMP_NO_CACHE=1", vmci,
+                                                          "--debug-root", empty, d, addr]),
+                ("BTF, cached", base_env + [vmci, "--debug-root", empty, d, addr]),
+                ("drgn 0.0.22", [PY, DRGN_SCRIPT, "inode", vml, d, addr]),
+            ]
+            if setname != "stock":
+                cmds.pop()  # drgn 0.0.22 cannot read 7.3
+            run_once(cmds[2][1])  # fills the cache
+            log("%s: BTF-only decode against DWARF and drgn" % setname)
+            st, warm = measure(cmds, runs, (0, 1))
+            want = warm[cmds[0][0]].out
+            for name, cmd in cmds:
+                same = "—" if name.startswith("drgn") else (
+                    "yes" if warm[name].out == want else "**no**")
+                rep.btf.append((setname, name, st[name],
+                                instructions(cmd) if not args.no_profile and
+                                not name.startswith("drgn") else None, same))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
     for setname, setdir, why in (("stock", stock, why_stock), ("patched", patched, why_patched)):
         if not setdir:
             rep.notes.append("**%s set not measured**: %s." % (setname, why))
@@ -675,6 +721,11 @@ def main():
                 if setname == "stock":
                     goal = (st["ours"], st["drgn"])
         if setname == "stock":
+            btf_case(setname, setdir, "d17-zlib.vmcore", addr)
+            s73, _ = fixture_set("stock73")
+            if s73:
+                btf_case("stock73", s73, "d17-zlib.vmcore",
+                         truth_addr(s73, "symlink_short")["addr"])
             # Our ELF open cost on the dump drgn can read, for a like-for-like ratio.
             inode_case(setname, setdir, "elf-paging.vmcore", "elf-paging.vmcore", addr,
                        "%s: open + decode 1 inode" % setname)
@@ -822,6 +873,28 @@ def main():
     print()
     print(table(rep))
     print()
+    if rep.btf:
+        print("### No vmlinux: BTF and kallsyms from the dump (d17-zlib, one inode, same alternation)")
+        print()
+        print("The first run reads the BTF (~5 MB) and kallsyms tables out of "
+              "the dump's compressed pages; it keeps them, decoded and indexed, "
+              "under `$XDG_CACHE_HOME/inodedump/kernel/BUILD-ID/`, which later "
+              "runs map. Instructions are callgrind's (loader included).")
+        print()
+        print("| set | path | wall, median (min–max) | CPU | peak RSS | instructions | wall / DWARF | instructions / DWARF | same output as DWARF? |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        dw = {}
+        for setname, name, st, ins, same in rep.btf:
+            if name.startswith("DWARF"):
+                dw[setname] = (st, ins)
+        for setname, name, st, ins, same in rep.btf:
+            d_st, d_ins = dw[setname]
+            print("| %s | %s | %s (%s–%s) | %s | %s | %s | %.2f | %s | %s |" % (
+                setname, name, ms(st.median), ms(st.min), ms(st.max), ms(st.cpu),
+                mb(st.rss_kb), "%.1f M" % (ins / 1e6) if ins else "—",
+                st.median / d_st.median,
+                "%.2f" % (ins / d_ins) if ins and d_ins else "—", same))
+        print()
     if rep.baseline:
         print("### This build against the baseline `%s` (same alternation)" % base)
         print()

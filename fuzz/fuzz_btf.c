@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Target f (added with lib/btf.c): BTF read from the dump's memory. The
- * committed vmlinux is debug-only (its .BTF is NOBITS), so idd_btf_load()
+ * Target f (added with lib/btf.c, now lib/types/btf_lazy.c): BTF read from the dump's memory. The
+ * committed vmlinux is debug-only (its .BTF is NOBITS), so idd_btfl_load()
  * copies __start_BTF..__stop_BTF (1.5 MB) out of the dump and parses it;
  * paths.c then asks it for struct mount's members. The image (same format
  * as the other memory targets) is seeded with a small BTF built from the
@@ -37,16 +37,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ "mount", "" },		{ "mount", "." },
 	};
 	struct inodedump *id = fuzz_session();
-	struct idd_btf *btf = NULL;
+	struct idd_btfl *btf = NULL;
 	uint64_t first;
 
 	fuzz_image_load(data, size, &first);
-	inodedump_error_free(idd_btf_load(id->types, id->syms, id->target, &btf));
+	inodedump_error_free(idd_btfl_load(id->types, id->syms, id->target, &btf));
 	if (btf) {
 		for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
 			struct idd_member m;
 
-			bool found = idd_btf_member(btf, q[i][0], q[i][1], &m);
+			bool found = idd_btfl_member(btf, q[i][0], q[i][1], &m);
 
 			if (found && !m.present)
 				abort();
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					(unsigned long long)m.offset,
 					(unsigned long long)m.size);
 		}
-		idd_btf_free(btf);
+		idd_btfl_free(btf);
 	}
 	fuzz_image_release();
 	return 0;

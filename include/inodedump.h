@@ -200,11 +200,19 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
 #define INODEDUMP_FACT_TRANSLATION "translation"
 /* The KASLR offset applied to vmlinux's addresses, "0x..." hex. */
 #define INODEDUMP_FACT_KASLR_OFFSET "kaslr_offset"
-/* The path of the vmlinux in use. */
+/* The path of the vmlinux in use; NULL when there is none (types and
+ * symbols from the dump itself). */
 #define INODEDUMP_FACT_VMLINUX "vmlinux"
 /* How that vmlinux was chosen ("given with -k", "found by the dump's
- * release R", "given by the caller"). */
+ * build-id B", "found by the dump's release R", "fetched by build-id B
+ * from debuginfod (URLS)", "given by the caller"), or "none (tried ...)". */
 #define INODEDUMP_FACT_VMLINUX_SOURCE "vmlinux_source"
+/* Where the types come from: "vmlinux PATH (DWARF)" or "the dump's BTF
+ * (N bytes at 0x...[, cached in DIR])". */
+#define INODEDUMP_FACT_TYPES "types"
+/* Where vmlinux's symbols come from: "vmlinux PATH (.symtab), ..." or
+ * "the dump's kallsyms (N symbols[, cached in DIR])". */
+#define INODEDUMP_FACT_SYMBOLS "symbols"
 /* makedumpfile's dump level (-d), decimal; NULL when the format has none. */
 #define INODEDUMP_FACT_DUMP_LEVEL "dump_level"
 /* The dump's architecture as libkdumpfile names it ("x86_64"). */

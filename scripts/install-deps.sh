@@ -6,6 +6,9 @@ packages=(
   # build
   build-essential meson ninja-build pkg-config libkdumpfile-dev libdw-dev
   libelf-dev binutils
+  # BTF (libbpf) and debuginfod: headers to build, the libraries loaded
+  # with dlopen when a run needs them; debuginfod, the server, for its test
+  libbpf-dev libdebuginfod-dev debuginfod
   # our own dump reader's decompressors; static archives of these and of
   # libdw's dependencies for the command (meson.build)
   zlib1g-dev liblzo2-dev libzstd-dev liblzma-dev libbz2-dev

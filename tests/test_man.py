@@ -41,11 +41,16 @@ def main():
         c.ok(f"vmcore-inode(1) exit status {status}",
              re.search(rf"^\s+{status}\s+\S", text.split("EXIT STATUS")[1],
                        re.M) is not None)
-    for path in ("/usr/lib/debug/boot/vmlinux-R",
+    for path in ("/usr/lib/debug/.build-id/xx/yyyy.debug",
+                 "/usr/lib/debug/boot/vmlinux-R",
                  "/usr/lib/debug/lib/modules/R/vmlinux", "/boot/vmlinux-R",
                  "/lib/modules/R/build/vmlinux"):
         c.ok(f"vmcore-inode(1) FILES names {path}",
              path in text.replace("‐", "-"))
+    for var in ("DEBUGINFOD_URLS", "XDG_CACHE_HOME", "INODEDUMP_NO_CACHE",
+                "INODEDUMP_DEBUGINFOD_STALL"):
+        c.ok(f"vmcore-inode(1) ENVIRONMENT names {var}",
+             var in text.split("\nENVIRONMENT\n")[-1].replace("‐", "-"))
     for section in ("ENVIRONMENT", "EXAMPLES", "FILES", "EXIT STATUS"):
         c.ok(f"vmcore-inode(1) has {section}", f"\n{section}\n" in text)
     text = render(c, lib_page)

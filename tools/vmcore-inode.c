@@ -25,17 +25,23 @@ static const char usage_text[] =
 	"\n"
 	"Decode the struct inode at each ADDRESS (hex, as the kernel's %%px\n"
 	"prints it: \"encountered for inode ffff935e008f6850\") in VMCORE, using\n"
-	"the types and symbols of VMLINUX (the kernel's debuginfo vmlinux).\n"
+	"the types and symbols of VMLINUX (the kernel's debuginfo vmlinux) or,\n"
+	"where none is found, of the BTF and kallsyms inside VMCORE.\n"
 	"With no ADDRESS, find every dump_inode() report in the kernel log inside\n"
 	"VMCORE and decode each reported inode (--reports).\n"
 	"\n"
 	"  -k, --vmlinux FILE    vmlinux with DWARF of the dumped kernel; without\n"
-	"                        it, found by the dump's release in\n"
-	"                        /usr/lib/debug/boot/vmlinux-R,\n"
+	"                        it, found by the dump's build-id B in\n"
+	"                        /usr/lib/debug/.build-id/xx/yyyy.debug, then by\n"
+	"                        its release R in /usr/lib/debug/boot/vmlinux-R,\n"
 	"                        /usr/lib/debug/lib/modules/R/vmlinux,\n"
-	"                        /boot/vmlinux-R, /lib/modules/R/build/vmlinux\n"
+	"                        /boot/vmlinux-R, /lib/modules/R/build/vmlinux,\n"
+	"                        then from debuginfod (DEBUGINFOD_URLS); else\n"
+	"                        types from the dump's BTF, symbols from its\n"
+	"                        kallsyms (cached in ~/.cache/inodedump/kernel)\n"
 	"      --debug-root DIR  look for vmlinux below DIR instead of /\n"
-	"  -i, --info            what the dump and vmlinux are, and whence\n"
+	"  -i, --info            what the dump and vmlinux are, where types and\n"
+	"                        symbols come from, and whence\n"
 	"  -r, --reports         decode the inodes the kernel log reported\n"
 	"  -l, --log             print the kernel log like dmesg(1)\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
@@ -191,10 +197,15 @@ int main(int argc, char **argv)
 		free(addrs);
 		return run_error(&o, err);
 	}
-	if (!opts.vmlinux)
+	if (!opts.vmlinux && inodedump_fact(id, INODEDUMP_FACT_VMLINUX))
 		fprintf(stderr, "vmcore-inode: using %s (%s)\n",
-			inodedump_fact(id, "vmlinux"),
-			inodedump_fact(id, "vmlinux_source"));
+			inodedump_fact(id, INODEDUMP_FACT_VMLINUX),
+			inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
+	else if (!opts.vmlinux)
+		fprintf(stderr, "vmcore-inode: no vmlinux: types from %s, "
+				"symbols from %s\n",
+			inodedump_fact(id, INODEDUMP_FACT_TYPES),
+			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
 	if (info) {
 		inodedump_facts_print(id, stdout);
 		status = RUN_CLEAN;

@@ -311,8 +311,8 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 		free(l);
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "struct inode in %s has no i_mode or i_sb: "
-				 "not a Linux vmlinux?",
-				 id->vmlinux);
+				 "not a Linux kernel?",
+				 id->types_source);
 	}
 	err = idd_types_pointee_struct(t, &l->row[IDD_M_sb].m, &l->sb);
 	l->have_sb = !err;
@@ -320,8 +320,7 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 	find_rows(t, l, IDD_IN_SB, l->have_sb ? &l->sb : NULL);
 	idd_types_member(t, &l->inode, "i_data", &l->i_data);
 	if (l->i_data.present && l->i_data.kind == IDD_KIND_STRUCT) {
-		l->mapping = (struct idd_struct){ .die = l->i_data.type,
-						  .size = l->i_data.size };
+		l->mapping = idd_member_struct(&l->i_data);
 		l->have_mapping = true;
 	}
 	find_rows(t, l, IDD_IN_MAPPING, l->have_mapping ? &l->mapping : NULL);

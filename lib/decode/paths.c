@@ -54,8 +54,10 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 					      bool *found)
 {
 	*found = false;
+	if (idd_types_btf(id->types))
+		return NULL; /* every type is from BTF already */
 	if (!id->btf_tried) {
-		struct inodedump_error *err = idd_btf_load(id->types, id->syms,
+		struct inodedump_error *err = idd_btfl_load(id->types, id->syms,
 							   id->target, &id->btf);
 
 		if (idd_error_is_nomem(err))
@@ -66,18 +68,18 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 	}
 	if (!id->btf)
 		return NULL;
-	*found = idd_btf_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
-		 idd_btf_member(id->btf, "mount", "mnt_mountpoint",
+	*found = idd_btfl_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
+		 idd_btfl_member(id->btf, "mount", "mnt_mountpoint",
 				&l->mnt_mountpoint) &&
-		 idd_btf_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root);
+		 idd_btfl_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root);
 	if (!*found)
 		return NULL;
 	/* One of the two links of s_mounts, whichever this kernel has. */
-	idd_btf_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
-	idd_btf_member(id->btf, "mount", "mnt_next_for_sb",
+	idd_btfl_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
+	idd_btfl_member(id->btf, "mount", "mnt_next_for_sb",
 		       &l->mnt_next_for_sb);
 	*found = l->mnt_instance.present || l->mnt_next_for_sb.present;
-	idd_btf_member(id->btf, "mount", "mnt", &l->mnt_mnt);
+	idd_btfl_member(id->btf, "mount", "mnt", &l->mnt_mnt);
 	return NULL;
 }
 
@@ -124,7 +126,7 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 		return err;
 	idd_types_member(t, &inode, "i_lru", &i_lru);
 	if (i_lru.present && i_lru.kind == IDD_KIND_STRUCT) {
-		struct idd_struct list = { .die = i_lru.type, .size = i_lru.size };
+		struct idd_struct list = idd_member_struct(&i_lru);
 
 		idd_types_member(t, &list, "next", &l->list_next);
 	}

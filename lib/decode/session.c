@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/cleanup.h"
+
 #include "decode/inode.h"
 #include "decode/layout.h"
 #include "decode/opts.h"
@@ -151,43 +153,199 @@ static const char *const vmlinux_places[] = {
 	"/lib/modules/%s/build/vmlinux",
 };
 
+/* Note a place tried, for the message when none has it. */
+static void tried_add(char *tried, size_t size, size_t *used, const char *what)
+{
+	*used += (size_t)snprintf(tried + *used, size - *used, "%s%s",
+				  *used ? ", " : "", what);
+	if (*used >= size)
+		*used = size - 1;
+}
+
+/* Whether path is there to read; if so it is the session's vmlinux. */
+static struct inodedump_error *take_if_there(struct inodedump *id,
+					     char *path, char *source,
+					     bool *found)
+{
+	*found = false;
+	if (!path || !source) {
+		free(path);
+		free(source);
+		return idd_nomem();
+	}
+	if (access(path, R_OK) != 0) {
+		free(path);
+		free(source);
+		return NULL;
+	}
+	id->vmlinux = path;
+	id->vmlinux_source = source;
+	*found = true;
+	return NULL;
+}
+
+/*
+ * vmlinux by the dump's build-id (root/usr/lib/debug/.build-id/xx/yyyy.debug,
+ * as Debian's -dbg packages lay it out), then by its release, then from
+ * debuginfod. None found is no error here: id->vmlinux stays NULL and
+ * *tried says where it was looked for.
+ */
 static struct inodedump_error *find_vmlinux(struct inodedump *id,
-					    const char *root)
+					    const char *root, char *tried,
+					    size_t tried_size)
 {
 	const char *release = idd_target_vmcoreinfo(id->target, "OSRELEASE");
-	char tried[2048] = "";
+	const char *build_id = idd_target_vmcoreinfo(id->target, "BUILD-ID");
 	size_t used = 0;
+	struct inodedump_error *err;
+	bool found;
+	char *why;
 
+	tried[0] = '\0';
+	if (!root)
+		root = "";
+	if (build_id && strlen(build_id) > 2) {
+		char *path = idd_strdup_printf("%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+					       root, build_id, build_id + 2);
+
+		if (path)
+			tried_add(tried, tried_size, &used, path);
+		err = take_if_there(id, path,
+				    idd_strdup_printf("found by the dump's build-id %s",
+						      build_id),
+				    &found);
+		if (err || found)
+			return err;
+	}
 	if (!release)
 		release = idd_target_uts_release(id->target);
-	if (!release)
-		return idd_error(INODEDUMP_ERR_VMLINUX,
-				 "the dump names no kernel release (no "
-				 "VMCOREINFO OSRELEASE): give the vmlinux with -k");
-	for (size_t i = 0; i < sizeof(vmlinux_places) / sizeof(*vmlinux_places);
+	for (size_t i = 0; release && i < sizeof(vmlinux_places) / sizeof(*vmlinux_places);
 	     i++) {
 		char rel[1024], *path;
 
 		snprintf(rel, sizeof(rel), vmlinux_places[i], release);
-		path = idd_strdup_printf("%s%s", root ? root : "", rel);
-		if (!path)
-			return idd_nomem();
-		if (access(path, R_OK) == 0) {
-			id->vmlinux = path;
-			id->vmlinux_source = idd_strdup_printf(
-				"found by the dump's release %s", release);
-			return NULL;
-		}
-		used += (size_t)snprintf(tried + used, sizeof(tried) - used,
-					 "%s%s", used ? ", " : "", path);
-		if (used >= sizeof(tried))
-			used = sizeof(tried) - 1;
-		free(path);
+		path = idd_strdup_printf("%s%s", root, rel);
+		if (path)
+			tried_add(tried, tried_size, &used, path);
+		err = take_if_there(id, path,
+				    idd_strdup_printf("found by the dump's release %s",
+						      release),
+				    &found);
+		if (err || found)
+			return err;
 	}
-	return idd_error(INODEDUMP_ERR_VMLINUX,
-			 "no vmlinux for release %s (tried %s): install the "
-			 "kernel's debuginfo or give it with -k",
-			 release, tried);
+	id->vmlinux = idd_debuginfod_vmlinux(build_id, &why);
+	if (id->vmlinux) {
+		id->vmlinux_source = idd_strdup_printf(
+			"fetched by build-id %s from debuginfod (%s)", build_id,
+			getenv("DEBUGINFOD_URLS"));
+		return id->vmlinux_source ? NULL : idd_nomem();
+	}
+	if (why) {
+		/* The one-line note: the run goes on with the dump's BTF. */
+		fprintf(stderr, "vmcore-inode: %s\n", why);
+		tried_add(tried, tried_size, &used, "debuginfod");
+		free(why);
+	}
+	return NULL;
+}
+
+/* The architecture the dump's VMCOREINFO implies, for headers without one. */
+static const char *vmcoreinfo_arch(struct idd_target *t)
+{
+	if (idd_target_vmcoreinfo(t, "SYMBOL(init_top_pgt)") ||
+	    idd_target_vmcoreinfo(t, "NUMBER(phys_base)"))
+		return "x86_64";
+	return NULL;
+}
+
+/*
+ * No vmlinux: symbols from the dump's kallsyms, types from its BTF (both
+ * kept in the per-kernel cache for the next run).
+ */
+static struct inodedump_error *open_from_dump(struct inodedump *id,
+					      const char *tried)
+{
+	const char *release = idd_target_vmcoreinfo(id->target, "OSRELEASE");
+	_cleanup_free_ char *cache =
+		idd_cache_dir(idd_target_vmcoreinfo(id->target, "BUILD-ID"));
+	struct idd_kallsyms *ks;
+	struct idd_btf *btf;
+	struct inodedump_error *err;
+	bool ks_cached, btf_cached;
+	uint64_t at;
+
+	if (!release)
+		release = "?";
+	idd_target_default_arch(id->target, vmcoreinfo_arch(id->target));
+	err = idd_kallsyms_load(id->target, cache, &ks, &ks_cached);
+	if (err)
+		return idd_error_wrap(err,
+				      "no vmlinux for release %s (tried %s), and "
+				      "the dump's kallsyms cannot be read",
+				      release, tried);
+	if ((err = idd_symbols_open_kallsyms(ks, &id->syms)))
+		return err;
+	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &btf_cached,
+				&at);
+	if (err)
+		return idd_error_wrap(err,
+				      "no vmlinux for release %s (tried %s), and "
+				      "the dump's BTF cannot be read: install "
+				      "the kernel's debuginfo (Debian: "
+				      "linux-image-%s-dbg) or give it with -k",
+				      release, tried, release);
+	if (!btf)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "no vmlinux for release %s (tried %s), and the "
+				 "dump has no BTF (kallsyms has no __start_BTF: "
+				 "its kernel was built without "
+				 "CONFIG_DEBUG_INFO_BTF): install the kernel's "
+				 "debuginfo (Debian: linux-image-%s-dbg), give "
+				 "it with -k, or set DEBUGINFOD_URLS to a server "
+				 "that has it",
+				 release, tried, release);
+	id->types_source = idd_strdup_printf(
+		"the dump's BTF (%zu bytes at 0x%llx%s%s)", idd_btf_size(btf),
+		(unsigned long long)at, btf_cached ? ", cached in " : "",
+		btf_cached ? cache : "");
+	id->symbols_source = idd_strdup_printf(
+		"the dump's kallsyms (%zu symbols%s%s)",
+		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),
+		ks_cached ? ", cached in " : "", ks_cached ? cache : "");
+	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
+	idd_btf_set_source(btf, id->syms, id->target);
+	if ((err = idd_types_open_btf(btf, &id->types)))
+		return err;
+	if (!id->types_source || !id->symbols_source || !id->vmlinux_source)
+		return idd_nomem();
+	return NULL;
+}
+
+/* Facts shared by both ways of opening. */
+static struct inodedump_error *session_facts(struct inodedump *id)
+{
+	idd_target_set_explain(id->target, idd_explain_filtered, id);
+	id->version = idd_parse_release(
+		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
+	id->kaslr_text = idd_strdup_printf("0x%llx",
+					   (unsigned long long)id->kaslr);
+	if (idd_target_dump_level(id->target) >= 0)
+		id->dump_level_text = idd_strdup_printf(
+			"%d", idd_target_dump_level(id->target));
+	if (idd_target_page_size(id->target))
+		id->page_size_text = idd_strdup_printf(
+			"%llu", (unsigned long long)idd_target_page_size(id->target));
+	if (!id->types_source)
+		id->types_source = idd_strdup_printf("vmlinux %s (DWARF)",
+						     id->vmlinux);
+	if (!id->symbols_source)
+		id->symbols_source = idd_strdup_printf(
+			"vmlinux %s (.symtab), modules' from the dump",
+			id->vmlinux);
+	return id->kaslr_text && id->types_source && id->symbols_source
+		       ? NULL
+		       : idd_nomem();
 }
 
 /*
@@ -216,8 +374,23 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 			err = idd_nomem();
 			goto fail;
 		}
-	} else if ((err = find_vmlinux(id, cfg->debug_root))) {
-		goto fail;
+	} else {
+		char tried[4096];
+
+		if ((err = find_vmlinux(id, cfg->debug_root, tried,
+					sizeof(tried))))
+			goto fail;
+		if (!id->vmlinux) {
+			if (!parse_hex(idd_target_vmcoreinfo(id->target,
+							     "KERNELOFFSET"),
+				       &id->kaslr))
+				id->kaslr = 0;
+			if ((err = open_from_dump(id, tried)) ||
+			    (err = session_facts(id)))
+				goto fail;
+			*out = id;
+			return NULL;
+		}
 	}
 	err = idd_types_open(id->vmlinux, &id->types);
 	if (err)
@@ -236,17 +409,8 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 	err = idd_elf_build_id(idd_types_elf(id->types), &id->build_id_vmlinux);
 	if (err)
 		goto fail;
-	idd_target_set_explain(id->target, idd_explain_filtered, id);
-	id->version = idd_parse_release(
-		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
-	id->kaslr_text = idd_strdup_printf("0x%llx",
-					   (unsigned long long)id->kaslr);
-	if (idd_target_dump_level(id->target) >= 0)
-		id->dump_level_text = idd_strdup_printf(
-			"%d", idd_target_dump_level(id->target));
-	if (idd_target_page_size(id->target))
-		id->page_size_text = idd_strdup_printf(
-			"%llu", (unsigned long long)idd_target_page_size(id->target));
+	if ((err = session_facts(id)))
+		goto fail;
 	if (!cfg->ignore_build_id) {
 		err = check_match(id, cfg->dump_name);
 		if (!err && cfg->live)
@@ -420,7 +584,7 @@ void inodedump_close(struct inodedump *id)
 		return;
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
-	idd_btf_free(id->btf);
+	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);
@@ -431,6 +595,8 @@ void inodedump_close(struct inodedump *id)
 	free(id->paths_layout);
 	free(id->vmlinux);
 	free(id->vmlinux_source);
+	free(id->types_source);
+	free(id->symbols_source);
 	free(id->build_id_vmlinux);
 	free(id->kaslr_text);
 	free(id->dump_level_text);
@@ -460,6 +626,10 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return id->vmlinux;
 	if (!strcmp(name, INODEDUMP_FACT_VMLINUX_SOURCE))
 		return id->vmlinux_source;
+	if (!strcmp(name, INODEDUMP_FACT_TYPES))
+		return id->types_source;
+	if (!strcmp(name, INODEDUMP_FACT_SYMBOLS))
+		return id->symbols_source;
 	if (!strcmp(name, INODEDUMP_FACT_DUMP_LEVEL))
 		return id->dump_level_text;
 	if (!strcmp(name, INODEDUMP_FACT_ARCH))

@@ -14,7 +14,7 @@ struct inode_layout;
 struct idd_modules;
 struct path_layout;
 struct sym_memo;
-struct idd_btf;
+struct idd_btfl;
 struct page_layout;
 
 struct inodedump {
@@ -23,6 +23,7 @@ struct inodedump {
 	struct idd_symbols *syms;
 	char *vmlinux;
 	char *vmlinux_source; /* "given with -k", "found by ..." */
+	char *types_source, *symbols_source; /* facts: whence each came */
 	char *build_id_vmlinux;
 	char *kaslr_text, *dump_level_text, *page_size_text;
 	uint64_t kaslr;
@@ -33,7 +34,7 @@ struct inodedump {
 	struct path_layout *paths_layout;
 	struct idd_holders *holders; /* one task walk per session */
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
-	struct idd_btf *btf;	     /* loaded on first use */
+	struct idd_btfl *btf;	     /* loaded on first use */
 	struct page_layout *pages_layout; /* pages.c, on first use */
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
@@ -113,5 +114,12 @@ void idd_pages_layout_free(struct page_layout *l);
  * NULL when the format has no bitmaps. Counted on the first call.
  */
 const char *idd_pages_excluded(struct inodedump *id, bool by_kind);
+
+/*
+ * debuginfod.c: vmlinux of build_id fetched through libdebuginfod (path
+ * malloc'd), or NULL: DEBUGINFOD_URLS unset (*why NULL) or the fetch
+ * failed (*why malloc'd, one line).
+ */
+char *idd_debuginfod_vmlinux(const char *build_id, char **why);
 
 #endif

@@ -335,6 +335,8 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 		{ INODEDUMP_FACT_PAGE_SIZE, "page size", "dump header" },
 		{ INODEDUMP_FACT_VMLINUX, "vmlinux", NULL },
 		{ INODEDUMP_FACT_VMLINUX_BUILD_ID, "vmlinux build-id", "vmlinux GNU build-id note" },
+		{ INODEDUMP_FACT_TYPES, "types", NULL },
+		{ INODEDUMP_FACT_SYMBOLS, "symbols", NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
@@ -343,6 +345,9 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 		fprintf(out, "%-18s ", facts[i].label);
 		if (v)
 			idd_text_escape(out, v); /* the dump's header */
+		else if (!strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX) ||
+			 !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX_BUILD_ID))
+			fputs("(none)", out);
 		else
 			fputs("(unknown)", out);
 		if (facts[i].whence || !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX))

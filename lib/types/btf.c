@@ -1,349 +1,434 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Types from BTF: the kernel's compact type format (CONFIG_DEBUG_INFO_BTF),
- * in vmlinux's .BTF section or, when vmlinux is a debug-only file, in the
- * dump's own memory (__start_BTF..__stop_BTF). Used where DWARF is costly:
- * a struct private to fs/ (struct mount) is only defined deep in
- * .debug_info, and libdw reads every unit header before it; BTF has it in
- * a few megabytes, in one table.
+ * Types from BTF, the kernel's compact type format
+ * (CONFIG_DEBUG_INFO_BTF), parsed by libbpf (btf__new(): a parser fuzzed
+ * upstream), loaded with dlopen(3) on first use so that nothing that never
+ * reads BTF needs libbpf installed (the bridges' chroots, a caller of the
+ * library with a vmlinux).
+ *
+ * A session without vmlinux takes every type from the BTF the dump
+ * carries (__start_BTF..__stop_BTF, found through kallsyms). (A session
+ * with a DWARF vmlinux takes struct mount from BTF through our own lazy
+ * parser, btf_lazy.c: see there why.)
+ *
+ * Lookups by name go through one index of the named structs, unions and
+ * enums, built in one pass over the types: libbpf's
+ * btf__find_by_name_kind() walks every type on each call.
  */
-#include <gelf.h>
+#include <bpf/btf.h>
+#include <dlfcn.h>
 #include <inttypes.h>
-#include <libelf.h>
+#include <linux/btf.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/cleanup.h"
 #include "target/target.h"
 #include "types/types.h"
 
-#define BTF_MAGIC 0xeB9F
 #define BTF_MAX_SIZE (64u << 20)
+#define STRUCT_MAX (1u << 20)
+#define BPF_SONAME "libbpf.so.1"
 
-enum {
-	BTF_KIND_INT = 1, BTF_KIND_PTR, BTF_KIND_ARRAY, BTF_KIND_STRUCT,
-	BTF_KIND_UNION, BTF_KIND_ENUM, BTF_KIND_FWD, BTF_KIND_TYPEDEF,
-	BTF_KIND_VOLATILE, BTF_KIND_CONST, BTF_KIND_RESTRICT, BTF_KIND_FUNC,
-	BTF_KIND_FUNC_PROTO, BTF_KIND_VAR, BTF_KIND_DATASEC, BTF_KIND_FLOAT,
-	BTF_KIND_DECL_TAG, BTF_KIND_TYPE_TAG, BTF_KIND_ENUM64,
-};
+/* ------------------------------------------------------------ libbpf -- */
+
+static struct {
+	__typeof__(btf__new) *new_;
+	__typeof__(btf__free) *free_;
+	__typeof__(btf__type_cnt) *type_cnt;
+	__typeof__(btf__type_by_id) *type_by_id;
+	__typeof__(btf__name_by_offset) *name_by_offset;
+	__typeof__(btf__resolve_size) *resolve_size;
+	__typeof__(btf__parse_raw_split) *parse_raw_split;
+} B;
+static char bpf_error[512];
+static pthread_mutex_t bpf_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool bpf_loaded;
+
+static void *bpf_sym(void *h, const char *name)
+{
+	void *p = dlsym(h, name);
+
+	if (!p && !bpf_error[0])
+		snprintf(bpf_error, sizeof(bpf_error), "%s has no %s", BPF_SONAME,
+			 name);
+	return p;
+}
+
+/* libbpf, loaded once; NULL, or why it cannot be. */
+static const char *bpf_load(void)
+{
+	pthread_mutex_lock(&bpf_lock);
+	if (!bpf_loaded) {
+		void *h = dlopen(BPF_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+		bpf_loaded = true;
+		if (!h) {
+			snprintf(bpf_error, sizeof(bpf_error),
+				 "cannot load %s (Debian: apt install libbpf1): %s",
+				 BPF_SONAME, dlerror());
+		} else {
+			/* POSIX guarantees the conversion from void *. */
+#define LOAD(field, name) *(void **)(void *)&B.field = bpf_sym(h, name)
+			LOAD(new_, "btf__new");
+			LOAD(free_, "btf__free");
+			LOAD(type_cnt, "btf__type_cnt");
+			LOAD(type_by_id, "btf__type_by_id");
+			LOAD(name_by_offset, "btf__name_by_offset");
+			LOAD(resolve_size, "btf__resolve_size");
+			/*
+			 * Split BTF from bytes: Debian 12's libbpf 1.1 does
+			 * not export btf__new_split(), so module BTF goes
+			 * through a memfd and btf__parse_raw_split().
+			 */
+			LOAD(parse_raw_split, "btf__parse_raw_split");
+#undef LOAD
+		}
+	}
+	pthread_mutex_unlock(&bpf_lock);
+	return bpf_error[0] ? bpf_error : NULL;
+}
+
+/* ------------------------------------------------------------- index -- */
 
 struct idd_btf {
-	uint8_t *data; /* owned copy from the dump, or NULL */
+	struct btf *btf;
+	uint32_t ntypes;
+	/* Named struct/union (class 0) and enum (class 1) ids, by name. */
+	uint32_t *slots;
+	uint32_t mask;
+	uint32_t *enums; /* every enum's id, for enumerators by name */
+	size_t nenums;
 	size_t size;
-	const uint8_t *types, *strings;
-	uint32_t types_len, strings_len;
+	struct idd_cache_file index; /* slots and enums, when from the cache */
+	uint32_t first_id; /* 1, or a module's first own id (split BTF) */
+	char module[64];   /* a module's name */
 	/*
-	 * Offset in types of every BTF_MARK-th type id: a full table would
-	 * cost more to build than the few lookups a decode makes.
+	 * vmlinux BTF: the loaded modules' BTF, read on the first struct
+	 * vmlinux's has not (btf_modules), through syms and target.
 	 */
-	uint32_t *marks;
-	uint32_t ntypes;  /* ids below this are checked records */
-	uint32_t end_off; /* offset of record ntypes */
-	bool done;        /* no more records (end, or a corrupt one) */
-	char memo_name[64]; /* the last struct found by name */
-	uint32_t memo_id;
+	struct idd_btf **mods;
+	size_t nmods;
+	bool mods_tried;
+	struct idd_symbols *syms;
+	struct idd_target *target;
 };
 
-#define BTF_MARK 32
-
-static uint32_t u32(const uint8_t *p)
+static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
+	return id && id < b->ntypes ? B.type_by_id(b->btf, id) : NULL;
 }
 
-static const char *str(const struct idd_btf *b, uint32_t off)
+static const char *name_of(const struct idd_btf *b, const struct btf_type *t)
 {
-	return off < b->strings_len ? (const char *)b->strings + off : "";
+	const char *n = B.name_by_offset(b->btf, t->name_off);
+
+	return n ? n : "";
 }
 
-/*
- * Bytes of kind-specific data after a btf_type, or -1 if unknown: a fixed
- * part and a part per vlen, by kind.
- */
-static const signed char extra_fixed[BTF_KIND_ENUM64 + 1] = {
-	[0] = -1, [BTF_KIND_INT] = 4, [BTF_KIND_VAR] = 4,
-	[BTF_KIND_DECL_TAG] = 4, [BTF_KIND_ARRAY] = 12,
-};
-static const unsigned char extra_per[BTF_KIND_ENUM64 + 1] = {
-	[BTF_KIND_STRUCT] = 12, [BTF_KIND_UNION] = 12, [BTF_KIND_DATASEC] = 12,
-	[BTF_KIND_ENUM64] = 12, [BTF_KIND_ENUM] = 8, [BTF_KIND_FUNC_PROTO] = 8,
-};
-
-static inline long extra(uint32_t info)
+static int name_class(const struct btf_type *t)
 {
-	uint32_t kind = (info >> 24) & 0x1f;
-
-	if (kind > BTF_KIND_ENUM64 || extra_fixed[kind] < 0)
-		return -1;
-	return extra_fixed[kind] + (long)extra_per[kind] * (info & 0xffff);
-}
-
-static bool named(const struct idd_btf *b, const uint8_t *t,
-		  const char *name)
-{
-	uint32_t kind = (u32(t + 4) >> 24) & 0x1f;
-	const char *n;
-
-	return (kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) &&
-	       *(n = str(b, u32(t))) == *name && !strcmp(n, name);
-}
-
-/*
- * Check and index records up to type id want (exclusive), or to the end,
- * or (name not NULL) to the first struct or union of that name, whose id
- * is returned. A corrupt record ends the types: what comes before it
- * stays usable.
- */
-static uint32_t scan_to(struct idd_btf *b, uint32_t want, const char *name)
-{
-	uint32_t off = b->end_off, ntypes = b->ntypes, found = 0;
-	const uint8_t *types = b->types;
-
-	const uint32_t len = b->types_len;
-	uint32_t *marks = b->marks;
-
-	if (b->done)
+	switch (btf_kind(t)) {
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
 		return 0;
-	while (ntypes < want) {
-		uint32_t info, kind;
-		long more;
-
-		if (off + 12 > len) {
-			b->done = true;
-			break;
-		}
-		info = u32(types + off + 4);
-		kind = (info >> 24) & 0x1f;
-		if (kind > BTF_KIND_ENUM64 || extra_fixed[kind] < 0) {
-			b->done = true;
-			break;
-		}
-		more = extra_fixed[kind] + (long)extra_per[kind] * (info & 0xffff);
-		if (off + 12 + (uint64_t)more > len) {
-			b->done = true;
-			break;
-		}
-		if (ntypes % BTF_MARK == 0)
-			marks[ntypes / BTF_MARK] = off;
-		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) && name &&
-		    named(b, types + off, name)) {
-			found = ntypes;
-			want = ntypes + 1;
-		}
-		ntypes++;
-		off += 12 + (uint32_t)more;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		return 1;
+	default:
+		return -1;
 	}
-	b->ntypes = ntypes;
-	b->end_off = off;
-	return found;
 }
 
-/* Whether id names a checked record (0, void, does not). */
-static bool valid(struct idd_btf *b, uint32_t id)
+static uint32_t hash_name(const char *s, int class)
 {
-	if (id && id >= b->ntypes)
-		scan_to(b, id + 8 * BTF_MARK, NULL); /* a few ahead */
-	return id && id < b->ntypes;
+	uint32_t h = 2166136261u ^ (uint32_t)class;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
 }
 
-/*
- * Parse the BTF at data (from where, for messages); owned (malloc'd) is
- * freed with the result, or here on error, else data must outlive it
- * (vmlinux's mapping).
- */
-static struct inodedump_error *btf_parse(const uint8_t *data, size_t size,
-					 uint8_t *owned, const char *where,
-					 struct idd_btf **out)
+static struct inodedump_error *build_index(struct idd_btf *b)
 {
-	_cleanup_free_ uint8_t *owned_copy = owned;
-	_cleanup_free_ struct idd_btf *b = calloc(1, sizeof(*b));
-	uint32_t hdr_len, type_off, type_len, str_off, str_len;
-	uint16_t magic;
+	size_t named = 0, cap;
 
-	if (!b)
+	for (uint32_t id = b->first_id; id < b->ntypes; id++) {
+		const struct btf_type *t = B.type_by_id(b->btf, id);
+
+		if (t && t->name_off && name_class(t) >= 0)
+			named++;
+		if (t && btf_is_any_enum(t))
+			b->nenums++;
+	}
+	for (cap = 64; cap < 2 * named; cap *= 2)
+		;
+	b->slots = calloc(cap, sizeof(*b->slots));
+	b->enums = malloc((b->nenums + 1) * sizeof(*b->enums));
+	if (!b->slots || !b->enums)
 		return idd_nomem();
-	if (size < 24)
-		return idd_error(INODEDUMP_ERR_TYPE,
-				 "BTF %s: %zu bytes, shorter than its header",
-				 where, size);
-	memcpy(&magic, data, 2);
-	hdr_len = u32(data + 4);
-	type_off = u32(data + 8);
-	type_len = u32(data + 12);
-	str_off = u32(data + 16);
-	str_len = u32(data + 20);
-	if (magic != BTF_MAGIC || hdr_len < 24 || hdr_len > size ||
-	    type_off > size - hdr_len || type_len > size - hdr_len - type_off ||
-	    str_off > size - hdr_len || str_len > size - hdr_len - str_off)
-		return idd_error(INODEDUMP_ERR_TYPE,
-				 "BTF %s: header corrupt (magic 0x%x)", where,
-				 magic);
-	b->size = size;
-	b->types = data + hdr_len + type_off;
-	b->types_len = type_len;
-	b->strings = data + hdr_len + str_off;
-	b->strings_len = str_len;
-	/* Every string must end inside the section. */
-	if (!str_len || b->strings[str_len - 1] != '\0')
-		return idd_error(INODEDUMP_ERR_TYPE,
-				 "BTF %s: string section does not end in a NUL",
-				 where);
-	b->ntypes = 1; /* records are checked as they are first needed */
-	b->marks = malloc(((uint64_t)type_len / 12 / BTF_MARK + 2) *
-			  sizeof(*b->marks));
-	if (!b->marks)
-		return idd_nomem();
-	b->data = TAKE_PTR(owned_copy);
-	*out = TAKE_PTR(b);
+	b->mask = (uint32_t)cap - 1;
+	b->nenums = 0;
+	for (uint32_t id = b->first_id; id < b->ntypes; id++) {
+		const struct btf_type *t = B.type_by_id(b->btf, id);
+		int class = t ? name_class(t) : -1;
+		const char *n;
+
+		if (class < 0)
+			continue;
+		if (class == 1)
+			b->enums[b->nenums++] = id;
+		if (!t->name_off)
+			continue;
+		n = name_of(b, t);
+		for (uint32_t h = hash_name(n, class) & b->mask;; h = (h + 1) & b->mask) {
+			const struct btf_type *o;
+
+			if (!b->slots[h]) {
+				b->slots[h] = id; /* the first of a name wins */
+				break;
+			}
+			o = B.type_by_id(b->btf, b->slots[h]);
+			if (name_class(o) == class && !strcmp(name_of(b, o), n))
+				break;
+		}
+	}
 	return NULL;
+}
+
+static uint32_t lookup(const struct idd_btf *b, const char *name, int class)
+{
+	uint32_t h = hash_name(name, class) & b->mask;
+
+	/* Bounded, and each id checked: the index may come from the cache. */
+	for (uint32_t probes = 0; b->slots[h] && probes <= b->mask;
+	     probes++, h = (h + 1) & b->mask) {
+		const struct btf_type *o = type_at(b, b->slots[h]);
+
+		if (o && name_class(o) == class && !strcmp(name_of(b, o), name))
+			return b->slots[h];
+	}
+	return 0;
 }
 
 void idd_btf_free(struct idd_btf *b)
 {
 	if (!b)
 		return;
-	free(b->marks);
-	free(b->data);
+	for (size_t i = 0; i < b->nmods; i++)
+		idd_btf_free(b->mods[i]);
+	free(b->mods);
+	if (b->btf)
+		B.free_(b->btf);
+	if (b->index.data) {
+		idd_cache_unmap(&b->index);
+	} else {
+		free(b->slots);
+		free(b->enums);
+	}
 	free(b);
 }
 
-/* vmlinux's .BTF section; *out NULL when it has none with contents. */
-static struct inodedump_error *from_vmlinux(Elf *elf, struct idd_btf **out)
+size_t idd_btf_size(const struct idd_btf *b)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	return b->size;
+}
+
+#define INDEX_MAGIC "IDDBTFX1"
+#define INDEX_NAME "vmlinux.btf.index"
+
+/*
+ * The index as the cache keeps it: magic, the BTF's size and type count,
+ * the slot count, the enum count, then the slots and the enum ids. Only
+ * its shape is checked here: every id is checked where it is used.
+ */
+static bool index_from_cache(struct idd_btf *b, const char *dir)
+{
+	uint64_t h[5];
+
+	if (!idd_cache_map(dir, INDEX_NAME, &b->index))
+		return false;
+	if (b->index.size < sizeof(h))
+		goto bad;
+	memcpy(h, b->index.data, sizeof(h));
+	if (memcmp(&h[0], INDEX_MAGIC, 8) || h[1] != b->size ||
+	    h[2] != b->ntypes || h[3] < 64 || h[3] > (1u << 26) ||
+	    (h[3] & (h[3] - 1)) || h[4] > b->ntypes ||
+	    b->index.size != sizeof(h) + 4 * (h[3] + h[4]))
+		goto bad;
+	b->slots = (uint32_t *)((uint8_t *)b->index.data + sizeof(h));
+	b->mask = (uint32_t)h[3] - 1;
+	b->enums = b->slots + h[3];
+	b->nenums = h[4];
+	return true;
+bad:
+	idd_cache_unmap(&b->index);
+	return false;
+}
+
+static void index_to_cache(const struct idd_btf *b, const char *dir)
+{
+	uint64_t h[5] = { 0, b->size, b->ntypes, (uint64_t)b->mask + 1,
+			  b->nenums };
+	struct idd_cache_part parts[] = {
+		{ h, sizeof(h) },
+		{ b->slots, 4 * ((size_t)b->mask + 1) },
+		{ b->enums, 4 * b->nenums },
+	};
+
+	memcpy(&h[0], INDEX_MAGIC, 8);
+	idd_cache_store(dir, INDEX_NAME, parts, 3);
+}
+
+struct inodedump_error *idd_btf_parse(const void *data, size_t size,
+				      const char *where, struct idd_btf **out)
+{
+	return idd_btf_parse_cached(data, size, where, NULL, out);
+}
+
+struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
+					     const char *where,
+					     const char *cache_dir,
+					     struct idd_btf **out)
+{
+	_cleanup_free_ struct idd_btf *b = NULL;
+	const char *why = bpf_load();
+	struct inodedump_error *err;
+	uint16_t magic = 0;
 
 	*out = NULL;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
-		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
-		    strcmp(name, ".BTF"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size || d->d_size > BTF_MAX_SIZE)
-			return NULL;
-		/* Read in place: the mapping lives as long as the session. */
-		return btf_parse(d->d_buf, d->d_size, NULL, "in vmlinux", out);
+	if (why)
+		return idd_error(INODEDUMP_ERR_TYPE, "BTF %s: %s", where, why);
+	if (size >= 2)
+		memcpy(&magic, data, 2);
+	if (size < 24 || magic != BTF_MAGIC)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "BTF %s: no BTF header (magic 0x%x, %zu bytes)",
+				 where, magic, size);
+	if (size > BTF_MAX_SIZE)
+		return idd_error(INODEDUMP_ERR_TYPE, "BTF %s: %zu bytes", where,
+				 size);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return idd_nomem();
+	b->btf = B.new_(data, (uint32_t)size); /* copies the bytes */
+	if (!b->btf) {
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "BTF %s is corrupt: libbpf cannot parse its "
+				 "%zu bytes", where, size);
 	}
+	b->ntypes = B.type_cnt(b->btf);
+	b->first_id = 1;
+	b->size = size;
+	if (cache_dir && index_from_cache(b, cache_dir)) {
+		*out = TAKE_PTR(b);
+		return NULL;
+	}
+	if ((err = build_index(b))) {
+		idd_btf_free(TAKE_PTR(b));
+		return err;
+	}
+	if (cache_dir)
+		index_to_cache(b, cache_dir);
+	*out = TAKE_PTR(b);
 	return NULL;
 }
 
-/*
- * The kernel's BTF in the dump's memory; *out NULL when vmlinux has no
- * __start_BTF/__stop_BTF (or a size no kernel has).
- */
-static struct inodedump_error *from_memory(struct idd_symbols *syms,
-					   struct idd_target *t,
-					   struct idd_btf **out)
-{
-	uint64_t start, stop;
-	_cleanup_free_ uint8_t *copy = NULL;
-	struct inodedump_error *err;
-
-	*out = NULL;
-	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
-	    !idd_symbols_address(syms, "__stop_BTF", &stop) ||
-	    stop <= start || stop - start > BTF_MAX_SIZE)
-		return NULL;
-	copy = malloc(stop - start);
-	if (!copy)
-		return idd_nomem();
-	err = idd_target_read(t, start, copy, stop - start);
-	if (err)
-		return idd_error_wrap(err, "BTF at 0x%" PRIx64, start);
-	uint8_t *data = TAKE_PTR(copy); /* btf_parse() owns it now */
-
-	return btf_parse(data, stop - start, data, "in the dump", out);
-}
-
-struct inodedump_error *idd_btf_load(struct idd_types *types,
-				     struct idd_symbols *syms,
-				     struct idd_target *t,
-				     struct idd_btf **out)
-{
-	struct inodedump_error *err = from_vmlinux(idd_types_elf(types), out);
-	struct inodedump_error *mem_err;
-
-	if ((!err && *out) || idd_error_is_nomem(err))
-		return err;
-	/* No usable .BTF in vmlinux: the kernel's own copy, in memory. */
-	mem_err = from_memory(syms, t, out);
-	if (mem_err || *out) {
-		inodedump_error_free(err);
-		return mem_err;
-	}
-	return err;
-}
-
-/* The btf_type record of a valid id (1 .. ntypes-1). */
-static const uint8_t *type_at(const struct idd_btf *b, uint32_t id)
-{
-	uint32_t off = id / BTF_MARK ? b->marks[id / BTF_MARK] : 0;
-
-	/* Type id 1 is the first record; id 0 (void) has none. */
-	for (uint32_t k = id / BTF_MARK ? id / BTF_MARK * BTF_MARK : 1; k < id;
-	     k++)
-		off += 12 + (uint32_t)extra(u32(b->types + off + 4));
-	return b->types + off;
-}
+/* ----------------------------------------------------------- lookups -- */
 
 /* Strip typedefs and qualifiers. */
-static uint32_t resolve(struct idd_btf *b, uint32_t type)
+static uint32_t peel(const struct idd_btf *b, uint32_t id)
 {
-	for (int depth = 0; depth < 32 && valid(b, type); depth++) {
-		uint32_t kind = (u32(type_at(b, type) + 4) >> 24) & 0x1f;
+	for (int depth = 0; depth < 32; depth++) {
+		const struct btf_type *t = type_at(b, id);
 
-		if (kind != BTF_KIND_TYPEDEF && kind != BTF_KIND_VOLATILE &&
-		    kind != BTF_KIND_CONST && kind != BTF_KIND_RESTRICT &&
-		    kind != BTF_KIND_TYPE_TAG)
-			return type;
-		type = u32(type_at(b, type) + 8);
+		if (!t || !(btf_is_typedef(t) || btf_is_mod(t)))
+			return id;
+		id = t->type;
 	}
 	return 0;
 }
 
-static uint32_t find_struct(struct idd_btf *b, const char *name)
+static void load_modules(struct idd_btf *b);
+
+struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
+				       struct idd_struct *out)
 {
-	const uint8_t *t = b->types;
-	uint32_t id;
+	uint32_t id = lookup(b, name, 0);
+	const struct btf_type *t = type_at(b, id);
+	struct idd_btf *in = b;
 
-	if (*b->memo_name && !strcmp(b->memo_name, name))
-		return b->memo_id;
-	/* The records already checked, then on from there. */
-	for (id = 1; id < b->ntypes; id++) {
-		uint32_t info = u32(t + 4);
-
-		if (named(b, t, name))
-			break;
-		t += 12 + extra(info);
+	memset(out, 0, sizeof(*out));
+	if (!t && !b->first_id) /* not parsed: no such btf */
+		return idd_error(INODEDUMP_ERR_TYPE, "no BTF");
+	if (!t && b->first_id == 1) {
+		/* Not vmlinux's: a module's, if one has it. */
+		if (!b->mods_tried)
+			load_modules(b);
+		for (size_t i = 0; i < b->nmods && !t; i++) {
+			id = lookup(b->mods[i], name, 0);
+			t = type_at(b->mods[i], id);
+			in = b->mods[i];
+		}
 	}
-	if (id == b->ntypes)
-		id = scan_to(b, UINT32_MAX, name);
-	if (id && strlen(name) < sizeof(b->memo_name)) {
-		strcpy(b->memo_name, name);
-		b->memo_id = id;
-	}
-	return id;
+	if (!t)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "the dump's BTF has no struct %s (vmlinux's, "
+				 "nor that of the %zu modules with BTF)",
+				 name, b->nmods);
+	/* The dump is untrusted: no struct the decode reads is this big. */
+	if (t->size > STRUCT_MAX)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "the dump's BTF is corrupt: struct %s claims "
+				 "%u bytes", name, t->size);
+	out->btf_id = id;
+	out->btf = in == b ? NULL : in;
+	out->size = t->size;
+	return NULL;
 }
 
-static bool is_aggregate(struct idd_btf *b, uint32_t type)
+static void describe(struct idd_btf *b, uint32_t type, struct idd_member *out)
 {
-	uint32_t kind;
+	const struct btf_type *t = type_at(b, type);
+	__s64 size;
 
-	if (!valid(b, type))
-		return false;
-	kind = (u32(type_at(b, type) + 4) >> 24) & 0x1f;
-	return kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION;
+	out->btf = b;
+	out->btf_type = type;
+	out->kind = IDD_KIND_OTHER;
+	if (!t)
+		return;
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+		out->kind = IDD_KIND_INT;
+		out->size = t->size;
+		out->is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		return;
+	case BTF_KIND_ENUM:
+	case BTF_KIND_ENUM64:
+		out->kind = IDD_KIND_INT;
+		out->size = t->size;
+		return;
+	case BTF_KIND_PTR:
+		out->kind = IDD_KIND_PTR;
+		out->size = 8; /* BTF is only made for 64-bit kernels we read */
+		return;
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		out->kind = IDD_KIND_STRUCT;
+		out->size = t->size;
+		return;
+	case BTF_KIND_ARRAY:
+		out->kind = IDD_KIND_ARRAY;
+		break;
+	default:
+		break;
+	}
+	size = B.resolve_size(b->btf, type);
+	out->size = size > 0 ? (uint64_t)size : 0;
 }
 
 /*
@@ -352,83 +437,381 @@ static bool is_aggregate(struct idd_btf *b, uint32_t type)
  * anonymously must not make the search exponential.
  */
 static bool find_member(struct idd_btf *b, uint32_t agg, const char *name,
-			size_t len, uint64_t *bits, uint32_t *type, int depth,
-			unsigned *budget)
+			size_t len, uint64_t *bits, uint32_t *type,
+			uint32_t *bitfield, int depth, unsigned *budget)
 {
-	const uint8_t *t;
-	uint32_t info, vlen;
-	bool kflag;
+	const struct btf_type *t = type_at(b, agg);
+	const struct btf_member *m;
 
-	if (depth > 8 || !is_aggregate(b, agg))
+	if (depth > 8 || !t || !btf_is_composite(t))
 		return false;
-	t = type_at(b, agg);
-	info = u32(t + 4);
-	vlen = info & 0xffff;
-	kflag = info >> 31;
-	for (uint32_t i = 0; i < vlen; i++) {
-		const uint8_t *m = t + 12 + 12 * i;
-		const char *n = str(b, u32(m));
-		uint32_t off = u32(m + 8);
-		uint64_t bit = kflag ? (off & 0xffffff) : off, inner = 0;
-		uint32_t mt = resolve(b, u32(m + 4));
+	m = btf_members(t);
+	for (uint32_t i = 0; i < btf_vlen(t); i++, m++) {
+		const char *n = B.name_by_offset(b->btf, m->name_off);
+		uint64_t inner = 0;
 
 		if (!*budget)
 			return false;
 		--*budget;
-		if (*n) {
+		if (n && *n) {
 			if (strlen(n) == len && !memcmp(n, name, len)) {
-				*bits += bit;
-				*type = mt;
+				*bits += btf_member_bit_offset(t, i);
+				*bitfield = btf_member_bitfield_size(t, i);
+				*type = m->type;
 				return true;
 			}
 			continue;
 		}
-		if (find_member(b, mt, name, len, &inner, type, depth + 1,
-				budget)) {
-			*bits += bit + inner;
+		if (find_member(b, peel(b, m->type), name, len, &inner, type,
+				bitfield, depth + 1, budget)) {
+			*bits += btf_member_bit_offset(t, i) + inner;
 			return true;
 		}
 	}
 	return false;
 }
 
-bool idd_btf_member(struct idd_btf *b, const char *structname,
-		    const char *path, struct idd_member *out)
+void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
+			  const char *path, struct idd_member *out)
 {
-	uint32_t type = find_struct(b, structname);
+	uint32_t type = s->btf_id, bitfield = 0;
+
+	if (s->btf)
+		b = s->btf; /* a module's struct: its split BTF */
 	uint64_t bits = 0;
 	unsigned budget = 1u << 16;
 
 	memset(out, 0, sizeof(*out));
-	if (!type)
-		return false;
 	for (const char *p = path;;) {
 		const char *dot = strchr(p, '.');
 		size_t len = dot ? (size_t)(dot - p) : strlen(p);
 
-		if (!find_member(b, type, p, len, &bits, &type, 0, &budget) ||
-		    !type)
-			return false;
+		if (!find_member(b, type, p, len, &bits, &type, &bitfield, 0,
+				 &budget))
+			return;
+		type = peel(b, type);
+		if (!type_at(b, type))
+			return; /* void, or an id past the types */
 		if (!dot)
 			break;
+		if (bitfield)
+			return;
 		p = dot + 1;
 	}
-	if (bits % 8)
-		return false; /* bitfields: not needed here */
 	out->present = true;
-	out->offset = bits / 8;
-	switch ((u32(type_at(b, type) + 4) >> 24) & 0x1f) {
-	case BTF_KIND_PTR:
-		out->kind = IDD_KIND_PTR;
-		out->size = 8; /* BTF is only generated for the 64-bit kernels we read */
-		break;
-	case BTF_KIND_STRUCT: case BTF_KIND_UNION:
-		out->kind = IDD_KIND_STRUCT;
-		out->size = u32(type_at(b, type) + 8);
-		break;
-	default:
-		out->kind = IDD_KIND_INT;
-		out->size = u32(type_at(b, type) + 8);
+	describe(b, type, out);
+	if (bitfield) {
+		out->bit_size = bitfield;
+		out->bit_offset = bits % 8;
+		out->size = (out->bit_offset + bitfield + 7) / 8;
+	} else if (bits % 8) {
+		out->present = false; /* no kernel member is placed so */
+		return;
 	}
+	out->offset = bits / 8;
+	/*
+	 * Callers read members out of a buffer of the struct's size: a
+	 * member outside it is corrupt BTF (the dump is untrusted input).
+	 */
+	if (out->size > s->size || out->offset > s->size - out->size)
+		memset(out, 0, sizeof(*out));
+}
+
+bool idd_btf_member(struct idd_btf *b, const char *structname,
+		    const char *path, struct idd_member *out)
+{
+	struct idd_struct s;
+	struct inodedump_error *err = idd_btf_struct(b, structname, &s);
+
+	memset(out, 0, sizeof(*out));
+	if (err) {
+		inodedump_error_free(err);
+		return false;
+	}
+	idd_btf_types_member(b, &s, path, out);
+	return out->present;
+}
+
+struct inodedump_error *idd_btf_pointee(struct idd_btf *base,
+					const struct idd_member *m,
+					struct idd_struct *out)
+{
+	struct idd_btf *b = m->btf ? m->btf : base;
+	const struct btf_type *p = type_at(b, m->btf_type), *t;
+	uint32_t target;
+
+	if (m->kind != IDD_KIND_PTR || !p || !btf_is_ptr(p))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "member is not a pointer to a struct");
+	target = peel(b, p->type);
+	t = type_at(b, target);
+	if (t && btf_is_composite(t) && t->size <= STRUCT_MAX) {
+		memset(out, 0, sizeof(*out));
+		out->btf_id = target;
+		out->btf = b == base ? NULL : b;
+		out->size = t->size;
+		return NULL;
+	}
+	if (!t || !btf_is_fwd(t) || !t->name_off)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "pointer to an anonymous incomplete type");
+	return idd_btf_struct(base, name_of(b, t), out);
+}
+
+/* Each enumerator of enum type id, its value signed as the enum says. */
+static void each_enumerator(const struct idd_btf *b, uint32_t id,
+			    idd_enumerator_fn fn, void *arg)
+{
+	const struct btf_type *t = type_at(b, id);
+	bool sign = t && btf_kflag(t);
+
+	if (!t)
+		return;
+	if (btf_is_enum(t)) {
+		const struct btf_enum *e = btf_enum(t);
+
+		for (uint32_t i = 0; i < btf_vlen(t); i++, e++)
+			fn(B.name_by_offset(b->btf, e->name_off),
+			   sign ? (int64_t)e->val : (int64_t)(uint32_t)e->val,
+			   arg);
+	} else if (btf_is_enum64(t)) {
+		const struct btf_enum64 *e = btf_enum64(t);
+
+		for (uint32_t i = 0; i < btf_vlen(t); i++, e++)
+			fn(B.name_by_offset(b->btf, e->name_off),
+			   (int64_t)btf_enum64_value(e), arg);
+	}
+}
+
+bool idd_btf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
+			 void *arg)
+{
+	const struct btf_type *t = type_at(m->btf, m->btf_type);
+
+	if (!t || !btf_is_any_enum(t))
+		return false;
+	each_enumerator(m->btf, m->btf_type, fn, arg);
 	return true;
+}
+
+bool idd_btf_enum(struct idd_btf *b, const char *enum_name,
+		  idd_enumerator_fn fn, void *arg)
+{
+	uint32_t id = lookup(b, enum_name, 1);
+
+	if (!id)
+		return false;
+	each_enumerator(b, id, fn, arg);
+	return true;
+}
+
+struct find_enumerator {
+	const char *name;
+	int64_t value;
+	bool found;
+};
+
+static void match_enumerator(const char *name, int64_t value, void *arg)
+{
+	struct find_enumerator *f = arg;
+
+	if (!f->found && name && !strcmp(name, f->name)) {
+		f->value = value;
+		f->found = true;
+	}
+}
+
+bool idd_btf_enumerator(struct idd_btf *b, const char *name, int64_t *value)
+{
+	struct find_enumerator f = { .name = name };
+
+	for (size_t i = 0; i < b->nenums && !f.found; i++)
+		each_enumerator(b, b->enums[i], match_enumerator, &f);
+	if (f.found)
+		*value = f.value;
+	return f.found;
+}
+
+/* ------------------------------------------------------------ sources -- */
+
+/* ----------------------------------------------------------- modules -- */
+
+#define MAX_MODULES 4096
+#define MODULE_BTF_MAX (16u << 20)
+
+/* A module's BTF bytes, split on vmlinux's (base). */
+static struct idd_btf *parse_split(struct idd_btf *base, const void *data,
+				   size_t size, const char *module)
+{
+	char path[64];
+	struct idd_btf *m;
+	int fd = memfd_create("inodedump-module-btf", MFD_CLOEXEC);
+	bool ok = fd >= 0 && write(fd, data, size) == (ssize_t)size;
+
+	if (!ok || !B.parse_raw_split) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	m = calloc(1, sizeof(*m));
+	if (m)
+		m->btf = B.parse_raw_split(path, base->btf);
+	close(fd);
+	if (!m || !m->btf) {
+		free(m);
+		return NULL;
+	}
+	m->ntypes = B.type_cnt(m->btf);
+	m->first_id = base->ntypes;
+	m->size = size;
+	snprintf(m->module, sizeof(m->module), "%s", module);
+	if (build_index(m)) {
+		idd_btf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void idd_btf_set_source(struct idd_btf *b, struct idd_symbols *syms,
+			struct idd_target *t)
+{
+	b->syms = syms;
+	b->target = t;
+}
+
+/*
+ * Every loaded module's BTF, from the kernel's btf_modules list (struct
+ * btf_module: the module's struct btf, whose data and data_size are its
+ * raw split BTF; struct module's own btf_data is freed after init). Types
+ * from vmlinux's BTF. A module that cannot be read is left out.
+ */
+static void load_modules(struct idd_btf *b)
+{
+	struct idd_struct bm, bt;
+	struct idd_member list, btf_m, data, data_size, name;
+	uint64_t head, next;
+	struct inodedump_error *err;
+
+	b->mods_tried = true;
+	if (!b->syms || !b->target ||
+	    !idd_symbols_address(b->syms, "btf_modules", &head))
+		return;
+	if ((err = idd_btf_struct(b, "btf_module", &bm)) ||
+	    (err = idd_btf_struct(b, "btf", &bt))) {
+		inodedump_error_free(err);
+		return;
+	}
+	idd_btf_types_member(b, &bm, "list", &list);
+	idd_btf_types_member(b, &bm, "btf", &btf_m);
+	idd_btf_types_member(b, &bt, "data", &data);
+	idd_btf_types_member(b, &bt, "data_size", &data_size);
+	idd_btf_types_member(b, &bt, "name", &name);
+	if (!list.present || !btf_m.present || !data.present ||
+	    !data_size.present || bt.size > 4096 ||
+	    idd_target_read_u64(b->target, head, &next))
+		return;
+	for (size_t n = 0; next != head && n < MAX_MODULES; n++) {
+		uint8_t sbtf[4096];
+		uint64_t at, mbtf, raw, size;
+		struct idd_btf *m, **grown;
+		char mod[64] = "";
+		void *bytes;
+
+		at = next - list.offset;
+		if (idd_target_read_u64(b->target, next, &next) ||
+		    idd_target_read_u64(b->target, at + btf_m.offset, &mbtf) ||
+		    !mbtf || (err = idd_target_read(b->target, mbtf, sbtf, bt.size))) {
+			inodedump_error_free(err);
+			err = NULL;
+			continue;
+		}
+		raw = idd_member_uval(&data, sbtf);
+		size = idd_member_uval(&data_size, sbtf);
+		if (name.present)
+			memcpy(mod, sbtf + name.offset,
+			       name.size < sizeof(mod) ? name.size : sizeof(mod) - 1);
+		if (!raw || size < 24 || size > MODULE_BTF_MAX ||
+		    !(bytes = malloc(size)))
+			continue;
+		if ((err = idd_target_read(b->target, raw, bytes, size))) {
+			inodedump_error_free(err);
+			err = NULL;
+			free(bytes);
+			continue;
+		}
+		m = parse_split(b, bytes, size, mod);
+		free(bytes);
+		if (!m)
+			continue;
+		grown = realloc(b->mods, (b->nmods + 1) * sizeof(*grown));
+		if (!grown) {
+			idd_btf_free(m);
+			return;
+		}
+		b->mods = grown;
+		b->mods[b->nmods++] = m;
+	}
+}
+
+const char *idd_btf_module(const struct idd_btf *b)
+{
+	return b && b->module[0] ? b->module : NULL;
+}
+
+#define CACHE_NAME "vmlinux.btf"
+
+struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
+					  struct idd_target *t,
+					  const char *cache_dir,
+					  struct idd_btf **out, bool *cached,
+					  uint64_t *at)
+{
+	uint64_t start, stop;
+	_cleanup_free_ uint8_t *copy = NULL;
+	struct idd_cache_file f;
+	struct inodedump_error *err;
+
+	*out = NULL;
+	*cached = false;
+	*at = 0;
+	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
+	    !idd_symbols_address(syms, "__stop_BTF", &stop) || stop <= start)
+		return NULL;
+	*at = start;
+	if (stop - start > BTF_MAX_SIZE)
+		return idd_error_at(INODEDUMP_ERR_DUMP, start,
+				    "BTF at 0x%" PRIx64 ": %" PRIu64 " bytes",
+				    start, stop - start);
+	if (idd_cache_map(cache_dir, CACHE_NAME, &f)) {
+		if (f.size == stop - start) {
+			err = idd_btf_parse_cached(f.data, f.size,
+						   "in the cache", cache_dir,
+						   out);
+			idd_cache_unmap(&f);
+			if (!err) {
+				*cached = true;
+				return NULL;
+			}
+			inodedump_error_free(err); /* read the dump's, then */
+		} else {
+			idd_cache_unmap(&f);
+		}
+	}
+	copy = malloc(stop - start);
+	if (!copy)
+		return idd_nomem();
+	err = idd_target_read(t, start, copy, stop - start);
+	if (err)
+		return idd_error_wrap(err, "the kernel's BTF (%" PRIu64
+				      " bytes at 0x%" PRIx64 ")",
+				      stop - start, start);
+	err = idd_btf_parse_cached(copy, stop - start, "in the dump",
+				   cache_dir, out);
+	if (!err && cache_dir) {
+		struct idd_cache_part part = { copy, stop - start };
+
+		idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
+	}
+	return err;
 }

@@ -68,7 +68,34 @@ struct idd_types {
 	size_t ncache;
 	/* Where the last successful search ended: the next starts there. */
 	Dwarf_Off resume_cu;
+	struct idd_btf *btf; /* set: every type from BTF, no DWARF */
 };
+
+struct inodedump_error *idd_types_open_btf(struct idd_btf *btf,
+					   struct idd_types **out)
+{
+	struct idd_types *types = calloc(1, sizeof(*types));
+
+	if (!types) {
+		idd_btf_free(btf);
+		return idd_nomem();
+	}
+	types->fd = -1;
+	types->btf = btf;
+	*out = types;
+	return NULL;
+}
+
+struct idd_btf *idd_types_btf(struct idd_types *types)
+{
+	return types->btf;
+}
+
+struct idd_struct idd_member_struct(const struct idd_member *m)
+{
+	return (struct idd_struct){ .die = m->type, .btf_id = m->btf_type,
+				    .btf = m->btf, .size = m->size };
+}
 
 Elf *idd_types_elf(struct idd_types *types)
 {
@@ -140,6 +167,7 @@ void idd_types_close(struct idd_types *types)
 		elf_end(types->elf);
 	if (types->fd >= 0)
 		close(types->fd);
+	idd_btf_free(types->btf);
 	free(types->path);
 	free(types);
 }
@@ -329,7 +357,8 @@ void idd_types_anchor(struct idd_types *types, const char *suffix,
 	Dwarf_Die cudie;
 	const char *name;
 
-	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
+	if (types->btf ||
+	    types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
 	    !code_addr || !aranges_unit(types, code_addr, &cu) ||
 	    !unit_die(types, cu, &cudie) || !(name = dwarf_diename(&cudie)) ||
 	    !ends_with(name, suffix))
@@ -377,6 +406,8 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 {
 	Dwarf_Die cudie;
 
+	if (types->btf) /* one namespace: no unit to look in */
+		return idd_btf_struct(types->btf, name, out);
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
 			*out = types->cache[i].s;
@@ -426,6 +457,8 @@ bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 {
 	Dwarf_Die cudie, die;
 
+	if (types->btf)
+		return idd_btf_enumerator(types->btf, name, value);
 	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
 		return false;
 	do {
@@ -450,6 +483,8 @@ bool idd_types_enum(struct idd_types *types, const char *cu_hint,
 {
 	Dwarf_Die cudie, die;
 
+	if (types->btf)
+		return idd_btf_enum(types->btf, enum_name, fn, arg);
 	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
 		return false;
 	do {
@@ -477,6 +512,8 @@ struct inodedump_error *idd_types_struct(struct idd_types *types,
 					 const char *name,
 					 struct idd_struct *out)
 {
+	if (types->btf)
+		return idd_btf_struct(types->btf, name, out);
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
 			*out = types->cache[i].s;
@@ -690,6 +727,10 @@ void idd_types_member(struct idd_types *types, const struct idd_struct *s,
 	Dwarf_Die agg = s->die;
 	uint64_t offset = 0;
 
+	if (types->btf) {
+		idd_btf_types_member(types->btf, s, path, out);
+		return;
+	}
 	memset(out, 0, sizeof(*out));
 	for (const char *p = path;;) {
 		const char *dot = strchr(p, '.');
@@ -722,6 +763,8 @@ struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
 	Dwarf_Die ptr = m->type, target;
 	const char *name;
 
+	if (types->btf)
+		return idd_btf_pointee(types->btf, m, out);
 	if (m->kind != IDD_KIND_PTR || !member_type(&ptr, &target))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "member is not a pointer to a struct");
@@ -741,6 +784,8 @@ bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 {
 	Dwarf_Die type = m->type, child;
 
+	if (m->btf)
+		return idd_btf_member_enum(m, fn, arg);
 	if (dwarf_tag(&type) != DW_TAG_enumeration_type)
 		return false;
 	if (dwarf_child(&type, &child) != 0)

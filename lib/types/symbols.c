@@ -43,7 +43,28 @@ struct idd_symbols {
 	/* The string table as is, when it ends in a NUL (the usual). */
 	const char *strtab;
 	size_t strtab_size;
+	struct idd_kallsyms *ks; /* set: the dump's kallsyms instead */
 };
+
+struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
+						  struct idd_symbols **out)
+{
+	struct idd_symbols *syms = calloc(1, sizeof(*syms));
+
+	if (!syms) {
+		idd_kallsyms_free(ks);
+		return idd_nomem();
+	}
+	syms->fd = -1;
+	syms->ks = ks;
+	*out = syms;
+	return NULL;
+}
+
+const struct idd_kallsyms *idd_symbols_kallsyms(const struct idd_symbols *s)
+{
+	return s->ks;
+}
 
 /* Symbol i, without gelf_getsym's copy where the table can be read as is. */
 static bool get_sym(const struct idd_symbols *syms, size_t i, GElf_Sym *out)
@@ -114,6 +135,8 @@ void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset)
 void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
 		const char *cu_hint, const char *const *functions)
 {
+	if (syms->ks)
+		return; /* BTF: no units to find */
 	for (; *functions; functions++) {
 		uint64_t addr;
 
@@ -126,8 +149,10 @@ void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
 
 void idd_symbols_close(struct idd_symbols *syms)
 {
-	if (syms)
+	if (syms) {
 		free(syms->index);
+		idd_kallsyms_free(syms->ks);
+	}
 	free(syms);
 }
 
@@ -283,7 +308,7 @@ static struct inodedump_error *indexed_name(struct idd_symbols *syms,
 
 void idd_symbols_expect_many(struct idd_symbols *syms)
 {
-	if (!syms->index)
+	if (!syms->index && !syms->ks)
 		build_index(syms);
 }
 
@@ -293,6 +318,8 @@ struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
 	uint64_t link = addr - syms->kaslr;
 
 	*name = NULL;
+	if (syms->ks)
+		return idd_kallsyms_name(syms->ks, addr, name);
 	if (++syms->lookups > LINEAR_LOOKUPS && !syms->index)
 		build_index(syms);
 	if (syms->index)
@@ -339,6 +366,8 @@ struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			 uint64_t *addr)
 {
+	if (syms->ks)
+		return idd_kallsyms_address(syms->ks, name, addr);
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 		const char *n;
@@ -447,7 +476,8 @@ struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
 
 	for (size_t i = 0; i < n; i++)
 		out[i] = NULL;
-	if (n > 8 || ++syms->lookups > LINEAR_LOOKUPS || syms->index) {
+	if (n > 8 || syms->ks || ++syms->lookups > LINEAR_LOOKUPS ||
+	    syms->index) {
 		for (size_t i = 0; i < n && !err; i++)
 			err = idd_symbols_name(syms, addrs[i], &out[i]);
 		return drop_names_on_error(err, out, n);

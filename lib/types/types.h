@@ -21,9 +21,22 @@ int idd_types_fd(struct idd_types *types); /* vmlinux, open for reading */
 /* libkdumpfile's name for vmlinux's architecture ("x86_64"), or NULL. */
 const char *idd_elf_arch(struct Elf *elf);
 
+struct idd_btf;
+
+/*
+ * A session without vmlinux: every type from BTF (takes btf, also on
+ * failure). idd_types_elf() is then NULL and idd_types_fd() -1.
+ */
+struct inodedump_error *idd_types_open_btf(struct idd_btf *btf,
+					   struct idd_types **out);
+/* The BTF every type comes from, or NULL (types from DWARF). */
+struct idd_btf *idd_types_btf(struct idd_types *types);
+
 /* A complete struct/union definition. */
 struct idd_struct {
-	Dwarf_Die die;
+	Dwarf_Die die;	      /* DWARF */
+	uint32_t btf_id;      /* BTF: the id, */
+	struct idd_btf *btf;  /* in this BTF (a module's), NULL: the types' */
 	uint64_t size;
 };
 
@@ -72,8 +85,13 @@ struct idd_member {
 	unsigned bit_offset; /* from offset, little-endian bit numbering */
 	bool is_signed;
 	enum idd_kind kind;
-	Dwarf_Die type;	  /* peeled of typedefs and qualifiers */
+	Dwarf_Die type;	  /* peeled of typedefs and qualifiers (DWARF) */
+	struct idd_btf *btf; /* the same from BTF: its type id */
+	uint32_t btf_type;
 };
+
+/* The struct or union that is a member's type (m->kind IDD_KIND_STRUCT). */
+struct idd_struct idd_member_struct(const struct idd_member *m);
 
 /*
  * Member by a dotted path ("i_count.counter", "i_data.a_ops"), looking
@@ -136,26 +154,133 @@ void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
  */
 struct inodedump_error *idd_elf_build_id(struct Elf *elf, char **hex);
 
-struct idd_btf;
 struct idd_modules;
+struct idd_kallsyms;
 
 /*
- * btf.c: BTF from vmlinux's .BTF, else from the dump's memory (between
- * the symbols __start_BTF and __stop_BTF, read through t). *out is NULL
- * when neither has any; an error says why BTF that is there could not be
- * read (a fault names its address). Free with idd_btf_free().
+ * symbols.c over the dump's kallsyms instead of vmlinux's symbol table
+ * (takes ks, also on failure); addresses are the running kernel's.
  */
-struct inodedump_error *idd_btf_load(struct idd_types *types,
-				     struct idd_symbols *syms,
-				     struct idd_target *t,
-				     struct idd_btf **out);
+struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
+						  struct idd_symbols **out);
+/* The kallsyms the symbols come from, or NULL (vmlinux's .symtab). */
+const struct idd_kallsyms *idd_symbols_kallsyms(const struct idd_symbols *s);
+
+/* ---- kallsyms.c: vmlinux's symbols from the dump's kallsyms tables ---- */
+
+/* The tables as the kernel lays them out (the dump's, or a test's). */
+struct idd_kallsyms_tables {
+	uint32_t num_syms;
+	const uint8_t *names;	  /* kallsyms_names */
+	size_t names_len;
+	const char *token_table;  /* kallsyms_token_table */
+	size_t token_table_len;
+	const uint16_t *token_index; /* kallsyms_token_index[256] */
+	const int32_t *offsets;	  /* kallsyms_offsets[num_syms] */
+	uint64_t offsets_addr;	  /* its address (7.0+: place-relative) */
+	bool has_relative_base;	  /* before 7.0 */
+	uint64_t relative_base;	  /* kallsyms_relative_base's value */
+};
+struct inodedump_error *
+idd_kallsyms_from_tables(const struct idd_kallsyms_tables *tables,
+			 struct idd_kallsyms **out);
+/*
+ * The dump's tables through VMCOREINFO, or the copy decoded earlier in
+ * cache_dir (NULL: none); *from_cache says which. A decoded copy is
+ * stored in cache_dir.
+ */
+struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
+					  const char *cache_dir,
+					  struct idd_kallsyms **out,
+					  bool *from_cache);
+void idd_kallsyms_free(struct idd_kallsyms *ks);
+size_t idd_kallsyms_count(const struct idd_kallsyms *ks);
+bool idd_kallsyms_address(const struct idd_kallsyms *ks, const char *name,
+			  uint64_t *addr);
+/* *out "name" or "name+0x10", malloc'd; NULL when no symbol covers addr. */
+struct inodedump_error *idd_kallsyms_name(const struct idd_kallsyms *ks,
+					  uint64_t addr, char **out);
+
+/* ---- cache.c: per-kernel files under $XDG_CACHE_HOME/inodedump ---- */
+struct idd_cache_file {
+	void *data;
+	size_t size;
+};
+struct idd_cache_part {
+	const void *data;
+	size_t size;
+};
+/* The cache directory of a build-id (malloc'd), NULL when none is usable. */
+char *idd_cache_dir(const char *build_id);
+bool idd_cache_map(const char *dir, const char *name,
+		   struct idd_cache_file *out);
+void idd_cache_unmap(struct idd_cache_file *f);
+bool idd_cache_store(const char *dir, const char *name,
+		     const struct idd_cache_part *parts, size_t nparts);
+
+/* ---- btf.c: BTF through libbpf ---- */
+
+/* Parse BTF bytes (copied); where names them in messages. */
 void idd_btf_free(struct idd_btf *btf);
+struct inodedump_error *idd_btf_parse(const void *data, size_t size,
+				      const char *where, struct idd_btf **out);
+/* The same, its name index kept in (and taken from) cache_dir. */
+struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
+					     const char *where,
+					     const char *cache_dir,
+					     struct idd_btf **out);
+size_t idd_btf_size(const struct idd_btf *btf);
+/*
+ * Where the modules' BTF is read when a struct is not vmlinux's: the
+ * kernel's btf_modules list, through syms and t (both outlive btf).
+ */
+void idd_btf_set_source(struct idd_btf *btf, struct idd_symbols *syms,
+			struct idd_target *t);
+/* The module a struct's BTF belongs to (s->btf), NULL for vmlinux. */
+const char *idd_btf_module(const struct idd_btf *btf);
+/*
+ * The kernel's BTF in the dump (__start_BTF..__stop_BTF by syms), or the
+ * copy in cache_dir (NULL: none). *out NULL, no error, when syms names no
+ * BTF; *at its address.
+ */
+struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
+					  struct idd_target *t,
+					  const char *cache_dir,
+					  struct idd_btf **out, bool *cached,
+					  uint64_t *at);
+/* The BTF side of the idd_types_* lookups above. */
+struct inodedump_error *idd_btf_struct(struct idd_btf *btf, const char *name,
+				       struct idd_struct *out);
+void idd_btf_types_member(struct idd_btf *btf, const struct idd_struct *s,
+			  const char *path, struct idd_member *out);
+struct inodedump_error *idd_btf_pointee(struct idd_btf *btf,
+					const struct idd_member *m,
+					struct idd_struct *out);
+bool idd_btf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
+			 void *arg);
+bool idd_btf_enum(struct idd_btf *btf, const char *enum_name,
+		  idd_enumerator_fn fn, void *arg);
+bool idd_btf_enumerator(struct idd_btf *btf, const char *name, int64_t *value);
+
+/*
+ * btf_lazy.c: struct mount for a DWARF session, from vmlinux's .BTF, else
+ * from the dump's memory (between the symbols __start_BTF and __stop_BTF,
+ * read through t). *out is NULL when neither has any; an error says why
+ * BTF that is there could not be read (a fault names its address). Free
+ * with idd_btfl_free().
+ */
+struct idd_btfl;
+struct inodedump_error *idd_btfl_load(struct idd_types *types,
+				      struct idd_symbols *syms,
+				      struct idd_target *t,
+				      struct idd_btfl **out);
+void idd_btfl_free(struct idd_btfl *btf);
 /*
  * A member's offset by dotted path, like idd_types_member(); false when
  * the BTF has no such struct or member (a pure lookup: it cannot fail).
  */
-bool idd_btf_member(struct idd_btf *btf, const char *structname,
-		    const char *path, struct idd_member *out);
+bool idd_btfl_member(struct idd_btfl *btf, const char *structname,
+		     const char *path, struct idd_member *out);
 
 /*
  * modules.c: the symbol of a loaded module that covers addr

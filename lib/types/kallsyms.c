@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * vmlinux's symbols from the dump itself: the kernel's kallsyms tables,
+ * which VMCOREINFO names (SYMBOL(kallsyms_names), _num_syms,
+ * _token_table, _token_index, _offsets, and before 7.0
+ * _relative_base). Each name is a run of token indexes (scripts/kallsyms.c
+ * compresses them), its first character the symbol's type letter; each
+ * address is an int in kallsyms_offsets:
+ *
+ *  - 7.0 and later (no kallsyms_relative_base in VMCOREINFO):
+ *    place-relative, &kallsyms_offsets[i] + kallsyms_offsets[i];
+ *  - before, with CONFIG_KALLSYMS_ABSOLUTE_PERCPU (x86-64 SMP before
+ *    6.15): an offset >= 0 is the per-CPU symbol's own value, a negative
+ *    one is relative_base - 1 - offset;
+ *  - before, without it: relative_base + (u32)offset.
+ *
+ * Whether absolute per-CPU is in effect is not in the dump: an offset
+ * below zero is impossible without it (the image is not 2 GiB long) and
+ * certain with it (every non-per-CPU symbol is stored that way).
+ *
+ * The tables decoded are kept in the per-kernel cache (cache.c).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/cleanup.h"
+#include "target/target.h"
+#include "types/types.h"
+
+#define MAX_SYMS (4u << 20)
+#define MAX_NAMES (64u << 20)
+#define KSYM_NAME_LEN 512
+#define CACHE_NAME "kallsyms"
+#define CACHE_MAGIC "IDDKSYM2"
+
+struct idd_kallsyms {
+	size_t n;
+	const uint64_t *addr; /* sorted */
+	const uint32_t *name; /* offsets in strings */
+	const char *type;
+	const char *strings;
+	size_t strings_len;
+	const uint32_t *slots; /* by name: index + 1, open addressing */
+	uint32_t mask;
+	void *owned;		   /* one allocation holding the above */
+	struct idd_cache_file map; /* or the cache file, mapped */
+};
+
+void idd_kallsyms_free(struct idd_kallsyms *ks)
+{
+	if (!ks)
+		return;
+	idd_cache_unmap(&ks->map);
+	free(ks->owned);
+	free(ks);
+}
+
+size_t idd_kallsyms_count(const struct idd_kallsyms *ks)
+{
+	return ks->n;
+}
+
+/*
+ * The layout of one block, which is also the cache file: a header (magic,
+ * n, strings_len, nslots), addr[n], name[n], slots[nslots] (a hash of the
+ * names, so that a name is found without a pass), type[n], strings.
+ */
+struct block_layout {
+	size_t addr, name, slots, type, strings, total;
+	uint64_t nslots;
+};
+
+#define HEADER 32
+
+static uint64_t slots_for(uint64_t n)
+{
+	uint64_t c = 64;
+
+	while (c < 2 * n)
+		c *= 2;
+	return c;
+}
+
+static bool layout_of(uint64_t n, uint64_t strings_len, struct block_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	if (n > MAX_SYMS || strings_len > MAX_NAMES)
+		return false;
+	l->nslots = slots_for(n);
+	l->addr = HEADER;
+	l->name = l->addr + 8 * n;
+	l->slots = l->name + 4 * n;
+	l->type = l->slots + 4 * l->nslots;
+	l->strings = l->type + n;
+	l->total = l->strings + strings_len;
+	return true;
+}
+
+/* Point ks at a block (its header checked by the caller). */
+static void point_at(struct idd_kallsyms *ks, const uint8_t *block,
+		     const struct block_layout *l, size_t n, size_t strings_len)
+{
+	ks->n = n;
+	ks->addr = (const uint64_t *)(block + l->addr);
+	ks->name = (const uint32_t *)(block + l->name);
+	ks->slots = (const uint32_t *)(block + l->slots);
+	ks->mask = (uint32_t)l->nslots - 1;
+	ks->type = (const char *)(block + l->type);
+	ks->strings = (const char *)(block + l->strings);
+	ks->strings_len = strings_len;
+}
+
+static uint32_t hash_name(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+/* Fill the name hash of a sorted block: the first symbol of a name wins. */
+static void hash_block(uint8_t *block, const struct block_layout *l, size_t n)
+{
+	uint32_t *slots = (uint32_t *)(block + l->slots);
+	const uint32_t *name = (const uint32_t *)(block + l->name);
+	const char *strings = (const char *)(block + l->strings);
+	uint32_t mask = (uint32_t)l->nslots - 1;
+
+	memset(slots, 0, 4 * l->nslots);
+	for (size_t i = 0; i < n; i++) {
+		const char *s = strings + name[i];
+
+		for (uint32_t h = hash_name(s) & mask;; h = (h + 1) & mask) {
+			if (!slots[h]) {
+				slots[h] = (uint32_t)i + 1;
+				break;
+			}
+			if (!strcmp(strings + name[slots[h] - 1], s))
+				break;
+		}
+	}
+}
+
+/* A cached block, checked as untrusted input. */
+static bool from_cache(const char *dir, struct idd_kallsyms *ks)
+{
+	struct block_layout l;
+	uint64_t n, slen;
+	const uint8_t *d;
+
+	if (!idd_cache_map(dir, CACHE_NAME, &ks->map))
+		return false;
+	d = ks->map.data;
+	if (ks->map.size < HEADER || memcmp(d, CACHE_MAGIC, 8))
+		goto bad;
+	memcpy(&n, d + 8, 8);
+	memcpy(&slen, d + 16, 8);
+	if (!n || !slen || !layout_of(n, slen, &l) || l.total != ks->map.size)
+		goto bad;
+	point_at(ks, d, &l, n, slen);
+	/*
+	 * Only the shape is checked here; each name offset and slot is
+	 * checked where it is used (a pass over them all cost more than the
+	 * lookups). Addresses out of order only give wrong names, as a
+	 * wrong dump would.
+	 */
+	if (ks->strings[slen - 1] != '\0')
+		goto bad;
+	return true;
+bad:
+	idd_cache_unmap(&ks->map);
+	return false;
+}
+
+struct sortable {
+	uint64_t addr;
+	uint32_t index;
+};
+
+static int cmp_sortable(const void *a, const void *b)
+{
+	const struct sortable *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The tables are sorted by address already; a table that is not, is. */
+static struct inodedump_error *sort_block(uint8_t *block,
+					  const struct block_layout *l, size_t n)
+{
+	uint64_t *addr = (uint64_t *)(block + l->addr);
+	uint32_t *name = (uint32_t *)(block + l->name);
+	char *type = (char *)(block + l->type);
+	_cleanup_free_ struct sortable *s = NULL;
+	_cleanup_free_ uint32_t *names = NULL;
+	_cleanup_free_ char *types = NULL;
+	size_t i;
+
+	for (i = 1; i < n && addr[i] >= addr[i - 1]; i++)
+		;
+	if (i >= n)
+		return NULL;
+	s = malloc(n * sizeof(*s));
+	names = malloc(n * sizeof(*names));
+	types = malloc(n);
+	if (!s || !names || !types)
+		return idd_nomem();
+	for (i = 0; i < n; i++)
+		s[i] = (struct sortable){ addr[i], (uint32_t)i };
+	qsort(s, n, sizeof(*s), cmp_sortable);
+	memcpy(names, name, n * sizeof(*names));
+	memcpy(types, type, n);
+	for (i = 0; i < n; i++) {
+		addr[i] = s[i].addr;
+		name[i] = names[s[i].index];
+		type[i] = types[s[i].index];
+	}
+	return NULL;
+}
+
+/* Each of the 256 tokens, found once: where it starts, how long it is. */
+struct tokens {
+	const char *at[256];
+	uint8_t len[256];
+};
+
+/* False when a token does not end inside the token table. */
+static bool find_tokens(const struct idd_kallsyms_tables *t, struct tokens *k)
+{
+	for (int i = 0; i < 256; i++) {
+		size_t start = t->token_index[i], end = start;
+
+		while (end < t->token_table_len && t->token_table[end] &&
+		       end - start < 255)
+			end++;
+		if (end >= t->token_table_len || t->token_table[end])
+			return false;
+		k->at[i] = t->token_table + start;
+		k->len[i] = (uint8_t)(end - start);
+	}
+	return true;
+}
+
+/*
+ * Expand name at *off of the names table (advancing *off) into out
+ * (KSYM_NAME_LEN); *type its type letter. False when the table is cut
+ * short.
+ */
+static bool expand(const struct idd_kallsyms_tables *t, const struct tokens *k,
+		   size_t *off, char *type, char *out, size_t *outlen)
+{
+	size_t len, o = *off, n = 0;
+	char buf[KSYM_NAME_LEN + 256];
+
+	if (o >= t->names_len)
+		return false;
+	len = t->names[o++];
+	if (len & 0x80) {
+		if (o >= t->names_len)
+			return false;
+		len = (len & 0x7f) | ((size_t)t->names[o++] << 7);
+	}
+	if (len > t->names_len - o)
+		return false;
+	/* Whole tokens while they fit; the name is cut as the kernel cuts it. */
+	for (size_t i = 0; i < len && n < KSYM_NAME_LEN; i++) {
+		uint8_t b = t->names[o + i];
+
+		memcpy(buf + n, k->at[b], k->len[b]);
+		n += k->len[b];
+	}
+	if (!n) {
+		*type = '?';
+		n = 1;
+		buf[0] = '?';
+	} else {
+		*type = buf[0];
+	}
+	n = n - 1 < KSYM_NAME_LEN - 1 ? n - 1 : KSYM_NAME_LEN - 1;
+	memcpy(out, buf + 1, n);
+	out[n] = '\0';
+	*outlen = n;
+	*off = o + len;
+	return true;
+}
+
+static uint64_t address_of(const struct idd_kallsyms_tables *t,
+			   bool absolute_percpu, size_t i)
+{
+	int32_t off = t->offsets[i];
+
+	if (!t->has_relative_base) /* 7.0: place-relative */
+		return t->offsets_addr + 4 * (uint64_t)i + (uint64_t)(int64_t)off;
+	if (!absolute_percpu)
+		return t->relative_base + (uint32_t)off;
+	if (off >= 0)
+		return (uint64_t)off;
+	return t->relative_base - 1 - (uint64_t)(int64_t)off;
+}
+
+struct inodedump_error *
+idd_kallsyms_from_tables(const struct idd_kallsyms_tables *t,
+			 struct idd_kallsyms **out)
+{
+	_cleanup_free_ struct idd_kallsyms *ks = calloc(1, sizeof(*ks));
+	_cleanup_free_ uint8_t *block = NULL;
+	struct block_layout l;
+	struct inodedump_error *err;
+	size_t n = t->num_syms, off = 0, used = 0, cap;
+	bool absolute_percpu = false;
+	struct tokens tokens;
+
+	if (!ks)
+		return idd_nomem();
+	if (!n || n > MAX_SYMS)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "kallsyms: %zu symbols is no kernel's count", n);
+	for (size_t i = 0; t->has_relative_base && i < n; i++)
+		if (t->offsets[i] < 0) {
+			absolute_percpu = true;
+			break;
+		}
+	/* Names are no longer than the compressed table's bytes times ~8. */
+	cap = t->names_len * 4 + n + 1;
+	if (cap > MAX_NAMES)
+		cap = MAX_NAMES;
+	if (!layout_of(n, cap, &l) || !(block = malloc(l.total)))
+		return idd_nomem();
+	point_at(ks, block, &l, n, cap);
+	if (!find_tokens(t, &tokens))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "kallsyms: a token runs past kallsyms_token_table");
+	for (size_t i = 0; i < n; i++) {
+		char name[KSYM_NAME_LEN], type;
+		size_t len;
+
+		if (!expand(t, &tokens, &off, &type, name, &len))
+			return idd_error(INODEDUMP_ERR_DUMP,
+					 "kallsyms: name %zu of %zu runs past "
+					 "the table (offset %zu)", i, n, off);
+		if (used + len + 1 > cap) {
+			uint8_t *grown;
+
+			if (cap == MAX_NAMES)
+				return idd_error(INODEDUMP_ERR_DUMP,
+						 "kallsyms: names longer than "
+						 "%u bytes", MAX_NAMES);
+			cap = cap * 2 > MAX_NAMES ? MAX_NAMES : cap * 2;
+			layout_of(n, cap, &l);
+			grown = realloc(block, l.total);
+			if (!grown)
+				return idd_nomem();
+			block = grown;
+			point_at(ks, block, &l, n, cap);
+		}
+		((uint64_t *)(block + l.addr))[i] =
+			address_of(t, absolute_percpu, i);
+		((uint32_t *)(block + l.name))[i] = (uint32_t)used;
+		((char *)(block + l.type))[i] = type;
+		memcpy(block + l.strings + used, name, len + 1);
+		used += len + 1;
+	}
+	/* Shrink to what the names took: the block is what the cache keeps. */
+	{
+		struct block_layout small;
+		uint64_t hdr[4];
+
+		layout_of(n, used, &small);
+		memmove(block + small.strings, block + l.strings, used);
+		memcpy(hdr, CACHE_MAGIC, 8);
+		hdr[1] = n;
+		hdr[2] = used;
+		hdr[3] = small.nslots;
+		memcpy(block, hdr, sizeof(hdr));
+		l = small;
+	}
+	if ((err = sort_block(block, &l, n)))
+		return err;
+	hash_block(block, &l, n);
+	point_at(ks, block, &l, n, used);
+	ks->owned = TAKE_PTR(block);
+	*out = TAKE_PTR(ks);
+	return NULL;
+}
+
+/* The cacheable bytes of decoded tables. */
+static void block_bytes(const struct idd_kallsyms *ks, const void **data,
+			size_t *size)
+{
+	struct block_layout l;
+
+	layout_of(ks->n, ks->strings_len, &l);
+	*data = ks->owned;
+	*size = l.total;
+}
+
+static bool vmcoreinfo_symbol(struct idd_target *t, const char *name,
+			      uint64_t *addr)
+{
+	char key[64];
+	const char *v;
+	char *end;
+
+	snprintf(key, sizeof(key), "SYMBOL(%s)", name);
+	v = idd_target_vmcoreinfo(t, key);
+	if (!v || !*v)
+		return false;
+	*addr = strtoull(v, &end, 16);
+	return *end == '\0' || *end == '\n';
+}
+
+/* Read the names table, whose length nothing states: chunk by chunk. */
+static struct inodedump_error *read_names(struct idd_target *t, uint64_t at,
+					  uint32_t num_syms, uint8_t **out,
+					  size_t *len)
+{
+	enum { CHUNK = 64 * 1024 };
+	_cleanup_free_ uint8_t *buf = NULL;
+	size_t have = 0, off = 0;
+
+	for (uint32_t i = 0; i < num_syms; i++) {
+		size_t need;
+
+		for (;;) {
+			need = off + 2;
+			if (need <= have) {
+				size_t l = buf[off];
+
+				if (l & 0x80)
+					l = (l & 0x7f) | ((size_t)buf[off + 1] << 7);
+				need = off + 1 + (buf[off] & 0x80 ? 1 : 0) + l;
+				if (need <= have)
+					break;
+			}
+			if (have >= MAX_NAMES)
+				return idd_error_at(INODEDUMP_ERR_DUMP, at,
+						    "kallsyms_names: longer "
+						    "than %u bytes", MAX_NAMES);
+			uint8_t *grown = realloc(buf, have + CHUNK);
+			struct inodedump_error *err;
+
+			if (!grown)
+				return idd_nomem();
+			buf = grown;
+			err = idd_target_read(t, at + have, buf + have, CHUNK);
+			if (err)
+				return idd_error_wrap(err, "kallsyms_names");
+			have += CHUNK;
+		}
+		off = need;
+	}
+	*len = off;
+	*out = TAKE_PTR(buf);
+	return NULL;
+}
+
+struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
+					  const char *cache_dir,
+					  struct idd_kallsyms **out,
+					  bool *from_cache_out)
+{
+	uint64_t names, num, token_table, token_index, offsets, base_at = 0;
+	struct idd_kallsyms_tables tab = { 0 };
+	_cleanup_free_ uint8_t *names_buf = NULL;
+	_cleanup_free_ int32_t *offs = NULL;
+	_cleanup_free_ char *tokens = NULL;
+	uint16_t index[256];
+	uint32_t count;
+	size_t tokens_len = 0;
+	struct inodedump_error *err;
+	struct idd_kallsyms *ks;
+
+	*from_cache_out = false;
+	if (cache_dir) {
+		ks = calloc(1, sizeof(*ks));
+		if (!ks)
+			return idd_nomem();
+		if (from_cache(cache_dir, ks)) {
+			*from_cache_out = true;
+			*out = ks;
+			return NULL;
+		}
+		free(ks);
+	}
+	if (!vmcoreinfo_symbol(t, "kallsyms_names", &names) ||
+	    !vmcoreinfo_symbol(t, "kallsyms_num_syms", &num) ||
+	    !vmcoreinfo_symbol(t, "kallsyms_token_table", &token_table) ||
+	    !vmcoreinfo_symbol(t, "kallsyms_token_index", &token_index) ||
+	    !vmcoreinfo_symbol(t, "kallsyms_offsets", &offsets))
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "the dump's VMCOREINFO names no kallsyms tables "
+				 "(SYMBOL(kallsyms_names) and the others: "
+				 "kernels before 6.0 or without CONFIG_KALLSYMS)");
+	tab.has_relative_base =
+		vmcoreinfo_symbol(t, "kallsyms_relative_base", &base_at);
+	if ((err = idd_target_read(t, num, &count, 4)))
+		return idd_error_wrap(err, "kallsyms_num_syms");
+	if (!count || count > MAX_SYMS)
+		return idd_error_at(INODEDUMP_ERR_DUMP, num,
+				    "kallsyms_num_syms is %" PRIu32, count);
+	if (tab.has_relative_base &&
+	    (err = idd_target_read_u64(t, base_at, &tab.relative_base)))
+		return idd_error_wrap(err, "kallsyms_relative_base");
+	if ((err = idd_target_read(t, token_index, index, sizeof(index))))
+		return idd_error_wrap(err, "kallsyms_token_index");
+	for (int i = 0; i < 256; i++)
+		tokens_len = index[i] > tokens_len ? index[i] : tokens_len;
+	tokens_len += 256; /* the last token and its NUL */
+	tokens = malloc(tokens_len);
+	offs = malloc((size_t)count * 4);
+	if (!tokens || !offs)
+		return idd_nomem();
+	if ((err = idd_target_read(t, token_table, tokens, tokens_len)))
+		return idd_error_wrap(err, "kallsyms_token_table");
+	if ((err = idd_target_read(t, offsets, offs, (size_t)count * 4)))
+		return idd_error_wrap(err, "kallsyms_offsets");
+	if ((err = read_names(t, names, count, &names_buf, &tab.names_len)))
+		return err;
+	tab.num_syms = count;
+	tab.names = names_buf;
+	tab.token_table = tokens;
+	tab.token_table_len = tokens_len;
+	tab.token_index = index;
+	tab.offsets = offs;
+	tab.offsets_addr = offsets;
+	if ((err = idd_kallsyms_from_tables(&tab, &ks)))
+		return err;
+	if (cache_dir) {
+		struct idd_cache_part part;
+
+		block_bytes(ks, &part.data, &part.size);
+		idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
+	}
+	*out = ks;
+	return NULL;
+}
+
+bool idd_kallsyms_address(const struct idd_kallsyms *ks, const char *name,
+			  uint64_t *addr)
+{
+	uint32_t h = hash_name(name) & ks->mask;
+
+	/* Bounded: a cache file may have every slot taken. */
+	for (uint32_t probes = 0; ks->slots[h] && probes <= ks->mask;
+	     probes++, h = (h + 1) & ks->mask) {
+		uint32_t i = ks->slots[h] - 1;
+
+		if (i < ks->n && ks->name[i] < ks->strings_len &&
+		    !strcmp(ks->strings + ks->name[i], name)) {
+			*addr = ks->addr[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The symbol covering addr: the first of those at the greatest address
+ * not above it (kallsyms' own order puts the best alias first), covering
+ * up to the next symbol's address; the last covers 64 KiB.
+ */
+struct inodedump_error *idd_kallsyms_name(const struct idd_kallsyms *ks,
+					  uint64_t addr, char **out)
+{
+	size_t lo = 0, hi = ks->n, i, next;
+	const char *name;
+
+	*out = NULL;
+	while (lo < hi) { /* first entry above addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->addr[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	next = lo;
+	i = lo - 1;
+	while (i > 0 && ks->addr[i - 1] == ks->addr[i])
+		i--;
+	if (next == ks->n && addr - ks->addr[i] >= 0x10000)
+		return NULL;
+	if (ks->name[i] >= ks->strings_len)
+		return NULL; /* a damaged cache file */
+	name = ks->strings + ks->name[i];
+	if (!*name)
+		return NULL;
+	*out = addr == ks->addr[i]
+		       ? strdup(name)
+		       : idd_strdup_printf("%s+0x%" PRIx64, name,
+					   addr - ks->addr[i]);
+	return *out ? NULL : idd_nomem();
+}

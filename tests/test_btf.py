@@ -1,0 +1,343 @@
+#!/usr/bin/python3
+"""No vmlinux: types from the dump's BTF, symbols from its kallsyms
+(issue 16).
+
+    test_btf.py equal SET   every truth inode of every dump of the set
+                            decodes field for field as with the DWARF
+                            vmlinux (-j documents equal); the reports, the
+                            log, the sweep with paths and the holders too;
+                            the first run (cache empty) and the cached run
+                            print the same
+    test_btf.py find        stock: vmlinux by build-id under --debug-root
+                            before the release's paths; --info says where
+                            types and symbols came from; a dump whose BTF
+                            is damaged or whose VMCOREINFO names no kallsyms
+                            exits 3 saying so; a damaged cache is not
+                            trusted
+
+The DWARF side is the truth here: its own tests hold it to the kernel's
+truth lines and to drgn. Every run without -k gets an empty --debug-root
+so that no vmlinux is found, and a cache directory of its own.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+
+from fixture import Checker, FORMATS, read_truth, run, set_dir
+
+NO_DEBUG = None  # an empty --debug-root, made in main()
+
+
+def env_with_cache(cache):
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = cache
+    env.pop("DEBUGINFOD_URLS", None)
+    return env
+
+
+def btf_run(args, cache, **kw):
+    return run(["--debug-root", NO_DEBUG, *args], env=env_with_cache(cache),
+               **kw)
+
+
+def dumps_of(d):
+    out = []
+    for fmt, name in FORMATS.items():
+        p = os.path.join(d, name)
+        if os.path.exists(p):
+            out.append((fmt, p))
+    for extra in ("d31-zlib.vmcore", "panic.vmcore"):
+        p = os.path.join(d, extra)
+        if os.path.exists(p):
+            out.append((extra.split(".")[0], p))
+    return out
+
+
+def from_btf(c, name, p):
+    c.ok(f"{name}: types from the dump's BTF",
+         "no vmlinux: types from the dump's BTF" in p.stderr, p.stderr[-600:])
+
+
+def case_equal(c, set_name, tmp):
+    d = set_dir(set_name)
+    vmlinux = os.path.join(d, "vmlinux")
+    addrs = sorted({t["addr"] for t in read_truth(os.path.join(d, "truth.txt"))})
+    cache = os.path.join(tmp, "cache")
+    dumps = dumps_of(d)
+    # The committed fixture is one dump; every built set has all formats.
+    c.ok(f"{set_name}: dumps found",
+         len(dumps) >= (1 if set_name == "committed" else 5), str(dumps))
+    first = True
+    for fmt, dump in dumps:
+        want = run(["-k", vmlinux, "-j", dump, *addrs])
+        got = btf_run(["-j", dump, *addrs], cache)
+        from_btf(c, f"{set_name} {fmt}", got)
+        c.eq(f"{set_name} {fmt}: exit status", got.returncode, want.returncode)
+        try:
+            c.eq(f"{set_name} {fmt}: every truth inode as with DWARF",
+                 json.loads(got.stdout), json.loads(want.stdout))
+        except json.JSONDecodeError as e:
+            c.ok(f"{set_name} {fmt}: JSON", False, f"{e}: {got.stderr[-500:]}")
+        if first:
+            # The cache holds both tables now: the same from it.
+            again = btf_run(["-j", dump, *addrs], cache)
+            c.eq(f"{set_name} {fmt}: cached run prints the same",
+                 (again.returncode, again.stdout), (got.returncode, got.stdout))
+            info = btf_run(["--info", dump], cache)
+            c.ok(f"{set_name}: --info says the BTF came from the cache",
+                 "cached in " + cache in info.stdout, info.stdout)
+            first = False
+    kallsyms_against_symtab(c, set_name, vmlinux, cache, dumps[0][1])
+    # The other runs of the command, on the first compressed and the ELF dump.
+    for fmt, dump in dumps:
+        if fmt not in ("d17-zlib", "elf-paging"):
+            continue
+        for args in ([dump], ["-j", dump], ["--log", dump],
+                     ["--sweep", "--jsonl", "--paths", dump],
+                     ["--holders", "-j", dump, *addrs[:6]]):
+            want = run(["-k", vmlinux, *args])
+            got = btf_run(args, cache)
+            what = " ".join(a for a in args if a.startswith("-")) or "reports"
+            c.eq(f"{set_name} {fmt} {what}: as with DWARF",
+                 (got.returncode, got.stdout), (want.returncode, want.stdout))
+
+
+def kallsyms_against_symtab(c, set_name, vmlinux, cache, dump):
+    """Every symbol decoded from the dump's kallsyms (as the cache keeps
+    them: cache.c's layout) at vmlinux's .symtab address plus the KASLR
+    offset (per-CPU symbols of an absolute-per-CPU kernel unrelocated),
+    for every name vmlinux defines once."""
+    info = btf_run(["--info", dump], cache)
+    facts = {l[:18].strip(): l[19:].split()[0] for l in info.stdout.splitlines()
+             if len(l) > 19}
+    kaslr = int(facts.get("KASLR offset", "0x0"), 16)
+    path = os.path.join(cache, "inodedump", "kernel", facts.get("build-id", "?"),
+                        "kallsyms")
+    if not os.path.isfile(path):
+        c.ok(f"{set_name}: kallsyms cache file", False, path)
+        return
+    data = open(path, "rb").read()
+    n, slen, nslots = struct.unpack_from("<QQQ", data, 8)
+    addrs = struct.unpack_from(f"<{n}Q", data, 32)
+    names_at = struct.unpack_from(f"<{n}I", data, 32 + 8 * n)
+    strings = data[32 + 12 * n + 4 * nslots + n:]
+    nm = subprocess.run(["nm", vmlinux], capture_output=True, text=True,
+                        check=True).stdout
+    where, twice = {}, set()
+    for line in nm.splitlines():
+        f = line.split()
+        if len(f) != 3:
+            continue
+        if f[2] in where and where[f[2]] != int(f[0], 16):
+            twice.add(f[2])
+        where[f[2]] = int(f[0], 16)
+    same = differ = 0
+    bad = []
+    for a, off in zip(addrs, names_at):
+        name = strings[off:strings.index(b"\0", off)].decode()
+        if name not in where or name in twice:
+            continue
+        want = where[name] + (kaslr if where[name] >= 1 << 63 else 0)
+        if a == want:
+            same += 1
+        else:
+            differ += 1
+            bad.append(f"{name} 0x{a:x} != 0x{want:x}")
+    c.ok(f"{set_name}: kallsyms decoded at vmlinux's addresses "
+         f"({same} of {n} compared)", differ == 0 and same > n * 0.9,
+         f"{differ} differ: {bad[:5]}")
+
+
+# ------------------------------------------------------------------ find --
+
+def diskdump_layout(data):
+    """(block_size, bitmap 2 offset, descriptor table offset) of a diskdump,
+    from the header fields makedumpfile's diskdump_mod.h defines."""
+    bs, sub, blocks = struct.unpack_from("<iii", data, 428)
+    bitmap = bs * (1 + sub)
+    return bs, bitmap + blocks // 2 * bs, bitmap + blocks * bs
+
+
+def page_desc(data, at, want):
+    """Descriptor offset and page bytes of the page whose bytes at offset
+    `at` are `want`."""
+    _, _, desc = diskdump_layout(data)
+    for i in range(1 << 20):
+        off, size, flags = struct.unpack_from("<QII", data, desc + 24 * i)
+        if not off or off + size > len(data):
+            break
+        page = data[off:off + size]
+        if flags & 1:
+            page = zlib.decompress(page)
+        elif flags:
+            continue
+        if page[at:at + len(want)] == want:
+            return desc + 24 * i, page
+    raise SystemExit("FAIL no page of the dump holds the BTF header")
+
+
+def with_page(tmp, name, src, desc, page):
+    """A copy of src whose page at descriptor desc is `page`, stored
+    uncompressed at the end of the file."""
+    data = bytearray(open(src, "rb").read())
+    end = len(data)
+    data += page
+    data[desc:desc + 16] = struct.pack("<QII", end, len(page), 0)
+    p = os.path.join(tmp, name)
+    open(p, "wb").write(data)
+    return p
+
+
+def btf_address(c, dump, cache):
+    info = btf_run(["--info", dump], cache)
+    for line in info.stdout.splitlines():
+        if line.startswith("types") and " bytes at 0x" in line:
+            return int(line.split(" bytes at 0x")[1].split(")")[0].split(",")[0], 16)
+    c.ok("--info names the BTF's address", False, info.stdout + info.stderr)
+    return None
+
+
+def case_find(c, tmp):
+    d = set_dir("stock")
+    vmlinux = os.path.join(d, "vmlinux")
+    dump = os.path.join(d, "d17-zlib.vmcore")
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    addr = truth[0]["addr"]
+    want = run(["-k", vmlinux, "-j", dump, addr])
+    cache = os.path.join(tmp, "cache")
+
+    # --info: where types and symbols came from.
+    info = btf_run(["--info", dump], cache)
+    c.eq("--info exit status", info.returncode, 0)
+    facts = {l[:18].strip(): l[19:] for l in info.stdout.splitlines()}
+    c.ok("--info: types from the dump's BTF",
+         facts.get("types", "").startswith("the dump's BTF ("), info.stdout)
+    c.ok("--info: symbols from the dump's kallsyms",
+         facts.get("symbols", "").startswith("the dump's kallsyms ("),
+         info.stdout)
+    c.ok("--info: vmlinux none, and where it was looked for",
+         facts.get("vmlinux", "").startswith("(none)  [none (tried " +
+                                             NO_DEBUG + "/usr/lib/debug/.build-id/"),
+         info.stdout)
+    dwarf = run(["-k", vmlinux, "--info", dump])
+    c.ok("--info with -k: types from vmlinux DWARF",
+         f"vmlinux {vmlinux} (DWARF)" in dwarf.stdout, dwarf.stdout)
+
+    # vmlinux by build-id, laid out as Debian's -dbg packages do, before
+    # the release's paths (where a wrong kernel's vmlinux is put).
+    build_id = next(l.split()[1] for l in info.stdout.splitlines()
+                    if l.startswith("build-id"))
+    release = next(l.split()[1] for l in info.stdout.splitlines()
+                   if l.startswith("release"))
+    root = os.path.join(tmp, "root")
+    bid = os.path.join(root, "usr/lib/debug/.build-id", build_id[:2])
+    os.makedirs(bid)
+    os.symlink(vmlinux, os.path.join(bid, build_id[2:] + ".debug"))
+    boot = os.path.join(root, "usr/lib/debug/boot")
+    os.makedirs(boot)
+    other = os.path.join(set_dir("stock73"), "vmlinux")
+    os.symlink(other, os.path.join(boot, "vmlinux-" + release))
+    p = run(["--debug-root", root, "-j", dump, addr])
+    c.eq("build-id: decoded as with -k", (p.returncode, p.stdout),
+         (want.returncode, want.stdout))
+    c.ok("build-id: says which vmlinux and why",
+         f"found by the dump's build-id {build_id}" in p.stderr, p.stderr)
+    os.unlink(os.path.join(bid, build_id[2:] + ".debug"))
+    p = run(["--debug-root", root, "-j", dump, addr])
+    c.eq("release path with the wrong kernel: refused", p.returncode, 3)
+    c.ok("release path with the wrong kernel: says so",
+         "is not the kernel of" in p.stderr, p.stderr)
+
+    # A damaged cache is not trusted: truncated, or garbage of the right size.
+    kdir = os.path.join(cache, "inodedump", "kernel", build_id)
+    for name in ("kallsyms", "vmlinux.btf", "vmlinux.btf.index"):
+        path = os.path.join(kdir, name)
+        c.ok(f"cache file {name} written", os.path.isfile(path), kdir)
+    for name, damage in (("kallsyms", "truncate"), ("vmlinux.btf", "garble"),
+                         ("vmlinux.btf.index", "truncate"),
+                         ("kallsyms", "garble")):
+        path = os.path.join(kdir, name)
+        size = os.path.getsize(path)
+        with open(path, "r+b") as f:
+            if damage == "truncate":
+                f.truncate(size // 2)
+            else:
+                f.seek(0)
+                f.write(b"\xa5" * min(size, 4096))
+        p = btf_run(["-j", dump, addr], cache)
+        c.eq(f"cache {name} {damage}d: decoded as with DWARF",
+             (p.returncode, p.stdout), (want.returncode, want.stdout))
+        p = btf_run(["-j", dump, addr], cache)
+        c.eq(f"cache {name} {damage}d: rewritten, decoded again",
+             (p.returncode, p.stdout), (want.returncode, want.stdout))
+
+    # Damaged BTF in the dump: its header, then its types. No cache, so
+    # the dump's own bytes are read.
+    at = btf_address(c, dump, cache)
+    if at is not None:
+        data = open(dump, "rb").read()
+        desc, page = page_desc(data, at & 0xfff, b"\x9f\xeb\x01\x00\x18\x00\x00\x00")
+        bad = bytearray(page)
+        bad[at & 0xfff] ^= 0xff
+        p = btf_run(["-j", with_page(tmp, "magic.vmcore", dump, desc, bytes(bad)),
+                     addr], os.path.join(tmp, "c1"))
+        c.eq("BTF magic damaged: exit 3", p.returncode, 3)
+        for w in ("no vmlinux for release", "BTF", "no BTF header", "-k"):
+            c.ok(f"BTF magic damaged: message names {w!r}", w in p.stderr, p.stderr)
+        bad = bytearray(page)
+        start = (at & 0xfff) + 24
+        bad[start:start + 256] = b"\xff" * min(256, 4096 - start)
+        p = btf_run(["-j", with_page(tmp, "types.vmcore", dump, desc, bytes(bad)),
+                     addr], os.path.join(tmp, "c2"))
+        c.eq("BTF types damaged: exit 3", p.returncode, 3)
+        c.ok("BTF types damaged: libbpf refuses it, said",
+             "BTF in the dump is corrupt" in p.stderr, p.stderr)
+        c.ok("no sanitizer report", "Sanitizer" not in p.stderr, p.stderr[-300:])
+        # The page's data made undecompressable: the read fails, said.
+        data = bytearray(data)
+        off, size, flags = struct.unpack_from("<QII", data, desc)
+        data[off:off + size] = b"\x00" * size
+        bad_path = os.path.join(tmp, "zlib.vmcore")
+        open(bad_path, "wb").write(data)
+        p = btf_run(["-j", bad_path, addr], os.path.join(tmp, "c3"))
+        c.eq("BTF page unreadable: exit 3", p.returncode, 3)
+        c.ok("BTF page unreadable: names the BTF and the page",
+             "the kernel's BTF" in p.stderr and "page frame" in p.stderr,
+             p.stderr)
+
+    # VMCOREINFO without the kallsyms tables: no symbols, said.
+    data = bytearray(open(dump, "rb").read())
+    key = b"SYMBOL(kallsyms_names)="
+    i = data.find(key)
+    c.ok("VMCOREINFO names kallsyms_names", i > 0)
+    data[i:i + len(key)] = b"SYMBOL(kallsyms_nameX)="
+    p_path = os.path.join(tmp, "nokallsyms.vmcore")
+    open(p_path, "wb").write(data)
+    p = btf_run(["-j", p_path, addr], os.path.join(tmp, "c4"))
+    c.eq("no kallsyms in VMCOREINFO: exit 3", p.returncode, 3)
+    c.ok("no kallsyms in VMCOREINFO: says what is missing",
+         "names no kallsyms tables" in p.stderr, p.stderr)
+
+
+def main():
+    global NO_DEBUG
+    c = Checker()
+    with tempfile.TemporaryDirectory(prefix="inodedump-btf-") as tmp:
+        NO_DEBUG = os.path.join(tmp, "no-debug-root")
+        os.makedirs(NO_DEBUG)
+        if sys.argv[1] == "equal":
+            case_equal(c, sys.argv[2], tmp)
+        elif sys.argv[1] == "find":
+            case_find(c, tmp)
+        else:
+            raise SystemExit(f"usage: {sys.argv[0]} equal SET | find")
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
