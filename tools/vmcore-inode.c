@@ -79,7 +79,8 @@ static const char usage_text[] =
 	"exit status: 0 decoded, no violation; 1 decoded, at least one\n"
 	"violation; 2 usage error; 3 input could not be read or decoded;\n"
 	"4 partial: some of what was asked (the kernel log, a superblock's\n"
-	"inodes) could not be read, said on stderr (4 wins over 1, 3 over 4).\n";
+	"inodes, an inode's paths, its holders) could not be read, said on\n"
+	"stderr (4 wins over 1, 3 over 4).\n";
 
 /* Long options without a short one. */
 enum { OPT_VERSION = 0x100 };
@@ -109,11 +110,47 @@ static bool parse_address(const char *s, uint64_t *out)
 	return true;
 }
 
-/* A decoded inode counts toward the exit status, then goes. */
-static void done_with(struct inodedump_inode *ino, int *status)
+/* The parts a decode may be asked for, as messages name them. */
+static const struct {
+	unsigned int part;
+	const char *name;
+} parts[] = {
+	{ INODEDUMP_PART_PATHS, "paths" },
+	{ INODEDUMP_PART_HOLDERS, "holders" },
+};
+
+/*
+ * A decoded inode counts toward the exit status, then goes. A part asked
+ * that could not be read in full makes the run partial, said on stderr:
+ * paths for each inode, holders once (one walk of the tasks serves every
+ * inode of a run).
+ */
+static void done_with(struct inodedump_inode *ino, uint64_t addr, int *status)
 {
+	static bool holders_said;
+	unsigned int inc = inodedump_inode_incomplete(ino);
+
 	if (inodedump_inode_violations(ino))
 		worse(status, EXIT_VIOLATION);
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		const char *why;
+
+		if (!(inc & parts[i].part))
+			continue;
+		worse(status, EXIT_PARTIAL);
+		why = inodedump_inode_incomplete_reason(ino, parts[i].part);
+		if (parts[i].part == INODEDUMP_PART_HOLDERS) {
+			if (holders_said)
+				continue;
+			holders_said = true;
+			fprintf(stderr, "vmcore-inode: holders could not be read "
+					"in full: %s\n", why);
+			continue;
+		}
+		fprintf(stderr, "vmcore-inode: inode 0x%" PRIx64 ": %s could "
+				"not be read in full: %s\n", addr, parts[i].name,
+			why);
+	}
 	inodedump_inode_free(ino);
 }
 
@@ -204,7 +241,7 @@ static int decode_reports(struct inodedump *id, unsigned flags,
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
-		done_with(ino, &status);
+		done_with(ino, reps[i].address, &status);
 	}
 	inodedump_document_end(doc);
 	free(reps);
@@ -222,6 +259,9 @@ struct sweep_out {
 	FILE *pending_f;
 	struct inodedump_sweep_totals totals;
 	struct timespec start, last;
+	/* Inodes whose paths or holders (asked) could not be read in full. */
+	size_t incomplete[2];
+	char *first_incomplete[2];
 };
 
 static double seconds_since(const struct timespec *t)
@@ -241,6 +281,14 @@ static void sweep_inode(const struct inodedump_sweep_sb *sb,
 
 	so->totals.inodes++;
 	so->totals.violations += v != 0;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (!(inodedump_inode_incomplete(ino) & parts[i].part))
+			continue;
+		if (!so->incomplete[i]++)
+			so->first_incomplete[i] = strdup(
+				inodedump_inode_incomplete_reason(ino,
+								  parts[i].part));
+	}
 	if (so->progress && seconds_since(&so->last) > 0.25) {
 		clock_gettime(CLOCK_MONOTONIC, &so->last);
 		fprintf(stderr, "\r%zu inodes, %.0f/s, superblock %s (%s)   ",
@@ -292,6 +340,7 @@ static int run_sweep(struct inodedump *id,
 		     struct sweep_out *so)
 {
 	struct inodedump_error *err;
+	int status;
 
 	so->progress = isatty(STDERR_FILENO);
 	clock_gettime(CLOCK_MONOTONIC, &so->start);
@@ -303,17 +352,32 @@ static int run_sweep(struct inodedump *id,
 				      so->jsonl ? INODEDUMP_FORMAT_JSON
 						: INODEDUMP_FORMAT_TEXT,
 				      stdout);
-	if (err)
+	if (err) {
+		free(so->first_incomplete[0]);
+		free(so->first_incomplete[1]);
 		return unreadable(err);
+	}
+	status = so->totals.violations ? EXIT_VIOLATION : EXIT_CLEAN;
 	if (so->totals.cut_short) {
 		fprintf(stderr, "vmcore-inode: %zu superblock walk%s cut short: "
 				"inodes of %s were not checked\n",
 			so->totals.cut_short,
 			so->totals.cut_short == 1 ? "" : "s",
 			so->totals.cut_short == 1 ? "it" : "them");
-		return EXIT_PARTIAL;
+		status = EXIT_PARTIAL;
 	}
-	return so->totals.violations ? EXIT_VIOLATION : EXIT_CLEAN;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (!so->incomplete[i])
+			continue;
+		fprintf(stderr, "vmcore-inode: %s of %zu inode%s could not be "
+				"read in full (the first: %s)\n", parts[i].name,
+			so->incomplete[i], so->incomplete[i] == 1 ? "" : "s",
+			so->first_incomplete[i] ? so->first_incomplete[i]
+						: "out of memory");
+		free(so->first_incomplete[i]);
+		status = EXIT_PARTIAL;
+	}
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -462,7 +526,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
-		done_with(ino, &status);
+		done_with(ino, addr, &status);
 	}
 	inodedump_document_end(doc);
 	inodedump_close(id);
