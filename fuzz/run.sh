@@ -74,11 +74,33 @@ summary() {
     /stat::number_of_executed_units/ && !seen {n += $2; seen = 1}
     END {print n + 0}' "$log")
   rounds=$(grep -c '^=== round' "$log" || true)
-  crashes=$(ls "$dir/artifacts/$t/" 2>/dev/null || true)
   printf '%-13s executions %s in %s round(s)\n' "$t" "$execs" "$rounds"
   printf '              %s\n' "${done:-no DONE line (last round ended on a finding)}"
   grep -E '^#[0-9]+' "$log" | tail -1 | sed 's/^/              last: /' || true
   grep -E 'stat::peak_rss_mb' "$log" | tail -1 | sed 's/^/              /' || true
+  crashes=$(find "$dir/artifacts/$t/" -maxdepth 1 -type f -printf '%f\n' \
+            2>/dev/null | sort || true)
+  # A slow unit (over libFuzzer's 10 s) on a loaded machine may be the
+  # load: replayed alone, one that runs in under 10 s is said and moved
+  # to artifacts/<target>/replayed-fast/, not counted as a finding.
+  local c t0 t1 kept=
+  for c in $crashes; do
+    case $c in
+    slow-unit-*)
+      t0=$(date +%s%N)
+      "$dir/fuzz/fuzz_$t" -runs=1 "$dir/artifacts/$t/$c" >/dev/null 2>&1 || true
+      t1=$(date +%s%N)
+      if [ $(((t1 - t0) / 1000000)) -lt 10000 ]; then
+        printf '              slow unit %s replayed in %d ms: the load, not a finding\n' \
+          "$c" $(((t1 - t0) / 1000000))
+        mkdir -p "$dir/artifacts/$t/replayed-fast"
+        mv "$dir/artifacts/$t/$c" "$dir/artifacts/$t/replayed-fast/"
+        continue
+      fi ;;
+    esac
+    kept="$kept $c"
+  done
+  crashes=${kept# }
   if [ -n "$crashes" ]; then
     for c in $crashes; do
       printf '              FINDING %s\n' "$dir/artifacts/$t/$c"

@@ -270,6 +270,39 @@ INODEDUMP_API size_t
 inodedump_inode_violations(const struct inodedump_inode *inode);
 
 /*
+ * The parts of a decode that are walks beyond the inode's own bytes, each
+ * done when asked: its names (unless INODEDUMP_DECODE_NO_PATHS) and its
+ * holders (INODEDUMP_DECODE_HOLDERS).
+ */
+enum inodedump_part {
+	INODEDUMP_PART_PATHS = 1 << 0,	 /* aliases, dentry chains, mounts */
+	INODEDUMP_PART_HOLDERS = 1 << 1, /* the task list, tasks' files */
+};
+
+/*
+ * The parts asked of this decode that could not be read in full, an OR of
+ * INODEDUMP_PART_*; 0 when every part asked was read. The result then
+ * shows what could be read ("paths" may be [] or shorter, "holders" may
+ * lack some), and its errors say what failed (JSON "errors": fields
+ * "i_dentry" and "paths" for the paths, "holders" for the holders). A
+ * part that does not exist is not incomplete: no dentry names an unlinked
+ * inode, paths []. Neither is a walk this kernel's types do not allow (a
+ * skipped note, "skipped_checks").
+ */
+INODEDUMP_API unsigned int
+inodedump_inode_incomplete(const struct inodedump_inode *inode);
+
+/*
+ * Why one part (an INODEDUMP_PART_* value) is incomplete: the first of
+ * its errors, e.g. "dentry 0xffff...: page 0x1234 was filtered out of the
+ * dump (...)". NULL when that part is complete. Valid until the inode is
+ * freed.
+ */
+INODEDUMP_API const char *
+inodedump_inode_incomplete_reason(const struct inodedump_inode *inode,
+				  unsigned int part);
+
+/*
  * One numeric member by its JSON key ("ino", "mode", "opflags", "linklen",
  * ...). Returns false when the key is unknown, this kernel lacks the
  * member, or it could not be read.

@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 import zlib
 
 from fixture import COMMITTED, Checker, read_truth, run, set_dir, vmcore_inode
@@ -464,7 +465,7 @@ def case_libkdumpfile_crash(c, tmp):
          "0x" in r.stderr, r.stderr)
 
 
-def fake_libkdumpfile(c, tmp, what):
+def fake_libkdumpfile(c, tmp, what, **more_env):
     """vmcore-inode with tests/fakekdump's libkdumpfile.so.10 doing what on
     its first read, over a file our readers do not take."""
     p = os.path.join(tmp, "other.vmcore")
@@ -472,7 +473,8 @@ def fake_libkdumpfile(c, tmp, what):
         f.write("not a format our readers take\n" * 100)
     env = dict(os.environ, LD_LIBRARY_PATH=os.environ["FAKE_KDUMPFILE_DIR"],
                FAKE_KDUMPFILE=what,
-               FAKE_KDUMPFILE_VMCOREINFO=os.environ["FAKE_KDUMPFILE_VMCOREINFO"])
+               FAKE_KDUMPFILE_VMCOREINFO=os.environ["FAKE_KDUMPFILE_VMCOREINFO"],
+               **more_env)
     r, pid = run_parent(["-k", VMLINUX, p, victim()["addr"]], env=env)
     parent_no_crash(c, f"libkdumpfile that {what}s", r, pid)
     c.eq(f"libkdumpfile that {what}s: exit code", r.returncode, 3)
@@ -492,6 +494,39 @@ def case_sandbox_alloc(c, tmp):
     c.ok("64 GiB asked of libkdumpfile's process is refused",
          "allocation of 64 GiB refused" in r.stderr or
          "libkdumpfile failed reading" in r.stderr, r.stderr)
+
+
+def processes_with(marker):
+    """Pids of the processes whose environment holds marker."""
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                if marker.encode() in f.read():
+                    pids.append(int(pid))
+        except OSError:
+            pass
+    return pids
+
+
+def case_sandbox_timeout(c, tmp):
+    # libkdumpfile caught in a loop (the fake spins in kdump_read() inside
+    # the real child, under its seccomp filter): the parent's wait for the
+    # answer ends after INODEDUMP_KDUMPFILE_TIMEOUT seconds, the child is
+    # killed, and the read is an error, exit 3.
+    marker = f"IDD_TIMEOUT_TEST_{os.getpid()}_{time.monotonic_ns()}"
+    start = time.monotonic()
+    r = fake_libkdumpfile(c, tmp, "loop", INODEDUMP_KDUMPFILE_TIMEOUT="2",
+                          IDD_TIMEOUT_TEST_MARK=marker)
+    took = time.monotonic() - start
+    c.ok("a libkdumpfile that loops: given up after the 2 s asked",
+         "libkdumpfile did not answer reading 0x" in r.stderr and
+         "within 2 s" in r.stderr, r.stderr)
+    # 2 s to wait, the rest is the ASan build's start and the decode.
+    c.ok(f"a libkdumpfile that loops: the run ends soon ({took:.1f} s)",
+         2 <= took < 60, f"{took:.1f} s")
+    c.eq("a libkdumpfile that loops: its process was killed, none is left",
+         processes_with(marker), [])
 
 
 def case_sandbox_open(c, tmp):

@@ -3,7 +3,7 @@
 no sanitizer report, no hang, valid JSON, no exit 3 without a message and
 no exit 0 after a read failure (issue 15).
 
-usage: test_mutate.py PER_CLASS [SEED]
+usage: test_mutate.py PER_CLASS [SEED] [--server MUTATE_SERVER]
 Three input classes: the committed fixture (diskdump, zlib), the patched
 set's d17-lzo (diskdump, lzo) and elf-nopaging (ELF). Each class gets
 PER_CLASS mutants; each mutant is one damage and runs in one mode (decode
@@ -14,6 +14,14 @@ and, in the ELF dump, bytes of the victim inode's slab page and of the
 printk ring's pointers (located with drgn). A mutant is written into a
 working copy and undone after its run. Prints the count per class and
 damage, and every failure with its seed to reproduce it.
+
+Cost: a run of the ASan/UBSan build is mostly its start (the dynamic
+linker, the sanitizer runtime: ~80 ms) and, for the committed fixture,
+inflating its vmlinux's compressed DWARF (~400 ms). So the runs are
+forks of tests/mutate_server.c (--server: vmcore-inode's main() in a
+process started once), and the committed class reads a copy of its
+vmlinux with the debug sections decompressed (objcopy; the same DWARF).
+Without --server each run execs $VMCORE_INODE, as a user would.
 """
 import json
 import os
@@ -124,6 +132,55 @@ def args_for(mode, vmlinux, dump, addr):
             "sweep": ["-k", vmlinux, "--sweep", "--jsonl", dump]}[mode]
 
 
+class Server:
+    """One tests/mutate_server process: each run a fork of it."""
+
+    def __init__(self, path, tmp, name):
+        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        self.out = os.path.join(tmp, name + ".out")
+        self.err = os.path.join(tmp, name + ".err")
+
+    def run(self, args):
+        if any("\t" in a or "\n" in a for a in args):
+            raise SystemExit(f"FAIL an argument the server cannot pass: {args}")
+        self.proc.stdin.write("\t".join([str(TIMEOUT), self.out, self.err,
+                                         *args]) + "\n")
+        self.proc.stdin.flush()
+        answer = self.proc.stdout.readline().split()
+        if len(answer) < 2:
+            raise SystemExit(f"FAIL mutate_server died: {answer}")
+        if answer[1] == "timeout":
+            return None
+        if answer[1] not in ("exit", "signal"):
+            raise SystemExit(f"FAIL mutate_server: {answer}")
+        code = int(answer[2]) if answer[1] == "exit" else -int(answer[2])
+        with open(self.out, "rb") as o, open(self.err, "rb") as e:
+            p = subprocess.CompletedProcess(args, code, o.read(), e.read())
+        p.pid = int(answer[0])
+        return p
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def plain_vmlinux(src, tmp):
+    """src, or a copy with its compressed debug sections decompressed."""
+    out = subprocess.run(["readelf", "-S", "-W", src], capture_output=True,
+                         text=True, check=True).stdout
+    # [Nr] Name Type Address Off Size ES Flg Lk Inf Al: Flg may be empty.
+    flags = [f[6] for f in (line.split("]", 1)[1].split()
+                            for line in out.splitlines()
+                            if "] .debug_info " in line) if len(f) == 10]
+    if not any("C" in f for f in flags):
+        return src
+    dst = os.path.join(tmp, "vmlinux-" + os.path.basename(os.path.dirname(src)))
+    subprocess.run(["objcopy", "--decompress-debug-sections", src, dst],
+                   check=True)
+    return dst
+
+
 def judge(mode, p):
     """Why the run is wrong, or None."""
     if p is None:
@@ -158,26 +215,52 @@ def judge(mode, p):
     return None
 
 
+_shm = []
+
+
+def tmp_shm():
+    """A directory in /dev/shm for this run, removed at exit."""
+    if not _shm:
+        import atexit
+        d = tempfile.mkdtemp(prefix="idd-mutate-", dir="/dev/shm")
+        atexit.register(shutil.rmtree, d, True)
+        _shm.append(d)
+    return _shm[0]
+
+
 class Worker:
     """A working copy of one input, mutated and restored per run."""
 
-    def __init__(self, tmp, name, src):
+    def __init__(self, tmp, name, src, server=None):
         self.path = os.path.join(tmp, name)
         shutil.copyfile(src, self.path)
         self.src = src
         self.size = os.path.getsize(src)
+        self.server = server
+        # Truncated copies of the 550 MB ELF dump: in /dev/shm where it
+        # has room for two, not on the disk (a memory copy, ~0.1 s).
+        self.shm = None
+        try:
+            st = os.statvfs("/dev/shm")
+            if st.f_bavail * st.f_frsize > 4 * self.size:
+                self.shm = tmp_shm()
+        except OSError:
+            pass
 
     def run(self, m, args):
         path = self.path
         saved = {}
-        if isinstance(m, tuple):  # a truncated copy
-            path = self.path + ".trunc"
+        if isinstance(m, tuple):  # a truncated copy, in memory if it can
+            path = os.path.join(self.shm or os.path.dirname(self.path),
+                                os.path.basename(self.path) + ".trunc")
             with open(self.src, "rb") as f, open(path, "wb") as out:
-                left = m[1]
-                while left:
-                    b = f.read(min(left, 1 << 20))
-                    out.write(b)
-                    left -= len(b)
+                done = 0
+                while done < m[1]:
+                    n = os.sendfile(out.fileno(), f.fileno(), done,
+                                    m[1] - done)
+                    if n <= 0:
+                        raise SystemExit(f"FAIL copying {self.src}")
+                    done += n
         else:
             with open(path, "r+b") as f:
                 for off, b in m.items():
@@ -186,16 +269,8 @@ class Worker:
                     f.seek(off)
                     f.write(b)
         args = [path if a == "DUMP" else a for a in args]
-        proc = subprocess.Popen([vmcore_inode()] + args,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            out, err = proc.communicate(timeout=TIMEOUT)
-            p = subprocess.CompletedProcess(args, proc.returncode, out, err)
-            p.pid = proc.pid
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.communicate()
-            p = None
+            p = self.server.run(args) if self.server else self.exec(args)
         finally:
             if saved:
                 with open(path, "r+b") as f:
@@ -206,10 +281,30 @@ class Worker:
                 os.unlink(path)
         return p
 
+    @staticmethod
+    def exec(args):
+        proc = subprocess.Popen([vmcore_inode()] + args,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return None
+        p = subprocess.CompletedProcess(args, proc.returncode, out, err)
+        p.pid = proc.pid
+        return p
+
 
 def main():
-    per_class = int(sys.argv[1])
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+    argv = sys.argv[1:]
+    server = None
+    if "--server" in argv:
+        i = argv.index("--server")
+        server = argv[i + 1]
+        del argv[i:i + 2]
+    per_class = int(argv[0])
+    seed = int(argv[1]) if len(argv) > 1 else 15
     patched = set_dir("patched")
     victim = next(t for t in read_truth(os.path.join(patched, "truth.txt"))
                   if t["role"] == "victim_symlink")["addr"]
@@ -228,8 +323,13 @@ def main():
     ]
     c = Checker()
     started = time.monotonic()
+    cpu = os.times()
     with tempfile.TemporaryDirectory() as tmp:
+        servers = [Server(server, tmp, f"s{k}") if server else None
+                   for k in range(2)]
         for ci, (name, src, vmlinux, addr, kinds) in enumerate(classes):
+            class_start = time.monotonic()
+            vmlinux = plain_vmlinux(vmlinux, tmp)
             regions = (elf_regions(src, patched) if "elf" in name
                        else diskdump_regions(src))
             jobs = []
@@ -244,7 +344,8 @@ def main():
                 if kind == "truncate":  # its turns fall on one mode: rotate
                     mode = MODES[(i // (4 * len(kinds))) % len(MODES)]
                 jobs.append((i, kind, mode, m))
-            workers = [Worker(tmp, f"w{ci}-{k}", src) for k in range(2)]
+            workers = [Worker(tmp, f"w{ci}-{k}", src, servers[k])
+                       for k in range(2)]
             counts, bad = {}, []
 
             def one(k, job):
@@ -266,11 +367,19 @@ def main():
                     print(f"  mutant {seed}/{ci}/{i} ({kind}, {mode}): {why}\n"
                           f"    {m if isinstance(m, tuple) else {k: v.hex() for k, v in m.items()}}\n"
                           f"    {err}")
-            print(f"{name}: {len(jobs)} mutants " +
+            print(f"{name}: {len(jobs)} mutants in "
+                  f"{time.monotonic() - class_start:.0f} s: " +
                   ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
             c.eq(f"{name}: {len(jobs)} mutants, none failed", len(bad), 0)
-    print(f"{sum(1 for _ in classes) * per_class} runs in "
-          f"{time.monotonic() - started:.0f} s")
+        for sv in servers:
+            if sv:
+                sv.close()
+    done = os.times()
+    print(f"{len(classes) * per_class} runs in "
+          f"{time.monotonic() - started:.0f} s wall, "
+          f"{done.children_user - cpu.children_user:.0f} s user + "
+          f"{done.children_system - cpu.children_system:.0f} s system CPU "
+          f"in the runs ({'forked from mutate_server' if server else 'exec'})")
     c.finish()
 
 

@@ -3,6 +3,7 @@
  * The runs of vmcore-inode (run.h): the one copy the command and the
  * bridges share, so that what they print cannot drift apart.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -51,11 +52,50 @@ static int failed(const struct run_out *o, struct inodedump_error *err)
 	return status_of(err);
 }
 
-/* A decoded inode counts toward the status, then goes. */
-static void done_with(struct inodedump_inode *ino, int *status)
+/* The parts a decode may be asked for, as messages name them. */
+static const struct {
+	unsigned int part;
+	const char *name;
+} parts[] = {
+	{ INODEDUMP_PART_PATHS, "paths" },
+	{ INODEDUMP_PART_HOLDERS, "holders" },
+};
+#define N_PARTS (sizeof(parts) / sizeof(parts[0]))
+
+/*
+ * A decoded inode counts toward the status, then goes. A part asked that
+ * could not be read in full makes the run partial, said: paths for each
+ * inode, holders once per run (one walk of the tasks serves every inode
+ * of a run; *holders_said remembers).
+ */
+static void done_with(const struct run_out *o, struct inodedump_inode *ino,
+		      uint64_t addr, bool *holders_said, int *status)
 {
+	unsigned int inc = inodedump_inode_incomplete(ino);
+
 	if (inodedump_inode_violations(ino))
 		run_worse(status, RUN_VIOLATION);
+	for (size_t i = 0; i < N_PARTS; i++) {
+		const char *why;
+		char message[512];
+
+		if (!(inc & parts[i].part))
+			continue;
+		run_worse(status, RUN_PARTIAL);
+		why = inodedump_inode_incomplete_reason(ino, parts[i].part);
+		if (parts[i].part == INODEDUMP_PART_HOLDERS) {
+			if (*holders_said)
+				continue;
+			*holders_said = true;
+			snprintf(message, sizeof(message),
+				 "holders could not be read in full: %s", why);
+		} else {
+			snprintf(message, sizeof(message),
+				 "inode 0x%" PRIx64 ": %s could not be read in "
+				 "full: %s", addr, parts[i].name, why);
+		}
+		say(o, message);
+	}
 	inodedump_inode_free(ino);
 }
 
@@ -95,6 +135,7 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 	struct inodedump_document *doc;
 	struct inodedump_error *err;
 	int status = RUN_CLEAN;
+	bool holders_said = false;
 
 	err = inodedump_document_begin(id, NULL, format, o->out, &doc);
 	if (err)
@@ -109,7 +150,7 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
-		done_with(ino, &status);
+		done_with(o, ino, addresses[i], &holders_said, &status);
 	}
 	inodedump_document_end(doc);
 	return status;
@@ -123,6 +164,7 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 	struct inodedump_report *reps = NULL;
 	struct inodedump_document *doc;
 	struct inodedump_error *err;
+	bool holders_said = false;
 	size_t n;
 
 	err = inodedump_find_reports(log, &reps, &n);
@@ -157,7 +199,7 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
-		done_with(ino, &status);
+		done_with(o, ino, reps[i].address, &holders_said, &status);
 	}
 	inodedump_document_end(doc);
 	free(reps);
@@ -203,6 +245,9 @@ struct sweep_run {
 	FILE *pending_f;
 	struct inodedump_sweep_totals totals;
 	struct timespec start, last;
+	/* Inodes whose paths or holders (asked) could not be read in full. */
+	size_t incomplete[N_PARTS];
+	char *first_incomplete[N_PARTS];
 };
 
 static double seconds_since(const struct timespec *t)
@@ -222,6 +267,14 @@ static void sweep_inode(const struct inodedump_sweep_sb *sb,
 
 	r->totals.inodes++;
 	r->totals.violations += v != 0;
+	for (size_t i = 0; i < N_PARTS; i++) {
+		if (!(inodedump_inode_incomplete(ino) & parts[i].part))
+			continue;
+		if (!r->incomplete[i]++)
+			r->first_incomplete[i] = strdup(
+				inodedump_inode_incomplete_reason(ino,
+								  parts[i].part));
+	}
 	if (r->o->progress && seconds_since(&r->last) > 0.25) {
 		clock_gettime(CLOCK_MONOTONIC, &r->last);
 		fprintf(stderr, "\r%zu inodes, %.0f/s, superblock %s (%s)   ",
@@ -275,6 +328,7 @@ int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 	struct sweep_run r = { .o = o, .jsonl = jsonl,
 			       .violations_only = violations_only };
 	struct inodedump_error *err;
+	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.last = r.start;
@@ -289,8 +343,12 @@ int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 				      jsonl ? INODEDUMP_FORMAT_JSON
 					    : INODEDUMP_FORMAT_TEXT,
 				      o->out);
-	if (err)
+	if (err) {
+		for (size_t i = 0; i < N_PARTS; i++)
+			free(r.first_incomplete[i]);
 		return failed(o, err);
+	}
+	status = r.totals.violations ? RUN_VIOLATION : RUN_CLEAN;
 	if (r.totals.cut_short) {
 		char message[160];
 
@@ -300,7 +358,22 @@ int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 			 r.totals.cut_short, r.totals.cut_short == 1 ? "" : "s",
 			 r.totals.cut_short == 1 ? "it" : "them");
 		say(o, message);
-		return RUN_PARTIAL;
+		status = RUN_PARTIAL;
 	}
-	return r.totals.violations ? RUN_VIOLATION : RUN_CLEAN;
+	for (size_t i = 0; i < N_PARTS; i++) {
+		char message[512];
+
+		if (!r.incomplete[i])
+			continue;
+		snprintf(message, sizeof(message),
+			 "%s of %zu inode%s could not be read in full (the "
+			 "first: %s)", parts[i].name, r.incomplete[i],
+			 r.incomplete[i] == 1 ? "" : "s",
+			 r.first_incomplete[i] ? r.first_incomplete[i]
+					       : "out of memory");
+		say(o, message);
+		free(r.first_incomplete[i]);
+		status = RUN_PARTIAL;
+	}
+	return status;
 }

@@ -365,6 +365,33 @@ struct inodedump_error *idd_notes_add(struct idd_notes *notes,
 	return NULL;
 }
 
+struct inodedump_error *idd_note_incomplete(struct inodedump_inode *ino,
+					    unsigned int part, const char *name,
+					    bool has_address, uint64_t address,
+					    const char *fmt, ...)
+{
+	unsigned int bit = (unsigned int)__builtin_ctz(part);
+	struct inodedump_error *failed;
+	char *msg;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return idd_nomem();
+	failed = idd_notes_add(&ino->errors, name, has_address, address, "%s",
+			       msg);
+	free(msg);
+	if (failed)
+		return failed;
+	if (!(ino->incomplete & part))
+		ino->incomplete_note[bit] = ino->errors.n;
+	ino->incomplete |= part;
+	return NULL;
+}
+
 /* Record why a part could not be read; consumes err. */
 static struct inodedump_error *note_error(struct inodedump_inode *ino,
 					  const char *what,
@@ -1224,6 +1251,24 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 size_t inodedump_inode_violations(const struct inodedump_inode *ino)
 {
 	return ino->violations.n;
+}
+
+unsigned int inodedump_inode_incomplete(const struct inodedump_inode *ino)
+{
+	return ino->incomplete;
+}
+
+const char *inodedump_inode_incomplete_reason(const struct inodedump_inode *ino,
+					      unsigned int part)
+{
+	size_t at;
+
+	if (part != INODEDUMP_PART_PATHS && part != INODEDUMP_PART_HOLDERS)
+		return NULL;
+	if (!(ino->incomplete & part))
+		return NULL;
+	at = ino->incomplete_note[__builtin_ctz(part)];
+	return at && at <= ino->errors.n ? ino->errors.v[at - 1].message : NULL;
 }
 
 /* Every row whose field is a struct idd_num has a number by its key. */

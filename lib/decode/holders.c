@@ -2,7 +2,10 @@
 /*
  * Holders: the tasks that have an inode open (their fd tables), or as their
  * cwd or root. One walk of the task list serves every inode of a run; the
- * walk is bounded and a corrupt list ends it with a note.
+ * walk is bounded and a corrupt list ends it with a note. A task that
+ * cannot be read in full (its files, a file, its cwd or root) does not end
+ * it, but is counted: the holders of every inode of the run are then
+ * incomplete (inodedump_inode_incomplete()), with the first reason.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,6 +41,9 @@ struct idd_holders {
 	size_t n, cap;
 	struct inodedump_error *stopped; /* why the walk stopped early */
 	bool full;			 /* MAX_HELD reached: some left out */
+	/* Tasks walked, those not read in full, and why the first was not. */
+	size_t tasks, unreadable;
+	char *first_unreadable;
 };
 
 static bool pointer(const struct idd_member *m)
@@ -114,17 +120,22 @@ static struct inodedump_error *read_int(struct inodedump *id, uint64_t addr,
 }
 
 /*
- * A pointer whose memory may be unreadable, which only means "not this
- * one": *out is then 0. Out of memory is still an error.
+ * A pointer whose memory may be unreadable: *out is then 0, and the walk
+ * goes on, but what it pointed to is unknown: the first such failure of a
+ * task is kept in *lost. Out of memory is still an error.
  */
 static struct inodedump_error *read_ptr_or_0(struct inodedump *id,
-					     uint64_t addr, uint64_t *out)
+					     uint64_t addr, uint64_t *out,
+					     struct inodedump_error **lost)
 {
 	struct inodedump_error *err = idd_target_read_u64(id->target, addr, out);
 
 	if (err && !idd_error_is_nomem(err)) {
-		inodedump_error_free(err);
 		*out = 0;
+		if (!*lost)
+			*lost = err;
+		else
+			inodedump_error_free(err);
 		return NULL;
 	}
 	return err;
@@ -168,16 +179,17 @@ static struct inodedump_error *fs_dentry_inode(struct inodedump *id,
 					       const struct holder_layout *l,
 					       uint64_t fs,
 					       const struct idd_member *m,
-					       uint64_t *inode)
+					       uint64_t *inode,
+					       struct inodedump_error **lost)
 {
 	uint64_t dentry;
 	struct inodedump_error *err;
 
 	*inode = 0;
-	err = read_ptr_or_0(id, fs + m->offset, &dentry);
+	err = read_ptr_or_0(id, fs + m->offset, &dentry, lost);
 	if (err || !dentry)
 		return err;
-	return read_ptr_or_0(id, dentry + l->d_inode.offset, inode);
+	return read_ptr_or_0(id, dentry + l->d_inode.offset, inode, lost);
 }
 
 /* An open file's references; -1 when unknown or unreadable. */
@@ -202,10 +214,15 @@ static struct inodedump_error *file_refs(struct inodedump *id,
 	return err;
 }
 
-/* What one task holds: its cwd and root, and its open files. */
+/*
+ * What one task holds: its cwd and root, and its open files. A pointer
+ * of one of them that could not be read leaves that one unknown: *lost
+ * says why (the first such read), and the walk of the task goes on.
+ */
 static struct inodedump_error *task_holds(struct inodedump *id,
 					  const struct holder_layout *l,
-					  uint64_t task, struct idd_holders *hs)
+					  uint64_t task, struct idd_holders *hs,
+					  struct inodedump_error **lost)
 {
 	uint64_t pid, files, fs, fdt, max_fds, fd_array, inode;
 	int64_t refs;
@@ -223,9 +240,11 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 							       : sizeof(comm) - 1)))
 		return err;
 	if (fs) {
-		if ((err = fs_dentry_inode(id, l, fs, &l->pwd_dentry, &inode)) ||
+		if ((err = fs_dentry_inode(id, l, fs, &l->pwd_dentry, &inode,
+					   lost)) ||
 		    (err = add_held(hs, inode, "cwd", pid, comm, -1, -1)) ||
-		    (err = fs_dentry_inode(id, l, fs, &l->root_dentry, &inode)) ||
+		    (err = fs_dentry_inode(id, l, fs, &l->root_dentry, &inode,
+					   lost)) ||
 		    (err = add_held(hs, inode, "root", pid, comm, -1, -1)))
 			return err;
 	}
@@ -246,7 +265,8 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 	for (uint64_t i = 0; !err && i < max_fds; i++) {
 		if (!fds[i])
 			continue;
-		if ((err = read_ptr_or_0(id, fds[i] + l->f_inode.offset, &inode)) ||
+		if ((err = read_ptr_or_0(id, fds[i] + l->f_inode.offset, &inode,
+					 lost)) ||
 		    (err = file_refs(id, l, fds[i], &refs)) ||
 		    (err = add_held(hs, inode, "fd", pid, comm, (int64_t)i,
 				    refs)))
@@ -288,7 +308,7 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 	err = idd_target_read_u64(id->target, head + next_offset, &node);
 	while (!err && node != head) {
 		uint64_t task = node - l.tasks.offset;
-		struct inodedump_error *task_err;
+		struct inodedump_error *task_err, *lost = NULL;
 		bool again;
 
 		if ((err = idd_visit(&seen, node, &again)))
@@ -300,11 +320,32 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 					   "corrupt", node);
 			break;
 		}
-		task_err = task_holds(id, &l, task, hs);
-		if (idd_error_is_nomem(task_err))
+		task_err = task_holds(id, &l, task, hs, &lost);
+		if (idd_error_is_nomem(task_err)) {
+			inodedump_error_free(lost);
 			return task_err;
-		/* One unreadable task does not end the walk. */
+		}
+		/*
+		 * One unreadable task does not end the walk, but what it
+		 * holds is unknown: counted, and the first reason kept.
+		 */
+		hs->tasks++;
+		if (task_err || lost) {
+			struct inodedump_error *why = task_err ? task_err : lost;
+
+			hs->unreadable++;
+			if (!hs->first_unreadable &&
+			    !(hs->first_unreadable = idd_strdup_printf(
+				      "task 0x%" PRIx64 ": %s", task,
+				      inodedump_error_message(why)))) {
+				inodedump_error_free(task_err);
+				inodedump_error_free(lost);
+				return idd_nomem();
+			}
+		}
 		inodedump_error_free(task_err);
+		inodedump_error_free(lost);
+		lost = NULL;
 		err = idd_target_read_u64(id->target, node + next_offset, &node);
 	}
 	if (idd_error_is_nomem(err))
@@ -337,9 +378,18 @@ struct inodedump_error *idd_decode_holders(struct inodedump *id,
 		id->holders = hs;
 	}
 	ino->holders_known = true;
-	if (hs->stopped)
-		idd_notes_add(&ino->errors, "holders", false, 0, "%s",
-			      inodedump_error_message(hs->stopped));
+	if (hs->stopped &&
+	    (err = idd_note_incomplete(ino, INODEDUMP_PART_HOLDERS, "holders",
+				       false, 0, "%s",
+				       inodedump_error_message(hs->stopped))))
+		return err;
+	if (hs->unreadable &&
+	    (err = idd_note_incomplete(ino, INODEDUMP_PART_HOLDERS, "holders",
+				       false, 0, "%zu of %zu tasks could not "
+				       "be read in full: what they hold is "
+				       "unknown (first: %s)", hs->unreadable,
+				       hs->tasks, hs->first_unreadable)))
+		return err;
 	for (size_t i = 0; i < hs->n; i++) {
 		struct idd_holder *grown;
 
@@ -360,5 +410,6 @@ void idd_holders_free(struct idd_holders *hs)
 		return;
 	free(hs->v);
 	inodedump_error_free(hs->stopped);
+	free(hs->first_unreadable);
 	free(hs);
 }

@@ -111,6 +111,12 @@ struct inodedump_inode {
 	struct idd_notes violations; /* name = check, message = numbers */
 	struct idd_notes skipped;    /* name = check, message = why */
 	struct idd_notes errors;     /* name = field, message = reason */
+	/*
+	 * The parts asked that could not be read (INODEDUMP_PART_*), and
+	 * for each (by bit number) its first note in errors, plus one.
+	 */
+	unsigned int incomplete;
+	size_t incomplete_note[2];
 };
 
 /* The rows of kernel/members.def, in its order (decode.c). */
@@ -138,6 +144,17 @@ struct inodedump_error *idd_notes_add(struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
 	IDD_ATTR_PRINTF(5, 6);
+
+/*
+ * A part asked of the decode (INODEDUMP_PART_*) that could not be read:
+ * a note in the inode's errors, and the part marked incomplete. NULL on
+ * success, the error (out of memory) when the note could not be added.
+ */
+struct inodedump_error *idd_note_incomplete(struct inodedump_inode *ino,
+					    unsigned int part, const char *name,
+					    bool has_address, uint64_t address,
+					    const char *fmt, ...)
+	IDD_ATTR_PRINTF(6, 7);
 
 /* A dentry names the inode: its i_dentry list is not empty. */
 static inline bool idd_inode_has_alias(const struct inodedump_inode *ino)

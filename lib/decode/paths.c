@@ -16,8 +16,9 @@
  * mounts through mnt_instance (up to 7.0) or a struct mount * chain
  * through mnt_next_for_sb (7.1+).
  *
- * What the dump does not let us read becomes a note in the inode's errors;
- * only running out of memory is returned to the decode.
+ * What the dump does not let us read becomes a note in the inode's errors,
+ * and the paths are marked incomplete (inodedump_inode_incomplete()); only
+ * running out of memory is returned to the decode.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -389,9 +390,9 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 	if (err) {
 		if (idd_error_is_nomem(err))
 			return err;
-		idd_notes_add(&ino->errors, "i_dentry", true, dentry,
-			      "dentry 0x%" PRIx64 ": %s", dentry,
-			      inodedump_error_message(err));
+		idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "i_dentry", true,
+				    dentry, "dentry 0x%" PRIx64 ": %s", dentry,
+				    inodedump_error_message(err));
 		inodedump_error_free(err);
 		return NULL;
 	}
@@ -440,11 +441,16 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 		return err;
 	if (!err && node != head && mounts <= MAX_MOUNTS)
 		mounts = MAX_MOUNTS + 1; /* stopped at a repeat: a loop */
-	if (err || mounts > MAX_MOUNTS || (walk_err && !ino->npaths))
-		idd_notes_add(&ino->errors, "paths", false, 0, "%s",
-			      err ? inodedump_error_message(err)
-			      : mounts > MAX_MOUNTS ? "s_mounts list loops or is too long"
-						    : inodedump_error_message(walk_err));
+	/*
+	 * A mount that could not be walked may have named the inode: the
+	 * paths are incomplete even when another mount gave one.
+	 */
+	if (err || mounts > MAX_MOUNTS || walk_err)
+		idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "paths", false, 0,
+				    "%s",
+				    err ? inodedump_error_message(err)
+				    : mounts > MAX_MOUNTS ? "s_mounts list loops or is too long"
+							  : inodedump_error_message(walk_err));
 	inodedump_error_free(err);
 	return NULL;
 }
@@ -490,12 +496,12 @@ struct inodedump_error *idd_decode_paths(struct inodedump *id,
 	if (idd_error_is_nomem(err))
 		return err;
 	if (aliases > MAX_ALIASES)
-		idd_notes_add(&ino->errors, "i_dentry", false, 0,
-			      "more than %d dentry aliases: list corrupt or "
-			      "cyclic", MAX_ALIASES);
+		idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "i_dentry", false,
+				    0, "more than %d dentry aliases: list "
+				    "corrupt or cyclic", MAX_ALIASES);
 	if (err) {
-		idd_notes_add(&ino->errors, "i_dentry", true, node, "%s",
-			      inodedump_error_message(err));
+		idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "i_dentry", true,
+				    node, "%s", inodedump_error_message(err));
 		inodedump_error_free(err);
 	}
 	if (!aliases)

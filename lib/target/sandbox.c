@@ -12,7 +12,8 @@
  * have no UNIX sockets, as the live test's guest has none). A crash or an
  * absurd allocation in it becomes an error ("libkdumpfile failed reading
  * 0x... (signal 11)") and no further request goes to it; a child that
- * does not answer within CHILD_TIMEOUT_MS is killed.
+ * does not answer within CHILD_TIMEOUT_MS (or INODEDUMP_KDUMPFILE_TIMEOUT
+ * seconds from the environment) is killed.
  *
  * The child is made when libkdumpfile is first needed, after the header
  * checks of our probes: a run our readers serve forks nothing.
@@ -80,6 +81,7 @@ struct sandbox {
 	pid_t pid;
 	int to_child, from_child; /* pipes */
 	int dump_level;
+	int timeout_ms; /* for one answer of the child */
 	/* Why the child is gone, once it is: every later request fails. */
 	char *dead;
 	/* Facts, kept until close (callers keep the pointers). */
@@ -381,6 +383,27 @@ static _Noreturn void child(struct idd_target *t, int in, int out, int fd,
 
 /* ---- the parent ---- */
 
+/*
+ * How long the child may take to answer one request: CHILD_TIMEOUT_MS,
+ * or INODEDUMP_KDUMPFILE_TIMEOUT seconds (1 to 86400) where set: a dump
+ * on a slow disk may need more, and the test of the timeout uses 2.
+ * Anything else there is ignored.
+ */
+static int child_timeout_ms(void)
+{
+	const char *v = getenv("INODEDUMP_KDUMPFILE_TIMEOUT");
+	char *end;
+	long n;
+
+	if (!v || *v < '0' || *v > '9')
+		return CHILD_TIMEOUT_MS;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || *end || n < 1 || n > 86400)
+		return CHILD_TIMEOUT_MS;
+	return (int)(n * 1000);
+}
+
 /* The child is gone or stuck (late): say how, kill and reap it, once. */
 static void bury(struct sandbox *s, const char *doing, bool late)
 {
@@ -396,7 +419,7 @@ static void bury(struct sandbox *s, const char *doing, bool late)
 	if (late) {
 		s->dead = idd_strdup_printf("libkdumpfile did not answer %s "
 					    "within %d s", doing,
-					    CHILD_TIMEOUT_MS / 1000);
+					    s->timeout_ms / 1000);
 	} else if (got > 0 && WIFSIGNALED(status)) {
 		s->dead = idd_strdup_printf("libkdumpfile failed %s (signal "
 					    "%d, %s)", doing, WTERMSIG(status),
@@ -440,9 +463,9 @@ static bool ask(struct sandbox *s, const struct request *q, struct reply *r,
 	if (s->dead)
 		return false;
 	if (!send_all(s->to_child, q, sizeof(*q)) ||
-	    !recv_late(s->from_child, r, sizeof(*r), CHILD_TIMEOUT_MS, &late) ||
+	    !recv_late(s->from_child, r, sizeof(*r), s->timeout_ms, &late) ||
 	    r->len > MSG_MAX || !(*payload = malloc(r->len + 1)) ||
-	    !recv_late(s->from_child, *payload, r->len, CHILD_TIMEOUT_MS,
+	    !recv_late(s->from_child, *payload, r->len, s->timeout_ms,
 		       &late)) {
 		free(*payload);
 		*payload = NULL;
@@ -654,6 +677,7 @@ struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
 	s->base.ops = &sandbox_ops;
 	s->base.target = t;
 	s->dump_level = dump_level;
+	s->timeout_ms = child_timeout_ms();
 	s->to_child = s->from_child = -1;
 	if (pipe2(down, O_CLOEXEC) < 0) {
 		free(s);
@@ -697,9 +721,9 @@ struct inodedump_error *idd_kdumpfile_open(struct idd_target *t, int fd,
 				 path, strerror(e));
 	}
 	/* The child's first word: opened, or why not. */
-	if (!recv_late(s->from_child, &r, sizeof(r), CHILD_TIMEOUT_MS, &late) ||
+	if (!recv_late(s->from_child, &r, sizeof(r), s->timeout_ms, &late) ||
 	    r.len > MSG_MAX || !(p = malloc(r.len + 1)) ||
-	    !recv_late(s->from_child, p, r.len, CHILD_TIMEOUT_MS, &late)) {
+	    !recv_late(s->from_child, p, r.len, s->timeout_ms, &late)) {
 		struct inodedump_error *err;
 
 		free(p);

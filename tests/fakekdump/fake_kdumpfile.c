@@ -7,6 +7,8 @@
  * on kdump_read() does what $FAKE_KDUMPFILE says:
  *   segv   dies of SIGSEGV, as 0.5.1 does on a damaged descriptor
  *   alloc  asks for 64 GiB, as 0.5.1 does for a huge e_phnum
+ *   loop   never returns: spins, as a library caught in a loop by a
+ *          dump's damage would (for the parent's timeout)
  *   open   opens /etc/hostname (a library taken over would)
  * The functions are the ones lib/target/kdl.c loads.
  */
@@ -61,6 +63,12 @@ kdump_status kdump_read(kdump_ctx_t *ctx, kdump_addrspace_t as,
 	*plength = 0;
 	if (what && !strcmp(what, "segv"))
 		raise(SIGSEGV);
+	if (what && !strcmp(what, "loop")) {
+		volatile unsigned long spins = 0;
+
+		for (;;)
+			spins++;
+	}
 	if (what && !strcmp(what, "alloc")) {
 		void *p = malloc((size_t)64 << 30);
 
