@@ -539,7 +539,7 @@ void idd_checks_run(const struct idd_check_facts *facts,
 
 		if (c->needs & ~have) {
 			if (!skip_noted(i, have))
-				idd_notes_add(&ino->skipped, c->name, false, 0,
+				idd_notes_add(ino, &ino->skipped, c->name, false, 0,
 					      "%s", c->skip_reason);
 			continue;
 		}
@@ -547,11 +547,11 @@ void idd_checks_run(const struct idd_check_facts *facts,
 		case IDD_CHECK_HOLDS:
 			break;
 		case IDD_CHECK_VIOLATED:
-			idd_notes_add(&ino->violations, c->name, f.has_address,
+			idd_notes_add(ino, &ino->violations, c->name, f.has_address,
 				      f.address, "%s", f.message);
 			break;
 		case IDD_CHECK_SKIPPED:
-			idd_notes_add(&ino->skipped, c->name, f.has_address,
+			idd_notes_add(ino, &ino->skipped, c->name, f.has_address,
 				      f.address, "%s", f.message);
 			break;
 		}

@@ -337,25 +337,70 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 
 /* -------------------------------------------------------------- decode -- */
 
-struct inodedump_error *idd_notes_add(struct idd_notes *notes,
+void *idd_inode_alloc(struct inodedump_inode *ino, size_t size)
+{
+	size_t at = (ino->arena_used + 15) & ~(size_t)15;
+
+	if (size <= sizeof(ino->arena) && at <= sizeof(ino->arena) - size) {
+		ino->arena_used = at + size;
+		return ino->arena + at;
+	}
+	return malloc(size ? size : 1);
+}
+
+char *idd_inode_strndup(struct inodedump_inode *ino, const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *copy = idd_inode_alloc(ino, len + 1);
+
+	if (copy) {
+		memcpy(copy, s, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
+char *idd_inode_strdup(struct inodedump_inode *ino, const char *s)
+{
+	return idd_inode_strndup(ino, s, SIZE_MAX);
+}
+
+struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
+				      struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
 {
-	struct idd_note *v = realloc(notes->v, (notes->n + 1) * sizeof(*v));
-	char *msg = NULL, *copy = strdup(name);
+	struct idd_note *v = notes->v;
+	char *msg = NULL, *copy = idd_inode_strdup(ino, name);
 	va_list ap;
 
-	if (v)
-		notes->v = v;
+	if (notes->n == notes->cap) {
+		size_t cap = notes->cap ? 2 * notes->cap : 4;
+
+		v = idd_inode_alloc(ino, cap * sizeof(*v));
+		if (v) {
+			if (notes->n)
+				memcpy(v, notes->v, notes->n * sizeof(*v));
+			idd_inode_release(ino, notes->v);
+			notes->v = v;
+			notes->cap = cap;
+		}
+	}
 	va_start(ap, fmt);
-	if (!strcmp(fmt, "%s")) /* the checks' notes: no printf for a copy */
-		msg = strdup(va_arg(ap, const char *));
-	else if (vasprintf(&msg, fmt, ap) < 0)
+	if (!strcmp(fmt, "%s")) { /* the checks' notes: no printf for a copy */
+		msg = idd_inode_strdup(ino, va_arg(ap, const char *));
+	} else if (vasprintf(&msg, fmt, ap) < 0) {
 		msg = NULL;
+	} else {
+		char *in = idd_inode_strdup(ino, msg);
+
+		free(msg);
+		msg = in;
+	}
 	va_end(ap);
 	if (!v || !msg || !copy) {
-		free(msg);
-		free(copy);
+		idd_inode_release(ino, msg);
+		idd_inode_release(ino, copy);
 		return idd_nomem();
 	}
 	v[notes->n].name = copy;
@@ -375,7 +420,7 @@ static struct inodedump_error *note_error(struct inodedump_inode *ino,
 	bool has = inodedump_error_address(err, &addr);
 	struct inodedump_error *failed;
 
-	failed = idd_notes_add(&ino->errors, what, has, addr, "%s",
+	failed = idd_notes_add(ino, &ino->errors, what, has, addr, "%s",
 			       inodedump_error_message(err));
 	inodedump_error_free(err);
 	return failed;
@@ -446,7 +491,8 @@ static struct inodedump_error *take_row(struct inodedump_inode *ino,
 		s = IDD_ROW_FIELD(ino, row, struct idd_str);
 		if (!m->present || m->kind != IDD_KIND_ARRAY)
 			break;
-		s->s = strndup((const char *)buf + m->offset, m->size);
+		s->s = idd_inode_strndup(ino, (const char *)buf + m->offset,
+					 m->size);
 		if (!s->s)
 			return idd_nomem();
 		s->state = IDD_OK;
@@ -564,16 +610,16 @@ static struct sym_memo *memo_slot(struct inodedump *id, uint64_t addr,
 	return NULL;
 }
 
-static bool memo_get(struct inodedump *id, uint64_t addr, char **symbol,
-		     char **module)
+static bool memo_get(struct inodedump *id, struct inodedump_inode *ino,
+		     uint64_t addr, char **symbol, char **module)
 {
 	bool found;
 	struct sym_memo *e = memo_slot(id, addr, &found);
 
 	if (!found)
 		return false;
-	*symbol = e->symbol ? strdup(e->symbol) : NULL;
-	*module = e->module ? strdup(e->module) : NULL;
+	*symbol = e->symbol ? idd_inode_strdup(ino, e->symbol) : NULL;
+	*module = e->module ? idd_inode_strdup(ino, e->module) : NULL;
 	return true;
 }
 
@@ -656,7 +702,7 @@ static struct inodedump_error *name_ops(struct inodedump *id,
 
 		p = IDD_ROW_FIELD(ino, &idd_rows[i], struct idd_ptr);
 		if (p->state != IDD_OK || !p->addr || p->symbol ||
-		    memo_get(id, p->addr, &p->symbol, &p->module))
+		    memo_get(id, ino, p->addr, &p->symbol, &p->module))
 			continue;
 		pending[n++] = p;
 		if (n == 8) {
@@ -691,8 +737,8 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 		struct idd_ptr *t = IDD_ROW_FIELD(to, row, struct idd_ptr);
 
 		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL };
-		if ((f->symbol && !(t->symbol = strdup(f->symbol))) ||
-		    (f->module && !(t->module = strdup(f->module))))
+		if ((f->symbol && !(t->symbol = idd_inode_strdup(to, f->symbol))) ||
+		    (f->module && !(t->module = idd_inode_strdup(to, f->module))))
 			return idd_nomem();
 		return NULL;
 	}
@@ -702,7 +748,7 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 
 		*t = *f;
 		t->s = NULL;
-		if (f->s && !(t->s = strdup(f->s)))
+		if (f->s && !(t->s = idd_inode_strdup(to, f->s)))
 			return idd_nomem();
 		return NULL;
 	}
@@ -1000,6 +1046,11 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 	return NULL;
 }
 
+static void *arena_alloc(void *ino, size_t size)
+{
+	return idd_inode_alloc(ino, size);
+}
+
 static struct inodedump_error *decode_flags(const struct inode_layout *l,
 					    struct inodedump_inode *ino)
 {
@@ -1013,7 +1064,7 @@ static struct inodedump_error *decode_flags(const struct inode_layout *l,
 		if (n->state != IDD_OK)
 			continue;
 		names = idd_flag_names(l->row[i].flags, l->row[i].nflags,
-				       (uint64_t)n->v);
+				       (uint64_t)n->v, arena_alloc, ino);
 		if (!names)
 			return idd_nomem();
 		*(char ***)(void *)((char *)ino + row->names_offset) = names;
@@ -1117,17 +1168,24 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	struct inodedump_inode *ino;
 	struct inodedump_error *err;
 	struct inode_layout *l;
-	uint8_t *buf;
+	uint8_t *buf, stack_buf[4096];
 	char *why = NULL;
 
 	err = idd_layout_ready(id);
 	if (err)
 		return err;
 	l = id->layout;
-	ino = calloc(1, sizeof(*ino));
+	/* the arena needs no zeroes: a sweep decodes every inode */
+	ino = malloc(sizeof(*ino));
 	if (!ino)
 		return idd_nomem();
-	err = read_bytes(id, address, l->inode.size, &buf);
+	memset(ino, 0, offsetof(struct inodedump_inode, arena));
+	if (l->inode.size <= sizeof(stack_buf)) {
+		buf = stack_buf;
+		err = idd_target_read(id->target, address, buf, l->inode.size);
+	} else {
+		err = read_bytes(id, address, l->inode.size, &buf);
+	}
 	if (err) {
 		free(ino);
 		if (idd_error_is_nomem(err))
@@ -1162,7 +1220,8 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	if (!err)
 		err = decode_rest(id, ino, buf, flags);
 	free(why);
-	free(buf);
+	if (buf != stack_buf)
+		free(buf);
 	if (err) {
 		inodedump_inode_free(ino);
 		return err;
@@ -1180,13 +1239,14 @@ static void free_names(char **names)
 	free(names);
 }
 
-static void free_notes(struct idd_notes *notes)
+static void free_notes(const struct inodedump_inode *ino,
+		       struct idd_notes *notes)
 {
 	for (size_t i = 0; i < notes->n; i++) {
-		free(notes->v[i].name);
-		free(notes->v[i].message);
+		idd_inode_release(ino, notes->v[i].name);
+		idd_inode_release(ino, notes->v[i].message);
 	}
-	free(notes->v);
+	idd_inode_release(ino, notes->v);
 }
 
 void inodedump_inode_free(struct inodedump_inode *ino)
@@ -1199,15 +1259,19 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 		switch (row->kind) {
 		case IDD_ROW_SYM:
 		case IDD_ROW_ADDR:
-			free(IDD_ROW_FIELD(ino, row, struct idd_ptr)->symbol);
-			free(IDD_ROW_FIELD(ino, row, struct idd_ptr)->module);
+			idd_inode_release(
+				ino, IDD_ROW_FIELD(ino, row, struct idd_ptr)->symbol);
+			idd_inode_release(
+				ino, IDD_ROW_FIELD(ino, row, struct idd_ptr)->module);
 			break;
 		case IDD_ROW_STR:
-			free(IDD_ROW_FIELD(ino, row, struct idd_str)->s);
+			idd_inode_release(
+				ino, IDD_ROW_FIELD(ino, row, struct idd_str)->s);
 			break;
 		case IDD_ROW_FLAGS:
-			free_names(*(char ***)(void *)((char *)ino +
-						       row->names_offset));
+			/* one block: idd_flag_names() */
+			idd_inode_release(ino, *(char ***)(void *)((char *)ino +
+								   row->names_offset));
 			break;
 		default:
 			break;
@@ -1216,9 +1280,9 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 	free(ino->not_inode_reason);
 	free_names(ino->paths);
 	free(ino->holders);
-	free_notes(&ino->violations);
-	free_notes(&ino->skipped);
-	free_notes(&ino->errors);
+	free_notes(ino, &ino->violations);
+	free_notes(ino, &ino->skipped);
+	free_notes(ino, &ino->errors);
 	free(ino);
 }
 

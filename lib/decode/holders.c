@@ -338,7 +338,7 @@ struct inodedump_error *idd_decode_holders(struct inodedump *id,
 	}
 	ino->holders_known = true;
 	if (hs->stopped)
-		idd_notes_add(&ino->errors, "holders", false, 0, "%s",
+		idd_notes_add(ino, &ino->errors, "holders", false, 0, "%s",
 			      inodedump_error_message(hs->stopped));
 	for (size_t i = 0; i < hs->n; i++) {
 		struct idd_holder *grown;

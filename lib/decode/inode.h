@@ -3,6 +3,8 @@
 #ifndef INODEDUMP_INODE_H
 #define INODEDUMP_INODE_H
 
+#include <stdlib.h>
+
 #include "decode/session.h"
 #include "kernel/members.h"
 
@@ -46,8 +48,10 @@ struct idd_note {
 
 struct idd_notes {
 	struct idd_note *v;
-	size_t n;
+	size_t n, cap;
 };
+
+#define IDD_INODE_ARENA 2048
 
 struct idd_holder {
 	const char *kind; /* "fd", "cwd", "root" */
@@ -111,7 +115,37 @@ struct inodedump_inode {
 	struct idd_notes violations; /* name = check, message = numbers */
 	struct idd_notes skipped;    /* name = check, message = why */
 	struct idd_notes errors;     /* name = field, message = reason */
+
+	/*
+	 * The inode's own strings and arrays (symbol names, flag names,
+	 * notes) come from here, malloc only when it is full: a sweep
+	 * decodes every inode, and a dozen malloc/free pairs an inode cost
+	 * more than reading it (idd_inode_alloc, idd_inode_release).
+	 */
+	size_t arena_used;
+	_Alignas(16) char arena[IDD_INODE_ARENA];
 };
+
+/*
+ * size bytes (16-aligned) that live as long as ino: from its arena, else
+ * malloc'd. NULL: out of memory. idd_inode_release() frees what was
+ * malloc'd and leaves the arena's.
+ */
+void *idd_inode_alloc(struct inodedump_inode *ino, size_t size);
+char *idd_inode_strdup(struct inodedump_inode *ino, const char *s);
+char *idd_inode_strndup(struct inodedump_inode *ino, const char *s, size_t n);
+static inline bool idd_inode_owns(const struct inodedump_inode *ino,
+				  const void *p)
+{
+	return (const char *)p >= ino->arena &&
+	       (const char *)p < ino->arena + sizeof(ino->arena);
+}
+/* Free p unless it lives in ino's arena (any pointer an inode holds). */
+static inline void idd_inode_release(const struct inodedump_inode *ino, void *p)
+{
+	if (!idd_inode_owns(ino, p))
+		free(p);
+}
 
 /* The rows of kernel/members.def, in its order (decode.c). */
 extern const struct idd_row idd_rows[IDD_NROWS];
@@ -134,10 +168,11 @@ static inline bool idd_row_applies(const struct idd_row *row,
  * Add a note; NULL on success, the error (out of memory) when it could
  * not be added. The note list is unchanged then.
  */
-struct inodedump_error *idd_notes_add(struct idd_notes *notes,
+struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
+				      struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
-	IDD_ATTR_PRINTF(5, 6);
+	IDD_ATTR_PRINTF(6, 7);
 
 /* A dentry names the inode: its i_dentry list is not empty. */
 static inline bool idd_inode_has_alias(const struct inodedump_inode *ino)

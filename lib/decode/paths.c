@@ -387,7 +387,7 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 	if (err) {
 		if (idd_error_is_nomem(err))
 			return err;
-		idd_notes_add(&ino->errors, "i_dentry", true, dentry,
+		idd_notes_add(ino, &ino->errors, "i_dentry", true, dentry,
 			      "dentry 0x%" PRIx64 ": %s", dentry,
 			      inodedump_error_message(err));
 		inodedump_error_free(err);
@@ -439,7 +439,7 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 	if (!err && node != head && mounts <= MAX_MOUNTS)
 		mounts = MAX_MOUNTS + 1; /* stopped at a repeat: a loop */
 	if (err || mounts > MAX_MOUNTS || (walk_err && !ino->npaths))
-		idd_notes_add(&ino->errors, "paths", false, 0, "%s",
+		idd_notes_add(ino, &ino->errors, "paths", false, 0, "%s",
 			      err ? inodedump_error_message(err)
 			      : mounts > MAX_MOUNTS ? "s_mounts list loops or is too long"
 						    : inodedump_error_message(walk_err));
@@ -460,7 +460,7 @@ struct inodedump_error *idd_decode_paths(struct inodedump *id,
 	if ((err = load_path_layout(id, &l)))
 		return err;
 	if (!l->ok) {
-		idd_notes_add(&ino->skipped, "paths", false, 0,
+		idd_notes_add(ino, &ino->skipped, "paths", false, 0,
 			      "this kernel's dentry/mount types lack a member "
 			      "the path walk needs");
 		return NULL;
@@ -488,11 +488,11 @@ struct inodedump_error *idd_decode_paths(struct inodedump *id,
 	if (idd_error_is_nomem(err))
 		return err;
 	if (aliases > MAX_ALIASES)
-		idd_notes_add(&ino->errors, "i_dentry", false, 0,
+		idd_notes_add(ino, &ino->errors, "i_dentry", false, 0,
 			      "more than %d dentry aliases: list corrupt or "
 			      "cyclic", MAX_ALIASES);
 	if (err) {
-		idd_notes_add(&ino->errors, "i_dentry", true, node, "%s",
+		idd_notes_add(ino, &ino->errors, "i_dentry", true, node, "%s",
 			      inodedump_error_message(err));
 		inodedump_error_free(err);
 	}

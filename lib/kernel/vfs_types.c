@@ -209,26 +209,58 @@ size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
 	return SELECT(ctime_nsec_flags, ev, out, max);
 }
 
-char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)
+static bool flag_set(const struct idd_flag *f, uint64_t value)
 {
-	char **names = calloc(n + 2, sizeof(*names));
-	size_t count = 0;
-	uint64_t rest = value;
+	return f->value && (value & f->value) == f->value;
+}
 
-	if (!names)
-		return NULL;
+static void *alloc_malloc(void *arg, size_t size)
+{
+	(void)arg;
+	return malloc(size);
+}
+
+char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value,
+		      void *(*alloc)(void *arg, size_t size), void *arg)
+{
+	size_t count = 0, bytes = 0;
+	uint64_t rest = value;
+	char hex[24] = "", **names, *to;
+
 	for (size_t i = 0; i < n; i++) {
-		if (!table[i].value || (value & table[i].value) != table[i].value)
+		if (!flag_set(&table[i], value))
 			continue;
-		names[count] = strdup(table[i].name);
-		if (names[count])
-			count++;
+		count++;
+		bytes += strlen(table[i].name) + 1;
 		rest &= ~table[i].value;
 	}
 	/* Bits this kernel's table does not name stay visible. */
-	if (rest)
-		names[count++] = idd_strdup_printf("0x%llx",
-						   (unsigned long long)rest);
+	if (rest) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)rest);
+		count++;
+		bytes += strlen(hex) + 1;
+	}
+	/* One block: the pointers, then the strings (a sweep's hot path). */
+	names = (alloc ? alloc : alloc_malloc)(arg, (count + 1) * sizeof(*names) +
+							   bytes);
+	if (!names)
+		return NULL;
+	to = (char *)(names + count + 1);
+	count = 0;
+	for (size_t i = 0; i <= n; i++) {
+		const char *name = i < n ? (flag_set(&table[i], value)
+						    ? table[i].name : NULL)
+					 : (hex[0] ? hex : NULL);
+		size_t len;
+
+		if (!name)
+			continue;
+		len = strlen(name) + 1;
+		memcpy(to, name, len);
+		names[count++] = to;
+		to += len;
+	}
+	names[count] = NULL;
 	return names;
 }
 

@@ -56,7 +56,16 @@
  */
 #define VMCOREINFO_MAX (1u << 20)
 #define NOTES_MAX (16u << 20)
-#define PAGE_CACHE 64
+/*
+ * Decompressed pages kept: 4 MiB (at least 64 pages), 4-way set
+ * associative by page frame. A sweep walks slab pages that hold a few
+ * inodes each, in an order that comes back to a page many times; every
+ * miss is a decompression (~80 k instructions a zlib page).
+ */
+#define CACHE_BYTES (4u << 20)
+#define CACHE_MIN_PAGES 64u
+#define CACHE_WAYS 4u
+#define NO_PFN UINT64_MAX
 
 /* The header and sub-header, as much of each as the file has. */
 struct header {
@@ -88,11 +97,15 @@ struct diskdump {
 	uint64_t bits_block;
 	bool bits_valid;
 	uint8_t *cbuf;	   /* compressed page */
-	/* the pages last read (page tables and data take turns) */
-	uint64_t cached_pfn[PAGE_CACHE];
-	bool cached[PAGE_CACHE];
-	unsigned next;
-	uint8_t *page; /* PAGE_CACHE pages */
+	/* the pages last read: sets of CACHE_WAYS, by pfn % nsets */
+	uint64_t *cached_pfn; /* NO_PFN: the slot is empty */
+	uint8_t *next_way;    /* each set's next slot to fill */
+	size_t nsets;
+	uint8_t *page; /* nsets * CACHE_WAYS pages */
+	/* one decompressor each, kept between pages */
+	z_stream zs;
+	bool zs_ready;
+	ZSTD_DCtx *zstd;
 };
 
 static struct diskdump *to_diskdump(struct idd_backend *b)
@@ -332,8 +345,17 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
 	d->cbuf = malloc(d->page_size);
-	d->page = malloc((size_t)d->page_size * PAGE_CACHE);
-	*taken = d->vmcoreinfo && d->cbuf && d->page;
+	d->nsets = CACHE_MIN_PAGES / CACHE_WAYS;
+	while (d->nsets * 2 * CACHE_WAYS * d->page_size <= CACHE_BYTES)
+		d->nsets *= 2;
+	d->cached_pfn = malloc(d->nsets * CACHE_WAYS * sizeof(*d->cached_pfn));
+	d->next_way = calloc(d->nsets, 1);
+	/* untouched until used: a one-inode decode pays for a few pages */
+	d->page = malloc(d->nsets * CACHE_WAYS * d->page_size);
+	for (size_t i = 0; d->cached_pfn && i < d->nsets * CACHE_WAYS; i++)
+		d->cached_pfn[i] = NO_PFN;
+	*taken = d->vmcoreinfo && d->cbuf && d->page && d->cached_pfn &&
+		 d->next_way;
 	return NULL;
 }
 
@@ -396,6 +418,34 @@ static const char *method(uint32_t flags)
 	return flags & DD_ZLIB ? "zlib" : flags & DD_LZO ? "lzo" : "zstd";
 }
 
+/*
+ * One zlib stream (header, data, adler32) into page, as uncompress() does
+ * but with one z_stream for every page: uncompress() allocates and frees
+ * its state and 32 KiB window each call.
+ */
+static bool inflate_page(struct diskdump *d, uint8_t *page, uint32_t size,
+			 size_t *out)
+{
+	z_stream *zs = &d->zs;
+	int rc;
+
+	if (!d->zs_ready) {
+		memset(zs, 0, sizeof(*zs));
+		if (inflateInit(zs) != Z_OK)
+			return false;
+		d->zs_ready = true;
+	} else if (inflateReset(zs) != Z_OK) {
+		return false;
+	}
+	zs->next_in = d->cbuf;
+	zs->avail_in = size;
+	zs->next_out = page;
+	zs->avail_out = d->page_size;
+	rc = inflate(zs, Z_FINISH);
+	*out = d->page_size - zs->avail_out;
+	return rc == Z_STREAM_END;
+}
+
 static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 {
 	uint8_t desc[DD_DESC_SIZE];
@@ -438,10 +488,7 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	if (!(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)))
 		return true;
 	if (flags & DD_ZLIB) {
-		uLongf got = d->page_size;
-
-		ok = uncompress(page, &got, d->cbuf, size) == Z_OK;
-		out = got;
+		ok = inflate_page(d, page, size, &out);
 	} else if (flags & DD_LZO) {
 		lzo_uint got = d->page_size;
 
@@ -449,7 +496,10 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 					   NULL) == LZO_E_OK;
 		out = got;
 	} else {
-		out = ZSTD_decompress(page, d->page_size, d->cbuf, size);
+		if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
+			return damaged(d, pfn, idx, "out of memory");
+		out = ZSTD_decompressDCtx(d->zstd, page, d->page_size, d->cbuf,
+					  size);
 		ok = !ZSTD_isError(out);
 	}
 	if (!ok || out != d->page_size)
@@ -464,20 +514,19 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 /* The page of pfn in the cache, read on a miss; NULL if it cannot be. */
 static const uint8_t *cached_page(struct diskdump *d, uint64_t pfn)
 {
-	unsigned slot = PAGE_CACHE;
+	size_t set = (size_t)(pfn & (d->nsets - 1)), slot;
+	uint64_t *tag = d->cached_pfn + set * CACHE_WAYS;
 	uint8_t *page;
 
-	for (unsigned i = 0; i < PAGE_CACHE; i++)
-		if (d->cached[i] && d->cached_pfn[i] == pfn)
-			slot = i;
-	if (slot < PAGE_CACHE)
-		return d->page + (size_t)slot * d->page_size;
-	slot = d->next++ % PAGE_CACHE;
-	page = d->page + (size_t)slot * d->page_size;
-	d->cached[slot] = false;
-	if (!read_page(d, pfn, page))
+	for (unsigned w = 0; w < CACHE_WAYS; w++)
+		if (tag[w] == pfn)
+			return d->page + (set * CACHE_WAYS + w) * d->page_size;
+	slot = set * CACHE_WAYS + d->next_way[set];
+	d->next_way[set] = (uint8_t)((d->next_way[set] + 1) % CACHE_WAYS);
+	page = d->page + slot * d->page_size;
+	d->cached_pfn[slot] = NO_PFN;
+	if (pfn == NO_PFN || !read_page(d, pfn, page))
 		return NULL;
-	d->cached[slot] = true;
 	d->cached_pfn[slot] = pfn;
 	return page;
 }
@@ -634,7 +683,12 @@ static void diskdump_close(struct idd_backend *b)
 	free(d->vmcoreinfo);
 	free(d->rank);
 	free(d->cbuf);
+	free(d->cached_pfn);
+	free(d->next_way);
 	free(d->page);
+	if (d->zs_ready)
+		inflateEnd(&d->zs);
+	ZSTD_freeDCtx(d->zstd);
 	free(d);
 }
 
