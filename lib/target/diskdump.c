@@ -56,16 +56,6 @@
  */
 #define VMCOREINFO_MAX (1u << 20)
 #define NOTES_MAX (16u << 20)
-/*
- * Decompressed pages kept: 4 MiB (at least 64 pages), 4-way set
- * associative by page frame. A sweep walks slab pages that hold a few
- * inodes each, in an order that comes back to a page many times; every
- * miss is a decompression (~80 k instructions a zlib page).
- */
-#define CACHE_BYTES (4u << 20)
-#define CACHE_MIN_PAGES 64u
-#define CACHE_WAYS 4u
-#define NO_PFN UINT64_MAX
 
 /* The header and sub-header, as much of each as the file has. */
 struct header {
@@ -97,11 +87,7 @@ struct diskdump {
 	uint64_t bits_block;
 	bool bits_valid;
 	uint8_t *cbuf;	   /* compressed page */
-	/* the pages last read: sets of CACHE_WAYS, by pfn % nsets */
-	uint64_t *cached_pfn; /* NO_PFN: the slot is empty */
-	uint8_t *next_way;    /* each set's next slot to fill */
-	size_t nsets;
-	uint8_t *page; /* nsets * CACHE_WAYS pages */
+	struct idd_page_cache cache; /* decompressed pages */
 	/* one decompressor each, kept between pages */
 	z_stream zs;
 	bool zs_ready;
@@ -345,17 +331,8 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
 	d->cbuf = malloc(d->page_size);
-	d->nsets = CACHE_MIN_PAGES / CACHE_WAYS;
-	while (d->nsets * 2 * CACHE_WAYS * d->page_size <= CACHE_BYTES)
-		d->nsets *= 2;
-	d->cached_pfn = malloc(d->nsets * CACHE_WAYS * sizeof(*d->cached_pfn));
-	d->next_way = calloc(d->nsets, 1);
-	/* untouched until used: a one-inode decode pays for a few pages */
-	d->page = malloc(d->nsets * CACHE_WAYS * d->page_size);
-	for (size_t i = 0; d->cached_pfn && i < d->nsets * CACHE_WAYS; i++)
-		d->cached_pfn[i] = NO_PFN;
-	*taken = d->vmcoreinfo && d->cbuf && d->page && d->cached_pfn &&
-		 d->next_way;
+	*taken = idd_page_cache_init(&d->cache, d->page_size) && d->vmcoreinfo &&
+		 d->cbuf;
 	return NULL;
 }
 
@@ -511,24 +488,9 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	return true;
 }
 
-/* The page of pfn in the cache, read on a miss; NULL if it cannot be. */
-static const uint8_t *cached_page(struct diskdump *d, uint64_t pfn)
+static bool fill_page(void *d, uint64_t pfn, uint8_t *page)
 {
-	size_t set = (size_t)(pfn & (d->nsets - 1)), slot;
-	uint64_t *tag = d->cached_pfn + set * CACHE_WAYS;
-	uint8_t *page;
-
-	for (unsigned w = 0; w < CACHE_WAYS; w++)
-		if (tag[w] == pfn)
-			return d->page + (set * CACHE_WAYS + w) * d->page_size;
-	slot = set * CACHE_WAYS + d->next_way[set];
-	d->next_way[set] = (uint8_t)((d->next_way[set] + 1) % CACHE_WAYS);
-	page = d->page + slot * d->page_size;
-	d->cached_pfn[slot] = NO_PFN;
-	if (pfn == NO_PFN || !read_page(d, pfn, page))
-		return NULL;
-	d->cached_pfn[slot] = pfn;
-	return page;
+	return read_page(d, pfn, page);
 }
 
 static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
@@ -541,7 +503,8 @@ static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
 	while (len) {
 		uint64_t in_page = pa % d->page_size;
 		size_t n = d->page_size - in_page;
-		const uint8_t *page = cached_page(d, pa / d->page_size);
+		const uint8_t *page = idd_page_cache_get(
+			&d->cache, pa / d->page_size, fill_page, d);
 
 		if (!page)
 			return false;
@@ -683,9 +646,7 @@ static void diskdump_close(struct idd_backend *b)
 	free(d->vmcoreinfo);
 	free(d->rank);
 	free(d->cbuf);
-	free(d->cached_pfn);
-	free(d->next_way);
-	free(d->page);
+	idd_page_cache_free(&d->cache);
 	if (d->zs_ready)
 		inflateEnd(&d->zs);
 	ZSTD_freeDCtx(d->zstd);
