@@ -69,15 +69,15 @@ static void test_iop_by_version(void)
 	size_t n;
 
 	n = idd_vfs_iop_flags(&v612, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x5f, NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, 0x5f)),
 		  "IOP_FASTPERM|IOP_LOOKUP|IOP_NOFOLLOW|IOP_XATTR|"
 		  "IOP_DEFAULT_READLINK|0x40");
 	/* The backport of cached links: 6.12 with i_linklen has the flag. */
 	n = idd_vfs_iop_flags(&v612_patched, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x4c, NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, 0x4c)),
 		  "IOP_NOFOLLOW|IOP_XATTR|IOP_CACHED_LINK");
 	n = idd_vfs_iop_flags(&v614, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x60, NULL, NULL)), "IOP_MGTIME|IOP_CACHED_LINK");
+	CHECK_STR(joined(idd_flag_names(f, n, 0x60)), "IOP_MGTIME|IOP_CACHED_LINK");
 }
 
 static void test_state_by_version(void)
@@ -88,12 +88,12 @@ static void test_state_by_version(void)
 	size_t n;
 
 	n = idd_vfs_state_flags(&v61, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, (1 << 3) | (1 << 5), NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 3) | (1 << 5))),
 		  "I_NEW|I_FREEING");
 	n = idd_vfs_state_flags(&v612, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, (1 << 0) | (1 << 7), NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 0) | (1 << 7))),
 		  "I_NEW|I_FREEING");
-	CHECK_STR(joined(idd_flag_names(f, n, 0, NULL, NULL)), "");
+	CHECK_STR(joined(idd_flag_names(f, n, 0)), "");
 }
 
 /* I_CTIME_QUERIED: 6.13+, and only in a separate i_ctime_nsec. */
@@ -108,11 +108,11 @@ static void test_ctime_queried_by_version(void)
 	size_t n;
 
 	n = idd_vfs_ctime_nsec_flags(&v612, f, 4);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u, NULL, NULL)), "0x80000000");
+	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u)), "0x80000000");
 	n = idd_vfs_ctime_nsec_flags(&v613_timespec, f, 4);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u, NULL, NULL)), "0x80000000");
+	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u)), "0x80000000");
 	n = idd_vfs_ctime_nsec_flags(&v613, f, 4);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u | 257427476, NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, 0x80000000u | 257427476)),
 		  "I_CTIME_QUERIED|0xf580814");
 }
 
@@ -126,20 +126,20 @@ static void test_7x_flags_by_version(void)
 	size_t n;
 
 	n = idd_vfs_iop_flags(&v614, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0, NULL, NULL)), "IOP_CACHED_LINK|0x180");
+	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0)), "IOP_CACHED_LINK|0x180");
 	n = idd_vfs_iop_flags(&v619, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0, NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0)),
 		  "IOP_CACHED_LINK|IOP_FASTPERM_MAY_EXEC|0x100");
 	n = idd_vfs_iop_flags(&v73, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0, NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, 0x1c0)),
 		  "IOP_CACHED_LINK|IOP_FASTPERM_MAY_EXEC|IOP_FLCTX");
 	n = idd_vfs_inode_flags(&(struct idd_vfs_evidence){
 					.version = IDD_KVER(6, 15, 0) },
 				f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, (1 << 19) | (1 << 9), NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 19) | (1 << 9))),
 		  "S_PRIVATE|S_ANON_INODE");
 	n = idd_vfs_inode_flags(&v614, f, 64);
-	CHECK_STR(joined(idd_flag_names(f, n, (1 << 19) | (1 << 9), NULL, NULL)),
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 19) | (1 << 9))),
 		  "S_PRIVATE|0x80000");
 }
 

@@ -365,27 +365,49 @@ char *idd_inode_strdup(struct inodedump_inode *ino, const char *s)
 	return idd_inode_strndup(ino, s, SIZE_MAX);
 }
 
+/* Room for one more note; false: out of memory. */
+static bool notes_grow(struct inodedump_inode *ino, struct idd_notes *notes)
+{
+	size_t cap = notes->cap ? 2 * notes->cap : 4;
+	struct idd_note *v;
+
+	if (notes->n < notes->cap)
+		return true;
+	v = idd_inode_alloc(ino, cap * sizeof(*v));
+	if (!v)
+		return false;
+	if (notes->n)
+		memcpy(v, notes->v, notes->n * sizeof(*v));
+	idd_inode_release(ino, notes->v);
+	notes->v = v;
+	notes->cap = cap;
+	return true;
+}
+
+struct inodedump_error *idd_notes_add_static(struct inodedump_inode *ino,
+					     struct idd_notes *notes,
+					     const char *name,
+					     const char *message)
+{
+	if (!notes_grow(ino, notes))
+		return idd_nomem();
+	/* never written through: free_notes() leaves borrowed ones */
+	notes->v[notes->n++] = (struct idd_note){ .name = (char *)name,
+						  .message = (char *)message,
+						  .borrowed = true };
+	return NULL;
+}
+
 struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
 				      struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
 {
-	struct idd_note *v = notes->v;
+	bool room = notes_grow(ino, notes);
 	char *msg = NULL, *copy = idd_inode_strdup(ino, name);
+	struct idd_note *v;
 	va_list ap;
 
-	if (notes->n == notes->cap) {
-		size_t cap = notes->cap ? 2 * notes->cap : 4;
-
-		v = idd_inode_alloc(ino, cap * sizeof(*v));
-		if (v) {
-			if (notes->n)
-				memcpy(v, notes->v, notes->n * sizeof(*v));
-			idd_inode_release(ino, notes->v);
-			notes->v = v;
-			notes->cap = cap;
-		}
-	}
 	va_start(ap, fmt);
 	if (!strcmp(fmt, "%s")) { /* the checks' notes: no printf for a copy */
 		msg = idd_inode_strdup(ino, va_arg(ap, const char *));
@@ -398,11 +420,13 @@ struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
 		msg = in;
 	}
 	va_end(ap);
-	if (!v || !msg || !copy) {
+	if (!room || !msg || !copy) {
 		idd_inode_release(ino, msg);
 		idd_inode_release(ino, copy);
 		return idd_nomem();
 	}
+	v = notes->v;
+	v[notes->n].borrowed = false;
 	v[notes->n].name = copy;
 	v[notes->n].message = msg;
 	v[notes->n].has_address = has_address;
@@ -1046,12 +1070,51 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 	return NULL;
 }
 
-static void *arena_alloc(void *ino, size_t size)
+/* The bytes of idd_flag_names()'s block: pointers, then the strings. */
+static size_t names_block_size(char **names)
 {
-	return idd_inode_alloc(ino, size);
+	size_t n = 0;
+
+	while (names[n])
+		n++;
+	return n ? (size_t)(names[n - 1] - (char *)names) +
+			   strlen(names[n - 1]) + 1
+		 : sizeof(*names);
 }
 
-static struct inodedump_error *decode_flags(const struct inode_layout *l,
+/* The names of value's bits into ino's arena, from the row's memo. */
+static char **row_flag_names(struct row_layout *rl,
+			     struct inodedump_inode *ino, uint64_t value)
+{
+	char **names;
+
+	if (!rl->names_block || rl->names_value != value) {
+		char **block = idd_flag_names(rl->flags, rl->nflags, value);
+
+		if (!block)
+			return NULL;
+		free(rl->names_block);
+		rl->names_block = block;
+		rl->names_value = value;
+		rl->names_size = names_block_size(block);
+	}
+	names = idd_inode_alloc(ino, rl->names_size);
+	if (!names)
+		return NULL;
+	memcpy(names, rl->names_block, rl->names_size);
+	for (char **p = names; *p; p++) /* point into the copy */
+		*p = (char *)names + (*p - (char *)rl->names_block);
+	return names;
+}
+
+void idd_layout_free(struct inode_layout *l)
+{
+	for (size_t i = 0; l && i < IDD_NROWS; i++)
+		free(l->row[i].names_block);
+	free(l);
+}
+
+static struct inodedump_error *decode_flags(struct inode_layout *l,
 					    struct inodedump_inode *ino)
 {
 	for (size_t k = 0; k < l->flags_rows.n; k++) {
@@ -1063,8 +1126,7 @@ static struct inodedump_error *decode_flags(const struct inode_layout *l,
 		n = IDD_ROW_CFIELD(ino, row, struct idd_num);
 		if (n->state != IDD_OK)
 			continue;
-		names = idd_flag_names(l->row[i].flags, l->row[i].nflags,
-				       (uint64_t)n->v, arena_alloc, ino);
+		names = row_flag_names(&l->row[i], ino, (uint64_t)n->v);
 		if (!names)
 			return idd_nomem();
 		*(char ***)(void *)((char *)ino + row->names_offset) = names;
@@ -1243,6 +1305,8 @@ static void free_notes(const struct inodedump_inode *ino,
 		       struct idd_notes *notes)
 {
 	for (size_t i = 0; i < notes->n; i++) {
+		if (notes->v[i].borrowed)
+			continue;
 		idd_inode_release(ino, notes->v[i].name);
 		idd_inode_release(ino, notes->v[i].message);
 	}

@@ -44,6 +44,7 @@ struct idd_note {
 	char *message;
 	bool has_address;
 	uint64_t address;
+	bool borrowed; /* name and message are static strings: not freed */
 };
 
 struct idd_notes {
@@ -173,6 +174,16 @@ struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
 	IDD_ATTR_PRINTF(6, 7);
+
+/*
+ * The same for a note whose name and message are static strings (a
+ * check skipped on this kernel: the same note on every inode), kept as
+ * pointers.
+ */
+struct inodedump_error *idd_notes_add_static(struct inodedump_inode *ino,
+					     struct idd_notes *notes,
+					     const char *name,
+					     const char *message);
 
 /* A dentry names the inode: its i_dentry list is not empty. */
 static inline bool idd_inode_has_alias(const struct inodedump_inode *ino)

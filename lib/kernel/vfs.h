@@ -37,11 +37,9 @@ size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
 				struct idd_flag *out, size_t max);
 /*
  * "IOP_LOOKUP|IOP_XATTR|0x100" style list into a NULL-ended array: one
- * block, pointers then strings, from alloc(arg, size) (NULL: malloc), so
- * one free. NULL when alloc fails.
+ * malloc'd block, pointers then strings, so one free. NULL: no memory.
  */
-char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value,
-		      void *(*alloc)(void *arg, size_t size), void *arg);
+char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
 /*
  * The references of a struct file from its counter's raw value and width
  * (bytes): f_count (atomic_long_t, before 6.13) is the count itself;

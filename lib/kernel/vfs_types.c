@@ -214,14 +214,7 @@ static bool flag_set(const struct idd_flag *f, uint64_t value)
 	return f->value && (value & f->value) == f->value;
 }
 
-static void *alloc_malloc(void *arg, size_t size)
-{
-	(void)arg;
-	return malloc(size);
-}
-
-char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value,
-		      void *(*alloc)(void *arg, size_t size), void *arg)
+char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)
 {
 	size_t count = 0, bytes = 0;
 	uint64_t rest = value;
@@ -241,8 +234,7 @@ char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value,
 		bytes += strlen(hex) + 1;
 	}
 	/* One block: the pointers, then the strings (a sweep's hot path). */
-	names = (alloc ? alloc : alloc_malloc)(arg, (count + 1) * sizeof(*names) +
-							   bytes);
+	names = malloc((count + 1) * sizeof(*names) + bytes);
 	if (!names)
 		return NULL;
 	to = (char *)(names + count + 1);

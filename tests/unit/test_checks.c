@@ -103,6 +103,8 @@ static struct inodedump_inode cached_symlink(const char *target,
 static void free_notes(struct inodedump_inode *ino, struct idd_notes *notes)
 {
 	for (size_t i = 0; i < notes->n; i++) {
+		if (notes->v[i].borrowed)
+			continue;
 		idd_inode_release(ino, notes->v[i].name);
 		idd_inode_release(ino, notes->v[i].message);
 	}
