@@ -264,6 +264,13 @@ static void find_alias_dtype(struct inodedump *id, struct inode_layout *l)
 	l->alias_dtype_ok = true;
 }
 
+/* A row that needs reads beyond its struct's bytes (follow_row). */
+static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
+{
+	return rl->chained ||
+	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
+}
+
 static void list_add(struct row_list *list, size_t i)
 {
 	list->id[list->n++] = (unsigned short)i;
@@ -276,8 +283,11 @@ static void index_rows(struct inode_layout *l)
 		const struct idd_row *row = &idd_rows[i];
 		bool member = row_is_member(row);
 
+		l->row[i].follow = needs_follow(&l->row[i], row);
 		if (row->where == IDD_IN_INODE && member)
 			list_add(&l->inode_members, i);
+		if (row->where == IDD_IN_INODE && member && l->row[i].follow)
+			list_add(&l->inode_follow, i);
 		if (row->where == IDD_IN_SB)
 			list_add(&l->sb_rows, i);
 		if (row->where == IDD_IN_SB && member)
@@ -472,13 +482,6 @@ static void take_ptr(struct idd_ptr *out, const struct idd_member *m,
 	}
 	out->state = IDD_OK;
 	out->addr = idd_member_uval(m, buf);
-}
-
-/* A row that needs reads beyond its struct's bytes (follow_row). */
-static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
-{
-	return rl->chained ||
-	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
 }
 
 /*
@@ -1018,7 +1021,7 @@ static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 		if (!idd_row_applies(row, ino)) {
 			set_row_state(ino, row, rl->m.present ? IDD_NA
 							      : IDD_ABSENT);
-		} else if (!needs_follow(rl, row)) {
+		} else if (!rl->follow) {
 			err = take_row(ino, row, &rl->m, &rl->nsec, buf);
 			if (err)
 				return err;
@@ -1036,13 +1039,13 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 {
 	const struct inode_layout *l = id->layout;
 
-	for (size_t k = 0; k < l->inode_members.n; k++) {
-		size_t i = l->inode_members.id[k];
+	for (size_t k = 0; k < l->inode_follow.n; k++) {
+		size_t i = l->inode_follow.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		const struct row_layout *rl = &l->row[i];
 		struct inodedump_error *err;
 
-		if (!idd_row_applies(row, ino) || !needs_follow(rl, row))
+		if (!idd_row_applies(row, ino))
 			continue;
 		err = follow_row(id, ino, row, rl, buf);
 		if (idd_error_is_nomem(err))
@@ -1313,12 +1316,32 @@ static void free_notes(const struct inodedump_inode *ino,
 	idd_inode_release(ino, notes->v);
 }
 
+/* The rows whose field holds pointers to free (kernel/members.def). */
+#define IDD_OWNS_SYM(f) IDD_M_##f,
+#define IDD_OWNS_ADDR(f) IDD_M_##f,
+#define IDD_OWNS_STR(f) IDD_M_##f,
+#define IDD_OWNS_FLAGS(f) IDD_M_##f,
+#define IDD_OWNS_NUM_U(f)
+#define IDD_OWNS_NUM_S(f)
+#define IDD_OWNS_NUM_X(f)
+#define IDD_OWNS_DEV(f)
+#define IDD_OWNS_STRLEN(f)
+#define IDD_OWNS_TIME(f)
+static const unsigned short owning_rows[] = {
+#define IDD_MEMBER(f, kind, ...) IDD_OWNS_##kind(f)
+#define IDD_VIEW(...)
+#include "kernel/members.def"
+#undef IDD_MEMBER
+#undef IDD_VIEW
+};
+
 void inodedump_inode_free(struct inodedump_inode *ino)
 {
 	if (!ino) /* before the member addresses below: NULL has none */
 		return;
-	for (size_t i = 0; i < IDD_NROWS; i++) {
-		const struct idd_row *row = &idd_rows[i];
+	for (size_t k = 0; k < sizeof(owning_rows) / sizeof(owning_rows[0]);
+	     k++) {
+		const struct idd_row *row = &idd_rows[owning_rows[k]];
 
 		switch (row->kind) {
 		case IDD_ROW_SYM:

@@ -22,6 +22,7 @@ struct row_layout {
 	char path[96];		/* the alternative that matched */
 	const struct idd_flag *flags; /* FLAGS: the names of its bits */
 	size_t nflags;
+	bool follow; /* needs reads beyond its struct's bytes (follow_row) */
 	/*
 	 * FLAGS: the names of the last value named (idd_flag_names()'s one
 	 * block, size bytes, malloc'd): inodes of a sweep repeat a few values.
@@ -67,6 +68,7 @@ struct inode_layout {
 	struct row_list sb_members;    /* in the superblock, from memory */
 	struct row_list mapping_members;
 	struct row_list strlen_rows, flags_rows, sym_rows;
+	struct row_list inode_follow; /* inode_members with follow set */
 	/* The checks' facts of this kernel, found once. */
 	struct idd_check_facts facts;
 };
