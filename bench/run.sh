@@ -47,7 +47,7 @@ case " $* " in
 	if [ ! -f "$ROOT/build-bench/build.ninja" ]; then
 		meson setup "$ROOT/build-bench" "$ROOT" >&2
 	fi
-	ninja -C "$ROOT/build-bench" vmcore-inode >&2
+	ninja -C "$ROOT/build-bench" vmcore-inode floor_ours >&2
 	set -- --vmcore-inode "$ROOT/build-bench/vmcore-inode" "$@"
 	;;
 esac

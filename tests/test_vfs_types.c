@@ -29,7 +29,6 @@ static char *joined(char **names)
 		if (p != names)
 			strcat(buf, "|");
 		strcat(buf, *p);
-		free(*p);
 	}
 	free(names);
 	return buf;

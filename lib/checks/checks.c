@@ -535,23 +535,27 @@ void idd_checks_run(const struct idd_check_facts *facts,
 
 	for (size_t i = 0; i < NCHECKS; i++) {
 		const struct idd_check *c = &checks[i];
-		struct idd_check_finding f = { 0 };
+		struct idd_check_finding f;
 
 		if (c->needs & ~have) {
 			if (!skip_noted(i, have))
-				idd_notes_add(&ino->skipped, c->name, false, 0,
-					      "%s", c->skip_reason);
+				idd_notes_add_static(ino, &ino->skipped, c->name,
+						     c->skip_reason);
 			continue;
 		}
+		/* not = { 0 }: the message buffer is large, and per check */
+		f.has_address = false;
+		f.address = 0;
+		f.message[0] = '\0';
 		switch (c->check(facts, ino, &f)) {
 		case IDD_CHECK_HOLDS:
 			break;
 		case IDD_CHECK_VIOLATED:
-			idd_notes_add(&ino->violations, c->name, f.has_address,
+			idd_notes_add(ino, &ino->violations, c->name, f.has_address,
 				      f.address, "%s", f.message);
 			break;
 		case IDD_CHECK_SKIPPED:
-			idd_notes_add(&ino->skipped, c->name, f.has_address,
+			idd_notes_add(ino, &ino->skipped, c->name, f.has_address,
 				      f.address, "%s", f.message);
 			break;
 		}

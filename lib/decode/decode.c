@@ -264,6 +264,13 @@ static void find_alias_dtype(struct inodedump *id, struct inode_layout *l)
 	l->alias_dtype_ok = true;
 }
 
+/* A row that needs reads beyond its struct's bytes (follow_row). */
+static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
+{
+	return rl->chained ||
+	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
+}
+
 static void list_add(struct row_list *list, size_t i)
 {
 	list->id[list->n++] = (unsigned short)i;
@@ -276,8 +283,11 @@ static void index_rows(struct inode_layout *l)
 		const struct idd_row *row = &idd_rows[i];
 		bool member = row_is_member(row);
 
+		l->row[i].follow = needs_follow(&l->row[i], row);
 		if (row->where == IDD_IN_INODE && member)
 			list_add(&l->inode_members, i);
+		if (row->where == IDD_IN_INODE && member && l->row[i].follow)
+			list_add(&l->inode_follow, i);
 		if (row->where == IDD_IN_SB)
 			list_add(&l->sb_rows, i);
 		if (row->where == IDD_IN_SB && member)
@@ -336,27 +346,96 @@ static struct inodedump_error *build_layout(struct inodedump *id)
 
 /* -------------------------------------------------------------- decode -- */
 
-struct inodedump_error *idd_notes_add(struct idd_notes *notes,
+void *idd_inode_alloc(struct inodedump_inode *ino, size_t size)
+{
+	size_t at = (ino->arena_used + 15) & ~(size_t)15;
+
+	if (size <= sizeof(ino->arena) && at <= sizeof(ino->arena) - size) {
+		ino->arena_used = at + size;
+		return ino->arena + at;
+	}
+	return malloc(size ? size : 1);
+}
+
+char *idd_inode_strndup(struct inodedump_inode *ino, const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *copy = idd_inode_alloc(ino, len + 1);
+
+	if (copy) {
+		memcpy(copy, s, len);
+		copy[len] = '\0';
+	}
+	return copy;
+}
+
+char *idd_inode_strdup(struct inodedump_inode *ino, const char *s)
+{
+	return idd_inode_strndup(ino, s, SIZE_MAX);
+}
+
+/* Room for one more note; false: out of memory. */
+static bool notes_grow(struct inodedump_inode *ino, struct idd_notes *notes)
+{
+	size_t cap = notes->cap ? 2 * notes->cap : 4;
+	struct idd_note *v;
+
+	if (notes->n < notes->cap)
+		return true;
+	v = idd_inode_alloc(ino, cap * sizeof(*v));
+	if (!v)
+		return false;
+	if (notes->n)
+		memcpy(v, notes->v, notes->n * sizeof(*v));
+	idd_inode_release(ino, notes->v);
+	notes->v = v;
+	notes->cap = cap;
+	return true;
+}
+
+struct inodedump_error *idd_notes_add_static(struct inodedump_inode *ino,
+					     struct idd_notes *notes,
+					     const char *name,
+					     const char *message)
+{
+	if (!notes_grow(ino, notes))
+		return idd_nomem();
+	/* never written through: free_notes() leaves borrowed ones */
+	notes->v[notes->n++] = (struct idd_note){ .name = (char *)name,
+						  .message = (char *)message,
+						  .borrowed = true };
+	return NULL;
+}
+
+struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
+				      struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
 {
-	struct idd_note *v = realloc(notes->v, (notes->n + 1) * sizeof(*v));
-	char *msg = NULL, *copy = strdup(name);
+	bool room = notes_grow(ino, notes);
+	char *msg = NULL, *copy = idd_inode_strdup(ino, name);
+	struct idd_note *v;
 	va_list ap;
 
-	if (v)
-		notes->v = v;
 	va_start(ap, fmt);
-	if (!strcmp(fmt, "%s")) /* the checks' notes: no printf for a copy */
-		msg = strdup(va_arg(ap, const char *));
-	else if (vasprintf(&msg, fmt, ap) < 0)
+	if (!strcmp(fmt, "%s")) { /* the checks' notes: no printf for a copy */
+		msg = idd_inode_strdup(ino, va_arg(ap, const char *));
+	} else if (vasprintf(&msg, fmt, ap) < 0) {
 		msg = NULL;
-	va_end(ap);
-	if (!v || !msg || !copy) {
+	} else {
+		char *in = idd_inode_strdup(ino, msg);
+
 		free(msg);
-		free(copy);
+		msg = in;
+	}
+	va_end(ap);
+	if (!room || !msg || !copy) {
+		idd_inode_release(ino, msg);
+		idd_inode_release(ino, copy);
 		return idd_nomem();
 	}
+	v = notes->v;
+	v[notes->n].borrowed = false;
 	v[notes->n].name = copy;
 	v[notes->n].message = msg;
 	v[notes->n].has_address = has_address;
@@ -381,7 +460,7 @@ struct inodedump_error *idd_note_incomplete(struct inodedump_inode *ino,
 	va_end(ap);
 	if (n < 0)
 		return idd_nomem();
-	failed = idd_notes_add(&ino->errors, name, has_address, address, "%s",
+	failed = idd_notes_add(ino, &ino->errors, name, has_address, address, "%s",
 			       msg);
 	free(msg);
 	if (failed)
@@ -401,7 +480,7 @@ static struct inodedump_error *note_error(struct inodedump_inode *ino,
 	bool has = inodedump_error_address(err, &addr);
 	struct inodedump_error *failed;
 
-	failed = idd_notes_add(&ino->errors, what, has, addr, "%s",
+	failed = idd_notes_add(ino, &ino->errors, what, has, addr, "%s",
 			       inodedump_error_message(err));
 	inodedump_error_free(err);
 	return failed;
@@ -429,13 +508,6 @@ static void take_ptr(struct idd_ptr *out, const struct idd_member *m,
 	}
 	out->state = IDD_OK;
 	out->addr = idd_member_uval(m, buf);
-}
-
-/* A row that needs reads beyond its struct's bytes (follow_row). */
-static bool needs_follow(const struct row_layout *rl, const struct idd_row *row)
-{
-	return rl->chained ||
-	       (row->kind == IDD_ROW_STR && rl->m.kind == IDD_KIND_PTR);
 }
 
 /*
@@ -472,7 +544,8 @@ static struct inodedump_error *take_row(struct inodedump_inode *ino,
 		s = IDD_ROW_FIELD(ino, row, struct idd_str);
 		if (!m->present || m->kind != IDD_KIND_ARRAY)
 			break;
-		s->s = strndup((const char *)buf + m->offset, m->size);
+		s->s = idd_inode_strndup(ino, (const char *)buf + m->offset,
+					 m->size);
 		if (!s->s)
 			return idd_nomem();
 		s->state = IDD_OK;
@@ -590,16 +663,16 @@ static struct sym_memo *memo_slot(struct inodedump *id, uint64_t addr,
 	return NULL;
 }
 
-static bool memo_get(struct inodedump *id, uint64_t addr, char **symbol,
-		     char **module)
+static bool memo_get(struct inodedump *id, struct inodedump_inode *ino,
+		     uint64_t addr, char **symbol, char **module)
 {
 	bool found;
 	struct sym_memo *e = memo_slot(id, addr, &found);
 
 	if (!found)
 		return false;
-	*symbol = e->symbol ? strdup(e->symbol) : NULL;
-	*module = e->module ? strdup(e->module) : NULL;
+	*symbol = e->symbol ? idd_inode_strdup(ino, e->symbol) : NULL;
+	*module = e->module ? idd_inode_strdup(ino, e->module) : NULL;
 	return true;
 }
 
@@ -682,7 +755,7 @@ static struct inodedump_error *name_ops(struct inodedump *id,
 
 		p = IDD_ROW_FIELD(ino, &idd_rows[i], struct idd_ptr);
 		if (p->state != IDD_OK || !p->addr || p->symbol ||
-		    memo_get(id, p->addr, &p->symbol, &p->module))
+		    memo_get(id, ino, p->addr, &p->symbol, &p->module))
 			continue;
 		pending[n++] = p;
 		if (n == 8) {
@@ -717,8 +790,8 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 		struct idd_ptr *t = IDD_ROW_FIELD(to, row, struct idd_ptr);
 
 		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL };
-		if ((f->symbol && !(t->symbol = strdup(f->symbol))) ||
-		    (f->module && !(t->module = strdup(f->module))))
+		if ((f->symbol && !(t->symbol = idd_inode_strdup(to, f->symbol))) ||
+		    (f->module && !(t->module = idd_inode_strdup(to, f->module))))
 			return idd_nomem();
 		return NULL;
 	}
@@ -728,7 +801,7 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 
 		*t = *f;
 		t->s = NULL;
-		if (f->s && !(t->s = strdup(f->s)))
+		if (f->s && !(t->s = idd_inode_strdup(to, f->s)))
 			return idd_nomem();
 		return NULL;
 	}
@@ -974,7 +1047,7 @@ static struct inodedump_error *decode_inode_rows(const struct inode_layout *l,
 		if (!idd_row_applies(row, ino)) {
 			set_row_state(ino, row, rl->m.present ? IDD_NA
 							      : IDD_ABSENT);
-		} else if (!needs_follow(rl, row)) {
+		} else if (!rl->follow) {
 			err = take_row(ino, row, &rl->m, &rl->nsec, buf);
 			if (err)
 				return err;
@@ -992,13 +1065,13 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 {
 	const struct inode_layout *l = id->layout;
 
-	for (size_t k = 0; k < l->inode_members.n; k++) {
-		size_t i = l->inode_members.id[k];
+	for (size_t k = 0; k < l->inode_follow.n; k++) {
+		size_t i = l->inode_follow.id[k];
 		const struct idd_row *row = &idd_rows[i];
 		const struct row_layout *rl = &l->row[i];
 		struct inodedump_error *err;
 
-		if (!idd_row_applies(row, ino) || !needs_follow(rl, row))
+		if (!idd_row_applies(row, ino))
 			continue;
 		err = follow_row(id, ino, row, rl, buf);
 		if (idd_error_is_nomem(err))
@@ -1026,7 +1099,51 @@ static struct inodedump_error *follow_inode_rows(struct inodedump *id,
 	return NULL;
 }
 
-static struct inodedump_error *decode_flags(const struct inode_layout *l,
+/* The bytes of idd_flag_names()'s block: pointers, then the strings. */
+static size_t names_block_size(char **names)
+{
+	size_t n = 0;
+
+	while (names[n])
+		n++;
+	return n ? (size_t)(names[n - 1] - (char *)names) +
+			   strlen(names[n - 1]) + 1
+		 : sizeof(*names);
+}
+
+/* The names of value's bits into ino's arena, from the row's memo. */
+static char **row_flag_names(struct row_layout *rl,
+			     struct inodedump_inode *ino, uint64_t value)
+{
+	char **names;
+
+	if (!rl->names_block || rl->names_value != value) {
+		char **block = idd_flag_names(rl->flags, rl->nflags, value);
+
+		if (!block)
+			return NULL;
+		free(rl->names_block);
+		rl->names_block = block;
+		rl->names_value = value;
+		rl->names_size = names_block_size(block);
+	}
+	names = idd_inode_alloc(ino, rl->names_size);
+	if (!names)
+		return NULL;
+	memcpy(names, rl->names_block, rl->names_size);
+	for (char **p = names; *p; p++) /* point into the copy */
+		*p = (char *)names + (*p - (char *)rl->names_block);
+	return names;
+}
+
+void idd_layout_free(struct inode_layout *l)
+{
+	for (size_t i = 0; l && i < IDD_NROWS; i++)
+		free(l->row[i].names_block);
+	free(l);
+}
+
+static struct inodedump_error *decode_flags(struct inode_layout *l,
 					    struct inodedump_inode *ino)
 {
 	for (size_t k = 0; k < l->flags_rows.n; k++) {
@@ -1038,8 +1155,7 @@ static struct inodedump_error *decode_flags(const struct inode_layout *l,
 		n = IDD_ROW_CFIELD(ino, row, struct idd_num);
 		if (n->state != IDD_OK)
 			continue;
-		names = idd_flag_names(l->row[i].flags, l->row[i].nflags,
-				       (uint64_t)n->v);
+		names = row_flag_names(&l->row[i], ino, (uint64_t)n->v);
 		if (!names)
 			return idd_nomem();
 		*(char ***)(void *)((char *)ino + row->names_offset) = names;
@@ -1143,17 +1259,24 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	struct inodedump_inode *ino;
 	struct inodedump_error *err;
 	struct inode_layout *l;
-	uint8_t *buf;
+	uint8_t *buf, stack_buf[4096];
 	char *why = NULL;
 
 	err = idd_layout_ready(id);
 	if (err)
 		return err;
 	l = id->layout;
-	ino = calloc(1, sizeof(*ino));
+	/* the arena needs no zeroes: a sweep decodes every inode */
+	ino = malloc(sizeof(*ino));
 	if (!ino)
 		return idd_nomem();
-	err = read_bytes(id, address, l->inode.size, &buf);
+	memset(ino, 0, offsetof(struct inodedump_inode, arena));
+	if (l->inode.size <= sizeof(stack_buf)) {
+		buf = stack_buf;
+		err = idd_target_read(id->target, address, buf, l->inode.size);
+	} else {
+		err = read_bytes(id, address, l->inode.size, &buf);
+	}
 	if (err) {
 		free(ino);
 		if (idd_error_is_nomem(err))
@@ -1188,7 +1311,8 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	if (!err)
 		err = decode_rest(id, ino, buf, flags);
 	free(why);
-	free(buf);
+	if (buf != stack_buf)
+		free(buf);
 	if (err) {
 		inodedump_inode_free(ino);
 		return err;
@@ -1206,34 +1330,61 @@ static void free_names(char **names)
 	free(names);
 }
 
-static void free_notes(struct idd_notes *notes)
+static void free_notes(const struct inodedump_inode *ino,
+		       struct idd_notes *notes)
 {
 	for (size_t i = 0; i < notes->n; i++) {
-		free(notes->v[i].name);
-		free(notes->v[i].message);
+		if (notes->v[i].borrowed)
+			continue;
+		idd_inode_release(ino, notes->v[i].name);
+		idd_inode_release(ino, notes->v[i].message);
 	}
-	free(notes->v);
+	idd_inode_release(ino, notes->v);
 }
+
+/* The rows whose field holds pointers to free (kernel/members.def). */
+#define IDD_OWNS_SYM(f) IDD_M_##f,
+#define IDD_OWNS_ADDR(f) IDD_M_##f,
+#define IDD_OWNS_STR(f) IDD_M_##f,
+#define IDD_OWNS_FLAGS(f) IDD_M_##f,
+#define IDD_OWNS_NUM_U(f)
+#define IDD_OWNS_NUM_S(f)
+#define IDD_OWNS_NUM_X(f)
+#define IDD_OWNS_DEV(f)
+#define IDD_OWNS_STRLEN(f)
+#define IDD_OWNS_TIME(f)
+static const unsigned short owning_rows[] = {
+#define IDD_MEMBER(f, kind, ...) IDD_OWNS_##kind(f)
+#define IDD_VIEW(...)
+#include "kernel/members.def"
+#undef IDD_MEMBER
+#undef IDD_VIEW
+};
 
 void inodedump_inode_free(struct inodedump_inode *ino)
 {
 	if (!ino) /* before the member addresses below: NULL has none */
 		return;
-	for (size_t i = 0; i < IDD_NROWS; i++) {
-		const struct idd_row *row = &idd_rows[i];
+	for (size_t k = 0; k < sizeof(owning_rows) / sizeof(owning_rows[0]);
+	     k++) {
+		const struct idd_row *row = &idd_rows[owning_rows[k]];
 
 		switch (row->kind) {
 		case IDD_ROW_SYM:
 		case IDD_ROW_ADDR:
-			free(IDD_ROW_FIELD(ino, row, struct idd_ptr)->symbol);
-			free(IDD_ROW_FIELD(ino, row, struct idd_ptr)->module);
+			idd_inode_release(
+				ino, IDD_ROW_FIELD(ino, row, struct idd_ptr)->symbol);
+			idd_inode_release(
+				ino, IDD_ROW_FIELD(ino, row, struct idd_ptr)->module);
 			break;
 		case IDD_ROW_STR:
-			free(IDD_ROW_FIELD(ino, row, struct idd_str)->s);
+			idd_inode_release(
+				ino, IDD_ROW_FIELD(ino, row, struct idd_str)->s);
 			break;
 		case IDD_ROW_FLAGS:
-			free_names(*(char ***)(void *)((char *)ino +
-						       row->names_offset));
+			/* one block: idd_flag_names() */
+			idd_inode_release(ino, *(char ***)(void *)((char *)ino +
+								   row->names_offset));
 			break;
 		default:
 			break;
@@ -1242,9 +1393,9 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 	free(ino->not_inode_reason);
 	free_names(ino->paths);
 	free(ino->holders);
-	free_notes(&ino->violations);
-	free_notes(&ino->skipped);
-	free_notes(&ino->errors);
+	free_notes(ino, &ino->violations);
+	free_notes(ino, &ino->skipped);
+	free_notes(ino, &ino->errors);
 	free(ino);
 }
 

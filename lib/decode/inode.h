@@ -3,6 +3,8 @@
 #ifndef INODEDUMP_INODE_H
 #define INODEDUMP_INODE_H
 
+#include <stdlib.h>
+
 #include "decode/session.h"
 #include "kernel/members.h"
 
@@ -42,12 +44,15 @@ struct idd_note {
 	char *message;
 	bool has_address;
 	uint64_t address;
+	bool borrowed; /* name and message are static strings: not freed */
 };
 
 struct idd_notes {
 	struct idd_note *v;
-	size_t n;
+	size_t n, cap;
 };
+
+#define IDD_INODE_ARENA 2048
 
 struct idd_holder {
 	const char *kind; /* "fd", "cwd", "root" */
@@ -117,7 +122,37 @@ struct inodedump_inode {
 	 */
 	unsigned int incomplete;
 	size_t incomplete_note[2];
+
+	/*
+	 * The inode's own strings and arrays (symbol names, flag names,
+	 * notes) come from here, malloc only when it is full: a sweep
+	 * decodes every inode, and a dozen malloc/free pairs an inode cost
+	 * more than reading it (idd_inode_alloc, idd_inode_release).
+	 */
+	size_t arena_used;
+	_Alignas(16) char arena[IDD_INODE_ARENA];
 };
+
+/*
+ * size bytes (16-aligned) that live as long as ino: from its arena, else
+ * malloc'd. NULL: out of memory. idd_inode_release() frees what was
+ * malloc'd and leaves the arena's.
+ */
+void *idd_inode_alloc(struct inodedump_inode *ino, size_t size);
+char *idd_inode_strdup(struct inodedump_inode *ino, const char *s);
+char *idd_inode_strndup(struct inodedump_inode *ino, const char *s, size_t n);
+static inline bool idd_inode_owns(const struct inodedump_inode *ino,
+				  const void *p)
+{
+	return (const char *)p >= ino->arena &&
+	       (const char *)p < ino->arena + sizeof(ino->arena);
+}
+/* Free p unless it lives in ino's arena (any pointer an inode holds). */
+static inline void idd_inode_release(const struct inodedump_inode *ino, void *p)
+{
+	if (!idd_inode_owns(ino, p))
+		free(p);
+}
 
 /* The rows of kernel/members.def, in its order (decode.c). */
 extern const struct idd_row idd_rows[IDD_NROWS];
@@ -140,10 +175,21 @@ static inline bool idd_row_applies(const struct idd_row *row,
  * Add a note; NULL on success, the error (out of memory) when it could
  * not be added. The note list is unchanged then.
  */
-struct inodedump_error *idd_notes_add(struct idd_notes *notes,
+struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
+				      struct idd_notes *notes,
 				      const char *name, bool has_address,
 				      uint64_t address, const char *fmt, ...)
-	IDD_ATTR_PRINTF(5, 6);
+	IDD_ATTR_PRINTF(6, 7);
+
+/*
+ * The same for a note whose name and message are static strings (a
+ * check skipped on this kernel: the same note on every inode), kept as
+ * pointers.
+ */
+struct inodedump_error *idd_notes_add_static(struct inodedump_inode *ino,
+					     struct idd_notes *notes,
+					     const char *name,
+					     const char *message);
 
 /*
  * A part asked of the decode (INODEDUMP_PART_*) that could not be read:

@@ -22,6 +22,14 @@ struct row_layout {
 	char path[96];		/* the alternative that matched */
 	const struct idd_flag *flags; /* FLAGS: the names of its bits */
 	size_t nflags;
+	bool follow; /* needs reads beyond its struct's bytes (follow_row) */
+	/*
+	 * FLAGS: the names of the last value named (idd_flag_names()'s one
+	 * block, size bytes, malloc'd): inodes of a sweep repeat a few values.
+	 */
+	uint64_t names_value;
+	char **names_block;
+	size_t names_size;
 };
 
 /*
@@ -60,6 +68,7 @@ struct inode_layout {
 	struct row_list sb_members;    /* in the superblock, from memory */
 	struct row_list mapping_members;
 	struct row_list strlen_rows, flags_rows, sym_rows;
+	struct row_list inode_follow; /* inode_members with follow set */
 	/* The checks' facts of this kernel, found once. */
 	struct idd_check_facts facts;
 };
@@ -67,5 +76,6 @@ struct inode_layout {
 /* decode.c: the caches a session keeps between decodes, freed at close. */
 void idd_free_sym_memo(struct sym_memo *memo);
 void idd_free_sb_memo(struct sb_memo *m);
+void idd_layout_free(struct inode_layout *l);
 
 #endif

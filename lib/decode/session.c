@@ -591,7 +591,7 @@ void inodedump_close(struct inodedump *id)
 	idd_symbols_close(id->syms);
 	idd_types_close(id->types);
 	idd_target_close(id->target);
-	free(id->layout);
+	idd_layout_free(id->layout);
 	free(id->paths_layout);
 	free(id->vmlinux);
 	free(id->vmlinux_source);

@@ -35,7 +35,10 @@ size_t idd_vfs_state_flags(const struct idd_vfs_evidence *ev,
 /* Flags kept in i_ctime_nsec beside the nanoseconds (I_CTIME_QUERIED). */
 size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
 				struct idd_flag *out, size_t max);
-/* "IOP_LOOKUP|IOP_XATTR|0x100" style list into a malloc'd NULL-ended array. */
+/*
+ * "IOP_LOOKUP|IOP_XATTR|0x100" style list into a NULL-ended array: one
+ * malloc'd block, pointers then strings, so one free. NULL: no memory.
+ */
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value);
 /*
  * The references of a struct file from its counter's raw value and width

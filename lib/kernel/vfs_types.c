@@ -209,26 +209,50 @@ size_t idd_vfs_ctime_nsec_flags(const struct idd_vfs_evidence *ev,
 	return SELECT(ctime_nsec_flags, ev, out, max);
 }
 
+static bool flag_set(const struct idd_flag *f, uint64_t value)
+{
+	return f->value && (value & f->value) == f->value;
+}
+
 char **idd_flag_names(const struct idd_flag *table, size_t n, uint64_t value)
 {
-	char **names = calloc(n + 2, sizeof(*names));
-	size_t count = 0;
+	size_t count = 0, bytes = 0;
 	uint64_t rest = value;
+	char hex[24] = "", **names, *to;
 
-	if (!names)
-		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (!table[i].value || (value & table[i].value) != table[i].value)
+		if (!flag_set(&table[i], value))
 			continue;
-		names[count] = strdup(table[i].name);
-		if (names[count])
-			count++;
+		count++;
+		bytes += strlen(table[i].name) + 1;
 		rest &= ~table[i].value;
 	}
 	/* Bits this kernel's table does not name stay visible. */
-	if (rest)
-		names[count++] = idd_strdup_printf("0x%llx",
-						   (unsigned long long)rest);
+	if (rest) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)rest);
+		count++;
+		bytes += strlen(hex) + 1;
+	}
+	/* One block: the pointers, then the strings (a sweep's hot path). */
+	names = malloc((count + 1) * sizeof(*names) + bytes);
+	if (!names)
+		return NULL;
+	to = (char *)(names + count + 1);
+	count = 0;
+	for (size_t i = 0; i <= n; i++) {
+		const char *name = i < n ? (flag_set(&table[i], value)
+						    ? table[i].name : NULL)
+					 : (hex[0] ? hex : NULL);
+		size_t len;
+
+		if (!name)
+			continue;
+		len = strlen(name) + 1;
+		memcpy(to, name, len);
+		names[count++] = to;
+		to += len;
+	}
+	names[count] = NULL;
 	return names;
 }
 

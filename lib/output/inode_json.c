@@ -237,7 +237,7 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
  * The rows with a key, the key's length and the key written ahead as
  * ', "key": ' (KEY_AHEAD bytes at most), found once per process.
  */
-#define KEY_AHEAD 48
+#define KEY_AHEAD IDD_JSON_KEY_AHEAD
 static struct {
 	size_t n;
 	unsigned short row[IDD_NROWS];
@@ -258,7 +258,7 @@ static void find_keyed(void)
 		len = strlen(idd_rows[i].key);
 		keyed.row[k] = (unsigned short)i;
 		keyed.len[k] = (unsigned short)len;
-		if (len + 5 <= KEY_AHEAD) {
+		if (len + 6 <= KEY_AHEAD - 16) {
 			memcpy(keyed.ahead[k], ", \"", 3);
 			memcpy(keyed.ahead[k] + 3, idd_rows[i].key, len);
 			memcpy(keyed.ahead[k] + 3 + len, "\": ", 3);

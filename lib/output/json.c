@@ -58,11 +58,28 @@ static inline void put_c(struct idd_json *j, char c)
 	j->buf[j->n++] = c;
 }
 
-/* Bytes that go out as they are: printable ASCII but '"' and '\\'. */
-static bool plain(unsigned c)
-{
-	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-}
+/*
+ * Bytes that go out as they are: printable ASCII but '"' and '\\'. A
+ * table: the test runs once per byte of every string a sweep writes.
+ */
+static const unsigned char plain_byte[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x00 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x10 */
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x20 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x30 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x40 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x50 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x60 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, /* 0x70 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x80 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0x90 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xa0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xb0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xc0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xd0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xe0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 0xf0 */
+};
 
 static void write_string(struct idd_json *j, const char *s)
 {
@@ -72,11 +89,19 @@ static void write_string(struct idd_json *j, const char *s)
 
 	put_c(j, '"');
 	for (;; p++) {
-		unsigned c = *p;
+		unsigned c;
 
-		/* Runs of plain characters go out in one write. */
-		if (plain(c))
-			continue;
+		/*
+		 * Runs of plain characters go out in one write. Four bytes a
+		 * step; each is read only if the one before it was plain (so
+		 * not the NUL): never past the string.
+		 */
+		while (plain_byte[p[0]] && plain_byte[p[1]] &&
+		       plain_byte[p[2]] && plain_byte[p[3]])
+			p += 4;
+		while (plain_byte[*p])
+			p++;
+		c = *p;
 		if (p > run)
 			put(j, run, (size_t)(p - run));
 		if (!c)
@@ -277,7 +302,15 @@ bool idd_json_key_inline(struct idd_json *j, const char *sep_key, size_t len)
 		sep_key += 2;
 		len -= 2;
 	}
-	put(j, sep_key, len);
+	if (sizeof(j->buf) - j->n < 32)
+		idd_json_flush(j);
+	if (len <= 32) {
+		/* a fixed size: a few moves, no call (json.h: readable) */
+		memcpy(j->buf + j->n, sep_key, 32);
+		j->n += len;
+	} else {
+		put(j, sep_key, len);
+	}
 	j->open[top].first = false;
 	j->after_key = true;
 	return true;

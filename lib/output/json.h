@@ -86,7 +86,10 @@ void idd_json_key_n(struct idd_json *j, const char *key, size_t len);
 /*
  * A key written ahead as ', "key": ' (len bytes), for a buffered writer
  * inside a one-line container; false (nothing written) elsewhere.
+ * sep_key must be readable for IDD_JSON_KEY_AHEAD bytes (it is copied in
+ * fixed-size pieces); len is at most IDD_JSON_KEY_AHEAD - 16.
  */
+#define IDD_JSON_KEY_AHEAD 48
 bool idd_json_key_inline(struct idd_json *j, const char *sep_key, size_t len);
 
 void idd_json_string(struct idd_json *j, const char *s); /* NULL: null */

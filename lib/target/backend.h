@@ -133,6 +133,26 @@ struct inodedump_error *idd_kdumpfile_open_here(struct idd_target *t, int fd,
 /* Whether t has its backend yet (the child attaches its own). */
 bool idd_target_has_backend(const struct idd_target *t);
 
+/* ---- the pages a reader last read (pagecache.c) ---- */
+#define IDD_PAGE_CACHE_WAYS 4u
+struct idd_page_cache {
+	size_t page_size, nsets; /* nsets: a power of two */
+	uint64_t *pfn;		 /* each slot's frame; UINT64_MAX: empty */
+	uint8_t *next_way;	 /* each set's next slot to fill */
+	uint8_t *pages;		 /* nsets * IDD_PAGE_CACHE_WAYS pages */
+};
+/* false: out of memory (idd_page_cache_free() all the same). */
+bool idd_page_cache_init(struct idd_page_cache *c, size_t page_size);
+void idd_page_cache_free(struct idd_page_cache *c);
+/*
+ * The page of frame pfn: cached, or read into a slot by fill(arg, pfn,
+ * page); NULL when fill fails (nothing is cached then).
+ */
+const uint8_t *idd_page_cache_get(struct idd_page_cache *c, uint64_t pfn,
+				  bool (*fill)(void *arg, uint64_t pfn,
+					       uint8_t *page),
+				  void *arg);
+
 /* ---- file helpers for the backends ---- */
 static inline bool idd_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {

@@ -56,7 +56,6 @@
  */
 #define VMCOREINFO_MAX (1u << 20)
 #define NOTES_MAX (16u << 20)
-#define PAGE_CACHE 64
 
 /* The header and sub-header, as much of each as the file has. */
 struct header {
@@ -88,11 +87,11 @@ struct diskdump {
 	uint64_t bits_block;
 	bool bits_valid;
 	uint8_t *cbuf;	   /* compressed page */
-	/* the pages last read (page tables and data take turns) */
-	uint64_t cached_pfn[PAGE_CACHE];
-	bool cached[PAGE_CACHE];
-	unsigned next;
-	uint8_t *page; /* PAGE_CACHE pages */
+	struct idd_page_cache cache; /* decompressed pages */
+	/* one decompressor each, kept between pages */
+	z_stream zs;
+	bool zs_ready;
+	ZSTD_DCtx *zstd;
 };
 
 static struct diskdump *to_diskdump(struct idd_backend *b)
@@ -332,8 +331,8 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
 	d->cbuf = malloc(d->page_size);
-	d->page = malloc((size_t)d->page_size * PAGE_CACHE);
-	*taken = d->vmcoreinfo && d->cbuf && d->page;
+	*taken = idd_page_cache_init(&d->cache, d->page_size) && d->vmcoreinfo &&
+		 d->cbuf;
 	return NULL;
 }
 
@@ -396,6 +395,34 @@ static const char *method(uint32_t flags)
 	return flags & DD_ZLIB ? "zlib" : flags & DD_LZO ? "lzo" : "zstd";
 }
 
+/*
+ * One zlib stream (header, data, adler32) into page, as uncompress() does
+ * but with one z_stream for every page: uncompress() allocates and frees
+ * its state and 32 KiB window each call.
+ */
+static bool inflate_page(struct diskdump *d, uint8_t *page, uint32_t size,
+			 size_t *out)
+{
+	z_stream *zs = &d->zs;
+	int rc;
+
+	if (!d->zs_ready) {
+		memset(zs, 0, sizeof(*zs));
+		if (inflateInit(zs) != Z_OK)
+			return false;
+		d->zs_ready = true;
+	} else if (inflateReset(zs) != Z_OK) {
+		return false;
+	}
+	zs->next_in = d->cbuf;
+	zs->avail_in = size;
+	zs->next_out = page;
+	zs->avail_out = d->page_size;
+	rc = inflate(zs, Z_FINISH);
+	*out = d->page_size - zs->avail_out;
+	return rc == Z_STREAM_END;
+}
+
 static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 {
 	uint8_t desc[DD_DESC_SIZE];
@@ -438,10 +465,7 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	if (!(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)))
 		return true;
 	if (flags & DD_ZLIB) {
-		uLongf got = d->page_size;
-
-		ok = uncompress(page, &got, d->cbuf, size) == Z_OK;
-		out = got;
+		ok = inflate_page(d, page, size, &out);
 	} else if (flags & DD_LZO) {
 		lzo_uint got = d->page_size;
 
@@ -449,7 +473,10 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 					   NULL) == LZO_E_OK;
 		out = got;
 	} else {
-		out = ZSTD_decompress(page, d->page_size, d->cbuf, size);
+		if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
+			return damaged(d, pfn, idx, "out of memory");
+		out = ZSTD_decompressDCtx(d->zstd, page, d->page_size, d->cbuf,
+					  size);
 		ok = !ZSTD_isError(out);
 	}
 	if (!ok || out != d->page_size)
@@ -461,25 +488,9 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	return true;
 }
 
-/* The page of pfn in the cache, read on a miss; NULL if it cannot be. */
-static const uint8_t *cached_page(struct diskdump *d, uint64_t pfn)
+static bool fill_page(void *d, uint64_t pfn, uint8_t *page)
 {
-	unsigned slot = PAGE_CACHE;
-	uint8_t *page;
-
-	for (unsigned i = 0; i < PAGE_CACHE; i++)
-		if (d->cached[i] && d->cached_pfn[i] == pfn)
-			slot = i;
-	if (slot < PAGE_CACHE)
-		return d->page + (size_t)slot * d->page_size;
-	slot = d->next++ % PAGE_CACHE;
-	page = d->page + (size_t)slot * d->page_size;
-	d->cached[slot] = false;
-	if (!read_page(d, pfn, page))
-		return NULL;
-	d->cached[slot] = true;
-	d->cached_pfn[slot] = pfn;
-	return page;
+	return read_page(d, pfn, page);
 }
 
 static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
@@ -492,7 +503,8 @@ static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
 	while (len) {
 		uint64_t in_page = pa % d->page_size;
 		size_t n = d->page_size - in_page;
-		const uint8_t *page = cached_page(d, pa / d->page_size);
+		const uint8_t *page = idd_page_cache_get(
+			&d->cache, pa / d->page_size, fill_page, d);
 
 		if (!page)
 			return false;
@@ -634,7 +646,10 @@ static void diskdump_close(struct idd_backend *b)
 	free(d->vmcoreinfo);
 	free(d->rank);
 	free(d->cbuf);
-	free(d->page);
+	idd_page_cache_free(&d->cache);
+	if (d->zs_ready)
+		inflateEnd(&d->zs);
+	ZSTD_freeDCtx(d->zstd);
 	free(d);
 }
 

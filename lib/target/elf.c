@@ -36,6 +36,8 @@ struct elf {
 	char *vmcoreinfo;
 	struct seg *segs;
 	size_t nsegs;
+	struct idd_page_cache cache; /* one pread(2) a page, not a read */
+	bool cache_ok;
 };
 
 static struct elf *to_elf(struct idd_backend *b)
@@ -343,17 +345,34 @@ static bool elf_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
  * Reads of up to a page at a time, as a page-cached reader does: a read
  * that crosses a page into a segment that does not hold it fails.
  */
+static bool fill_page(void *b, uint64_t pfn, uint8_t *page)
+{
+	if (elf_read_phys(b, pfn * 4096, page, 4096))
+		return true;
+	/* Not a whole page in the file: the caller reads only its part. */
+	inodedump_error_free(((struct idd_backend *)b)->damage);
+	((struct idd_backend *)b)->damage = NULL;
+	return false;
+}
+
 static bool elf_read_pages(struct idd_backend *b, uint64_t pa, void *buf,
 			   size_t len)
 {
+	struct elf *e = to_elf(b);
 	uint8_t *out = buf;
 
 	while (len) {
 		size_t n = 4096 - pa % 4096;
+		const uint8_t *page = NULL;
 
 		if (n > len)
 			n = len;
-		if (!elf_read_phys(b, pa, out, n))
+		if (e->cache_ok)
+			page = idd_page_cache_get(&e->cache, pa / 4096,
+						  fill_page, b);
+		if (page)
+			memcpy(out, page + pa % 4096, n);
+		else if (!elf_read_phys(b, pa, out, n))
 			return false;
 		out += n;
 		pa += n;
@@ -400,6 +419,7 @@ static void elf_close(struct idd_backend *b)
 	inodedump_error_free(b->damage);
 	free(e->vmcoreinfo);
 	free(e->segs);
+	idd_page_cache_free(&e->cache);
 	free(e);
 }
 
@@ -446,6 +466,8 @@ struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 	e->base.ops = &elf_ops;
 	e->base.target = t;
 	e->fd = fd;
+	/* without the cache (no memory for it) every read is a pread(2) */
+	e->cache_ok = idd_page_cache_init(&e->cache, 4096);
 	if (!take(e, &hd, (uint64_t)size)) {
 		elf_close(&e->base);
 		return NULL;

@@ -100,13 +100,15 @@ static struct inodedump_inode cached_symlink(const char *target,
 	return ino;
 }
 
-static void free_notes(struct idd_notes *notes)
+static void free_notes(struct inodedump_inode *ino, struct idd_notes *notes)
 {
 	for (size_t i = 0; i < notes->n; i++) {
-		free(notes->v[i].name);
-		free(notes->v[i].message);
+		if (notes->v[i].borrowed)
+			continue;
+		idd_inode_release(ino, notes->v[i].name);
+		idd_inode_release(ino, notes->v[i].message);
 	}
-	free(notes->v);
+	idd_inode_release(ino, notes->v);
 	*notes = (struct idd_notes){ 0 };
 }
 
@@ -697,14 +699,14 @@ static void kernel_without_the_new_facts_skips_their_rows(void)
 			   "i_flctx");
 		EXPECT_STR(ino.skipped.v[1].name, "lookup_directory");
 	}
-	free_notes(&ino.skipped);
+	free_notes(&ino, &ino.skipped);
 	facts = facts_7_3();
 	facts.i_freeing = 0;
 	idd_checks_run(&facts, &ino);
 	EXPECT(ino.skipped.n == 1);
 	if (ino.skipped.n == 1)
 		EXPECT_STR(ino.skipped.v[0].name, "igrab_freeing");
-	free_notes(&ino.skipped);
+	free_notes(&ino, &ino.skipped);
 }
 
 /* ---- the runner: notes, their order, skips ---- */
@@ -743,7 +745,7 @@ static void notes_follow_the_table_order(void)
 			   "inode (mode 0644): only symlinks cache links");
 	}
 	EXPECT(ino.skipped.n == 0);
-	free_notes(&ino.violations);
+	free_notes(&ino, &ino.violations);
 }
 
 static void runner_keeps_the_address_of_a_finding(void)
@@ -759,7 +761,7 @@ static void runner_keeps_the_address_of_a_finding(void)
 		EXPECT(ino.violations.v[0].has_address);
 		EXPECT(ino.violations.v[0].address == LINK_ADDR);
 	}
-	free_notes(&ino.violations);
+	free_notes(&ino, &ino.violations);
 }
 
 static void skipped_may_open_goes_to_skipped(void)
@@ -775,7 +777,7 @@ static void skipped_may_open_goes_to_skipped(void)
 		EXPECT_STR(ino.skipped.v[0].name, "may_open_mode");
 		EXPECT(!ino.skipped.v[0].has_address);
 	}
-	free_notes(&ino.skipped);
+	free_notes(&ino, &ino.skipped);
 }
 
 static void kernel_without_i_linklen_skips_cached_links_once(void)
@@ -795,7 +797,7 @@ static void kernel_without_i_linklen_skips_cached_links_once(void)
 			   "this kernel has no i_linklen/IOP_CACHED_LINK "
 			   "(added in 6.14)");
 	}
-	free_notes(&ino.skipped);
+	free_notes(&ino, &ino.skipped);
 
 	/* Nor without IOP_CACHED_LINK's value, i_linklen or not. */
 	facts = facts_7_3();
@@ -806,7 +808,7 @@ static void kernel_without_i_linklen_skips_cached_links_once(void)
 	EXPECT(ino.skipped.n == 1);
 	if (ino.skipped.n == 1)
 		EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
-	free_notes(&ino.skipped);
+	free_notes(&ino, &ino.skipped);
 	EXPECT(idd_check_facts_have(&facts) ==
 	       (IDD_CHECK_NEEDS_I_LINKLEN | IDD_CHECK_NEEDS_IOP_FLCTX |
 		IDD_CHECK_NEEDS_STATE_FREEING | IDD_CHECK_NEEDS_DENTRY_TYPE));
@@ -830,8 +832,8 @@ static void skips_come_in_table_order(void)
 	if (ino.violations.n == 1)
 		EXPECT_STR(ino.violations.v[0].message,
 			   "i_count is -2: more iput() than igrab()");
-	free_notes(&ino.skipped);
-	free_notes(&ino.violations);
+	free_notes(&ino, &ino.skipped);
+	free_notes(&ino, &ino.violations);
 }
 
 /* ---- the facts a session's layout gives ---- */
@@ -898,7 +900,7 @@ static void facts_come_from_the_layout(void)
 			EXPECT_STR(ino.skipped.v[2].name, "flctx_opflag");
 			EXPECT_STR(ino.skipped.v[3].name, "lookup_directory");
 		}
-		free_notes(&ino.skipped);
+		free_notes(&ino, &ino.skipped);
 	}
 	free(l);
 }
