@@ -37,8 +37,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static void query(struct idd_target *t)
 {
-	/* prb, printk_rb_static and the victim inode of the committed fixture. */
-	static const uint64_t addrs[] = { 0xffffffffad223a48ull,
+	/*
+	 * prb, printk_rb_static and the victim inode of the committed 7.3
+	 * fixture, then of the 6.12 fixture set whose QEMU flattened dump
+	 * the qemu-*.flat seeds are cut from.
+	 */
+	static const uint64_t addrs[] = { 0xffffffff982261a8ull,
+					  0xffffffff982261c0ull,
+					  0xff32e18500945b40ull,
+					  0xffffffffad223a48ull,
 					  0xffffffffad223a60ull,
 					  0xff1d10f6c0308070ull, 0 };
 	static const char *const keys[] = { "OSRELEASE", "BUILD-ID",

@@ -31,10 +31,20 @@ def info(set_dir):
 def chroot_of(set_dir):
     """The sid chroot that made the set's truth, or None (the host's drgn).
     committed/ made from a 7.x set names that set (info.txt `from=`): its
-    chroot."""
+    chroot; where that set is not made here, the chroot any made set names
+    (every set's recipe makes the same sid chroot, prepare_sid_chroot).
+    Neither: a FAIL, not the host's drgn (it cannot read a 7.x kernel)."""
     i = info(set_dir)
     if i.get("from"):
-        return chroot_of(os.path.join(HERE, "vmcores", "out", i["from"]))
+        out = os.path.join(HERE, "vmcores", "out")
+        sets = [i["from"]] + sorted(os.listdir(out) if os.path.isdir(out) else [])
+        for s in sets:
+            c = chroot_of(os.path.join(out, s))
+            if c and os.path.isfile(os.path.join(c, ".complete")):
+                return c
+        raise SystemExit(f"FAIL {set_dir} was made from the {i['from']} set: "
+                         "drgn 0.3.0 needs a sid chroot, run "
+                         f"tests/vmcores/make-fixtures.sh {i['from']} (or stock73)")
     for tok in i.get("drgn", "").split():
         if tok.startswith("sid_chroot="):
             return tok.split("=", 1)[1]

@@ -44,6 +44,7 @@ Image format (.img), read by fuzz/harness.c, all little-endian:
 The decode target decodes the inode at the start of the first record.
 """
 import os
+import re
 import struct
 import sys
 
@@ -183,6 +184,34 @@ def offsetof(p, t, member):
     return drgn.offsetof(p.type(t), member)
 
 
+def has(p, t, member):
+    try:
+        drgn.offsetof(p.type(t), member)
+        return True
+    except LookupError:
+        return False
+
+
+def alias_member(p):
+    """d_alias: in d_u up to 7.0, in an anonymous union since 7.1."""
+    return "d_alias" if has(p, "struct dentry", "d_alias") else "d_u.d_alias"
+
+
+def sb_mounts(p, sb):
+    """The superblock's mounts: a list through mnt_instance (up to 7.0) or
+    a struct mount * chain through mnt_next_for_sb (7.1+)."""
+    if not has(p, "struct mount", "mnt_next_for_sb"):
+        return list(list_for_each_entry("struct mount",
+                                        sb.s_mounts.address_of_(),
+                                        "mnt_instance"))
+    out = []
+    m = sb.s_mounts
+    while m.value_() and len(out) < 256:
+        out.append(m)
+        m = m.mnt_next_for_sb
+    return out
+
+
 # ---------------------------------------------------------------- printk --
 
 def printk_image(p):
@@ -303,11 +332,9 @@ def decode_image(p, addr, shared):
     if (mode & 0o170000) == 0o120000 and ino.i_link.value_():
         img.add_string(ino.i_link.value_(), 4096)
     # Paths: every alias up to its root, through every mount of the sb.
-    mounts = list(list_for_each_entry("struct mount",
-                                      sb.s_mounts.address_of_(),
-                                      "mnt_instance"))
+    mounts = sb_mounts(p, sb)
     for d in hlist_for_each_entry("struct dentry", ino.i_dentry.address_of_(),
-                                  "d_u.d_alias"):
+                                  alias_member(p)):
         for m in mounts:
             x = d
             mnt = m
@@ -367,10 +394,15 @@ def holder_ranges(p):
         n = min(fdt.max_fds.value_(), 1 << 16)
         out.append((fdt.fd.value_(), n * 8))
         f_inode = offsetof(p, "struct file", "f_inode")
+        # The file's reference count: f_ref (6.13+) or f_count.
+        refs = ("f_ref.refcnt.counter" if has(p, "struct file", "f_ref")
+                else "f_count.counter")
+        f_refs = offsetof(p, "struct file", refs)
         for i in range(n):
             f = fdt.fd[i].value_()
             if f:
                 out.append((f + f_inode, 8))
+                out.append((f + f_refs, 8))
     return out
 
 
@@ -447,7 +479,10 @@ def btf_blob(p):
         (name("mnt_mountpoint"), t_cdentry,
          off("struct mount", "mnt_mountpoint")),
         (name("mnt"), t_vfs, off("struct mount", "mnt")),
-        (name("mnt_instance"), t_list, off("struct mount", "mnt_instance")),
+        (name("mnt_instance"), t_list, off("struct mount", "mnt_instance"))
+        if has(p, "struct mount", "mnt_instance") else
+        (name("mnt_next_for_sb"), t_pmount,
+         off("struct mount", "mnt_next_for_sb")),
         (0, t_anon, mc),                               # anonymous union
         (name("mnt_id"), t_long, off("struct mount", "mnt_id"))]))
     add(0, 2, 0, t_tmount)                              # PTR -> typedef
@@ -473,6 +508,21 @@ def btf_image(p, blob):
 
 
 # ---------------------------------------------------------------- main --
+
+REPORT = re.compile(rb"(?: encountered for inode |: (?:unreadable )?inode:)"
+                    rb"[0-9a-f]+")
+
+
+def is_report(text):
+    """A report record: 6.15/6.18 ("encountered for inode") or 7.0."""
+    return REPORT.search(text) is not None
+
+
+def truth(fixture):
+    with open(os.path.join(fixture, "truth.txt")) as f:
+        return [dict(x.split("=", 1) for x in line.split() if "=" in x)
+                for line in f if line.strip()]
+
 
 def main():
     fixture = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
@@ -513,7 +563,7 @@ def main():
             text = p.read(rb.text_data_ring.data.value_() + off + 8,
                           info.text_len.value_())
         log.append((rid, text))
-    reports = [rid for rid, t in log if b" encountered for inode " in t]
+    reports = [rid for rid, t in log if is_report(t)]
     first = reports[0] - 2
     last = min(reports[-1] + 12, head)
     if last - first + 1 > 64:
@@ -528,12 +578,14 @@ def main():
     # report_parse: every record's text, and the three formats.
     rp = out("corpus", "report_parse", "x")
     for rid, t in log:
-        if b" encountered for inode " in t or b"WARNING" in t or \
+        if is_report(t) or b"WARNING" in t or \
            b"Comm:" in t or rid in (tail + 1, tail + 50, head):
             with open(os.path.join(os.path.dirname(rp),
                                    "record-%d.txt" % (rid - tail)), "wb") as f:
                 f.write(t)
-    addr = b"ff1d10f6c0308070"
+    # The format samples name the fixture's victim inode.
+    addr = next(kv["addr"] for kv in truth(fixture)
+                if kv["role"] == "victim_symlink").encode()
     samples = {
         "6.15.txt": b"VFS_WARN_ON_INODE(strlen(link) != linklen) "
                     b"encountered for inode " + addr,
@@ -554,8 +606,7 @@ def main():
     shared = holder_ranges(p)
     mods = module_ranges(p)
     seen = set()
-    for line in open(os.path.join(fixture, "truth.txt")):
-        kv = dict(x.split("=", 1) for x in line.split() if "=" in x)
+    for kv in truth(fixture):
         a = int(kv["addr"], 16)
         if a in seen:
             continue

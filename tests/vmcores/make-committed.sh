@@ -4,11 +4,10 @@
 #
 #   tests/vmcores/make-committed.sh [debugvfs73|patched] [DEST]
 #
-# patched (the default, what is committed): the 6.12 patched kernel's two
-# reports in the 6.15 format; debugvfs73: the 7.3 DEBUG_VFS kernel's real
-# reports in today's (7.0) format (not committed yet: fuzz/crashes/*.img
-# replay against committed/vmlinux's build id, so replacing it needs the
-# reproducers remade). DEST defaults to
+# debugvfs73 (the default, what is committed): the 7.3 DEBUG_VFS kernel's
+# real reports in today's (7.0) format; patched: the 6.12 patched kernel's
+# two reports in the 6.15 format (the fixture committed before; kept so the
+# old case can be made again, e.g. into another DEST). DEST defaults to
 # tests/vmcores/committed.
 #
 # DEST gets:
@@ -34,7 +33,7 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-FROM=${1:-patched}
+FROM=${1:-debugvfs73}
 DEST=${2:-$HERE/committed}
 LIMIT=$((40 * 1000 * 1000))
 STEP=start
