@@ -4,8 +4,10 @@ exit 4, what failed on stderr (issue 15). Paths are asked unless --sweep
 runs without --paths; holders with --holders.
 
 usage: test_partial.py CASE [SET]
-  dentry_damaged   the committed fixture with the page of the victim's
-                   dentry damaged (its descriptor says 65535 bytes)
+  dentry_damaged   the patched set's d17-zlib dump (a 6.12 report dump
+                   drgn 0.0.22 reads; the committed fixture is 7.3 now)
+                   with the page of the victim's dentry damaged (its
+                   descriptor says 65535 bytes)
   holders_damaged  the same with the page of init's open files damaged
   d31 SET          the set's -d 31 dump, which lost slab pages of
                    dentries and tasks (FIXTURES.md pitfall 8)
@@ -21,15 +23,16 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import COMMITTED, Checker, read_truth, run, set_dir  # noqa: E402
+from fixture import Checker, read_truth, run, set_dir  # noqa: E402
 
 import drgn  # noqa: E402
 from drgn import FaultError, Object  # noqa: E402
 from drgn.helpers.linux.mm import virt_to_phys  # noqa: E402
 from drgn.helpers.linux.pid import find_task  # noqa: E402
 
-DUMP = os.path.join(COMMITTED, "d17-zlib.vmcore")
-VMLINUX = os.path.join(COMMITTED, "vmlinux")
+PATCHED = set_dir("patched")
+DUMP = os.path.join(PATCHED, "d17-zlib.vmcore")
+VMLINUX = os.path.join(PATCHED, "vmlinux")
 PATH_FIELDS = ("i_dentry", "paths")
 
 
@@ -63,7 +66,7 @@ def descriptor_of(data, pfn):
 
 
 def damaged_copy(tmp, name, phys):
-    """A copy of the committed dump whose page at phys has a descriptor
+    """A copy of the patched set's dump whose page at phys has a descriptor
     claiming 65535 bytes of data: our reader refuses that page, by name."""
     data = bytearray(open(DUMP, "rb").read())
     at = descriptor_of(data, phys >> 12)
@@ -91,7 +94,7 @@ def no_crash(c, name, p):
 
 
 def case_dentry_damaged(c):
-    t = victim(COMMITTED)
+    t = victim(PATCHED)
     prog = program(DUMP, VMLINUX)
     ino = Object(prog, "struct inode *", int(t["addr"], 16))
     dentry = drgn.container_of(ino.i_dentry.first, "struct dentry",
@@ -144,7 +147,7 @@ def case_dentry_damaged(c):
 
 
 def case_holders_damaged(c):
-    t = victim(COMMITTED)
+    t = victim(PATCHED)
     prog = program(DUMP, VMLINUX)
     init = find_task(prog, 1)
     fds = init.files.fdt.fd
