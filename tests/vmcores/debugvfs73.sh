@@ -225,8 +225,14 @@ dv73_write_truth() {
 	step "the kernel's truth lines agree with drgn's"
 	$PY "$DV73_DIR/truth_vs_drgn.py" "$OUT/truth.txt" "$OUT/drgn-truth.txt" >&2 || die "truth_vs_drgn.py"
 	step "reports.txt: the report lines as the console printed them"
-	tr -d '\r' < "$OUT/serial.log" |
-		sed -n 's/^\[ *[0-9.]*\] //; /: inode:[0-9a-f]* fs:\|: unreadable inode:[0-9a-f]*$/p' > "$OUT/reports.txt"
+	# A console line cut off by the panic is printed again after
+	# "** replaying previous printk message **" (timing decides): the cut
+	# copy is not a report of its own.
+	tr -d '\r' < "$OUT/serial.log" | awk '
+		/^\*\* replaying previous printk message \*\*$/ { if (last) n--; last = 0; next }
+		{ line = $0; sub(/^\[ *[0-9.]*\] /, "", line); last = 0 }
+		line ~ /: inode:[0-9a-f]* fs:|: unreadable inode:[0-9a-f]*$/ { out[++n] = line; last = 1 }
+		END { for (i = 1; i <= n; i++) print out[i] }' > "$OUT/reports.txt"
 	n=$(wc -l < "$OUT/reports.txt")
 	[ "$n" -eq $((DV73_REPORTS_BEFORE_PANIC + 1)) ] ||
 		die "expected $((DV73_REPORTS_BEFORE_PANIC + 1)) report lines on the console, got $n"
