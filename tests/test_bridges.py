@@ -632,8 +632,16 @@ def mode_kcore(c):
 
 def mode_reader(c):
     """open_reader() with hosts whose reads fail: the library's error with
-    the address, or the host's own exception, never a crash."""
-    from test_errors import DUMP, VMLINUX, victim
+    the address, or the host's own exception, never a crash. On the
+    patched set's report dump: drgn 0.0.22 (the host's) reads the reader
+    side, and it cannot read the 7.3 committed fixture."""
+    d = set_dir("patched")
+    DUMP = os.path.join(d, "d17-zlib.vmcore")
+    VMLINUX = os.path.join(d, "vmlinux")
+
+    def victim():
+        return next(t for t in read_truth(os.path.join(d, "truth.txt"))
+                    if t["role"] == "victim_symlink")
     with inodedump.open(DUMP, VMLINUX) as real:
         info = real.info()
         vmcoreinfo = None
