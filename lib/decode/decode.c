@@ -1262,6 +1262,22 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 	uint8_t *buf, stack_buf[4096];
 	char *why = NULL;
 
+	/*
+	 * The kernel's error pointers (ERR_PTR(-errno), the top 4095 values):
+	 * what a caller got back instead of an inode, never memory. The
+	 * kernel's own dump_inode() prints them as "unreadable inode:".
+	 */
+	if (address >= (uint64_t)-4095) {
+		int e = (int)(0 - address);
+		const char *name = strerrorname_np(e);
+		char num[16];
+
+		snprintf(num, sizeof(num), "%d", e);
+		return idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
+				    "0x%llx is ERR_PTR(-%s), an error code, not a "
+				    "pointer to an inode",
+				    (unsigned long long)address, name ? name : num);
+	}
 	err = idd_layout_ready(id);
 	if (err)
 		return err;
