@@ -172,9 +172,8 @@ def main():
                  bool(err.get("message")), str(got["inode"]))
     if designed:
         # The trigger's dump_inode(ERR_PTR(-ENOENT)): the kernel printed
-        # "unreadable inode:"; ours names the error code, and a report the
-        # kernel itself could not read is no failure of the run: exit 1
-        # for the violations, not 3.
+        # "unreadable inode:"; ours names the error code. An inode that
+        # cannot be decoded fails the run (exit 3), said on stderr.
         errp = next((g for g in reports if "ERR_PTR(-ENOENT)" in g["reason"]),
                     None)
         c.ok("ERR_PTR report found", errp is not None)
@@ -183,8 +182,10 @@ def main():
                  "ERR_PTR(-ENOENT)" in
                  ((errp["inode"].get("error") or {}).get("message") or ""),
                  str(errp["inode"]))
-        c.eq("exit status: violations (1); the unreadable report is no "
-             "failed read", p.returncode, 1)
+        c.eq("exit status: 3, one reported inode cannot be decoded",
+             p.returncode, 3)
+        c.ok("stderr names the ERR_PTR", "is ERR_PTR(-ENOENT), an error "
+             "code, not a pointer to an inode" in p.stderr, p.stderr)
         # The copy with i_sb NULL: decoded as far as memory allows, its
         # superblock named as what failed.
         copy = next((g for g in reports if "i_sb = NULL" in g["reason"]), None)

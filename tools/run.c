@@ -195,14 +195,7 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 			if (reps[j].address == reps[i].address)
 				inodedump_document_report(doc, &reps[j], ino, err);
 		if (err) {
-			int code = run_error(o, err);
-
-			/*
-			 * "unreadable inode:": the kernel could not read it
-			 * either; said, but no failure of this run.
-			 */
-			if (!reps[i].unreadable)
-				run_worse(&status, code);
+			run_worse(&status, run_error(o, err));
 			continue;
 		}
 		inodedump_document_inode(doc, ino);
