@@ -26,9 +26,9 @@ import struct
 import subprocess
 import sys
 import tempfile
-import zlib
 
 from fixture import Checker, FORMATS, read_truth, run, set_dir
+from test_errors import dumped_pages  # noqa: E402
 
 NO_DEBUG = None  # an empty --debug-root, made in main()
 
@@ -160,29 +160,12 @@ def kallsyms_against_symtab(c, set_name, vmlinux, cache, dump):
 
 # ------------------------------------------------------------------ find --
 
-def diskdump_layout(data):
-    """(block_size, bitmap 2 offset, descriptor table offset) of a diskdump,
-    from the header fields makedumpfile's diskdump_mod.h defines."""
-    bs, sub, blocks = struct.unpack_from("<iii", data, 428)
-    bitmap = bs * (1 + sub)
-    return bs, bitmap + blocks // 2 * bs, bitmap + blocks * bs
-
-
 def page_desc(data, at, want):
     """Descriptor offset and page bytes of the page whose bytes at offset
     `at` are `want`."""
-    _, _, desc = diskdump_layout(data)
-    for i in range(1 << 20):
-        off, size, flags = struct.unpack_from("<QII", data, desc + 24 * i)
-        if not off or off + size > len(data):
-            break
-        page = data[off:off + size]
-        if flags & 1:
-            page = zlib.decompress(page)
-        elif flags:
-            continue
-        if page[at:at + len(want)] == want:
-            return desc + 24 * i, page
+    for d, _, _, page in dumped_pages(data):
+        if page and page[at:at + len(want)] == want:
+            return d, page
     raise SystemExit("FAIL no page of the dump holds the BTF header")
 
 

@@ -319,13 +319,11 @@ def diskdump_layout(data):
     return bs, bitmap + blocks // 2 * bs, bitmap + blocks * bs
 
 
-def inode_page_desc(data, t):
-    """Offset of the descriptor of the page holding truth inode t: the page
-    whose bytes after the inode's offset hold its i_sb and i_generation."""
+def dumped_pages(data):
+    """(descriptor offset, data offset, data size, page) of each page a
+    zlib or uncompressed diskdump holds, in descriptor order; page is the
+    page's bytes, None when another compressor wrote it."""
     _, _, desc = diskdump_layout(data)
-    at = int(t["addr"], 16) & 0xfff
-    sb = struct.pack("<Q", int(t["sb"], 16))
-    gen = struct.pack("<I", int(t["gen"]))
     for i in range(1 << 20):
         off, size, flags = struct.unpack_from("<QII", data, desc + 24 * i)
         if not off or off + size > len(data):
@@ -333,8 +331,20 @@ def inode_page_desc(data, t):
         page = data[off:off + size]
         if flags & 1:
             page = zlib.decompress(page)
-        if sb in page[at:at + 0x300] and gen in page[at:at + 0x300]:
-            return desc + 24 * i, off, size
+        elif flags:
+            page = None
+        yield desc + 24 * i, off, size, page
+
+
+def inode_page_desc(data, t):
+    """Offset of the descriptor of the page holding truth inode t: the page
+    whose bytes after the inode's offset hold its i_sb and i_generation."""
+    at = int(t["addr"], 16) & 0xfff
+    sb = struct.pack("<Q", int(t["sb"], 16))
+    gen = struct.pack("<I", int(t["gen"]))
+    for d, off, size, page in dumped_pages(data):
+        if page and sb in page[at:at + 0x300] and gen in page[at:at + 0x300]:
+            return d, off, size
     raise SystemExit("FAIL the victim inode's page is not in the committed dump")
 
 
