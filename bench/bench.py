@@ -584,7 +584,7 @@ def main():
                     help="leave out drgn 0.3.0 and crash 9.0.2 (sid chroots)")
     ap.add_argument("--sweep-scale", action="store_true",
                     help="also the sweep at ~20 k and >= 200 k inodes on the big "
-                         "set, all formats (bench/sweep_bench.py; minutes)")
+                         "sets (6.12 and 7.3), all formats (bench/sweep_bench.py; minutes)")
     ap.add_argument("--baseline", metavar="BINARY",
                     help="another vmcore-inode (e.g. the build before a change), "
                          "timed in the same alternation as ours: a before/after table")
@@ -959,7 +959,8 @@ def main():
             print()
     if args.sweep_scale:
         import sweep_bench
-        sweep_bench.main(["--vmcore-inode", vmci, "--runs", str(runs)])
+        for set_name in ("big", "big73"):
+            sweep_bench.main(["--vmcore-inode", vmci, "--runs", str(runs), "--set", set_name])
     print("Bench wall time: %.0f s." % (time.time() - started))
 
 

@@ -3,7 +3,7 @@
 # vmcores. One command; prints a Markdown report on stdout, progress on stderr.
 #
 #   bench/run.sh [--runs N] [--no-profile] [--no-crash] [--vmcore-inode PATH]
-#                [--sweep-scale]   (the big set's sweep rows: bench/sweep_bench.py)
+#                [--sweep-scale]   (the big sets' sweep rows: bench/sweep_bench.py)
 #
 # Needs the fixture sets (tests/vmcores/make-fixtures.sh): tests/vmcores/out/stock
 # and, when it has been built, tests/vmcores/out/patched. See bench/README.md.

@@ -5,7 +5,9 @@ walk of the same lists and a bare-read floor, on the big fixture set.
     bench/run.sh --sweep-scale [--runs N]      (bench.py runs main() here)
     /usr/bin/python3 bench/sweep_bench.py --vmcore-inode PATH [--runs N]
 
-For each stage of the big set (small: ~20 k inodes, big: >= 200 k) and each
+For each stage of a big set (`--set big`: the stock 6.12 kernel, the
+default; `--set big73`: the stock 7.3 kernel, which drgn 0.0.22 cannot read,
+so its rows have drgn 0.3.0 only) (small: ~20 k inodes, big: >= 200 k) and each
 dump format (-d 17 zlib, lzo, zstd; QEMU's paging ELF), in one alternation:
 
 - ours, text:   vmcore-inode --sweep (stdout to a file), --threads 1 and 2
@@ -85,16 +87,23 @@ def floor_ours_binary(vmci):
     return out if os.path.exists(out) else None
 
 
-def floor_args(vmlinux, dump):
-    """super_blocks' address and the offsets, from drgn on this dump."""
+def floor_args(vmlinux, dump, chroot=None):
+    """super_blocks' address and the offsets, from drgn on this dump (the
+    sid chroot's when given: 0.0.22 cannot read 7.3)."""
     code = ("import drgn, sys\n"
             "p = drgn.Program(); p.set_core_dump(sys.argv[1]); p.load_debug_info([sys.argv[2]])\n"
             "sb, ino = p.type('struct super_block'), p.type('struct inode')\n"
             "print('%x' % p['super_blocks'].address_, drgn.offsetof(sb, 's_list'),\n"
             "      drgn.offsetof(sb, 's_inodes'), drgn.offsetof(ino, 'i_sb_list'),\n"
             "      drgn.offsetof(ino, 'i_mode'), drgn.offsetof(ino, 'i_ino'))\n")
-    return subprocess.run([PY, "-c", code, dump, vmlinux], check=True,
-                          stdout=subprocess.PIPE).stdout.decode().split()
+    if chroot:
+        cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+               sid_drgn.SCRIPT, "sid_drgn", chroot, os.path.dirname(os.path.realpath(dump)),
+               HERE, "/usr/bin/python3", "-c", code, "/fx/" + os.path.basename(dump),
+               "/fx/" + os.path.basename(vmlinux)]
+    else:
+        cmd = [PY, "-c", code, dump, vmlinux]
+    return subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout.decode().split()
 
 
 def count(name, out):
@@ -123,6 +132,7 @@ def main(argv=None, vmci=None, runs=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--vmcore-inode", default=vmci or os.path.join(ROOT, "build-bench", "vmcore-inode"))
     ap.add_argument("--runs", type=int, default=runs or 3)
+    ap.add_argument("--set", default="big", choices=("big", "big73"))
     ap.add_argument("--stages", default=",".join(STAGES))
     ap.add_argument("--formats", default=",".join(FORMATS))
     ap.add_argument("--baseline", help="also time this vmcore-inode (e.g. main's "
@@ -130,12 +140,17 @@ def main(argv=None, vmci=None, runs=None):
                     "alternation (rows '..., baseline')")
     args = ap.parse_args(argv)
     vmci = os.path.abspath(args.vmcore_inode)
-    setdir, why = bench.fixture_set("big")
+    setdir, why = bench.fixture_set(args.set)
     if not setdir:
-        print("**Sweep at scale not measured**: %s." % why)
+        print("**Sweep at scale (%s) not measured**: %s." % (args.set, why))
         return
     vml = os.path.join(setdir, "vmlinux")
     chroot = drgn_chroot()
+    old_drgn = args.set == "big"   # drgn 0.0.22 reads 6.12, not 7.3
+    if not old_drgn and not chroot:
+        print("**Sweep at scale (%s) not measured**: no sid chroot with drgn 0.3.0 "
+              "(make-fixtures.sh big73 makes it)." % args.set)
+        return
     floor = floor_binary()
     floor_ours = floor_ours_binary(vmci)
     rows = []
@@ -155,8 +170,9 @@ def main(argv=None, vmci=None, runs=None):
                  ["sh", "-c", "%s | %s -c %s" % (
                      " ".join(shlex.quote(a) for a in ours + ["--jsonl", "--threads", "2", dump]),
                      PY, shlex.quote(CONSUMER))]),
-                ("drgn 0.0.22", [PY, bench.DRGN_SCRIPT, "sweep", vml, dump]),
             ]
+            if old_drgn:
+                cmds.append(("drgn 0.0.22", [PY, bench.DRGN_SCRIPT, "sweep", vml, dump]))
             if args.baseline:
                 base = [os.path.abspath(args.baseline), "-k", vml, "--sweep"]
                 cmds[4:4] = [
@@ -169,7 +185,7 @@ def main(argv=None, vmci=None, runs=None):
                     sid_drgn.SCRIPT, "sid_drgn", chroot, os.path.realpath(setdir), HERE,
                     "/usr/bin/python3", "/src/drgn_bench.py", "sweep", "/fx/vmlinux",
                     "/fx/" + os.path.basename(dump)]))
-            fargs = floor_args(vml, dump)
+            fargs = floor_args(vml, dump, None if old_drgn else chroot)
             cmds.append(("floor (libkdumpfile, 3 reads an inode)",
                          [floor, dump] + fargs))
             if floor_ours:
@@ -180,19 +196,19 @@ def main(argv=None, vmci=None, runs=None):
             st, warm = bench.measure(cmds, args.runs, (0, 1))
             counts = {name: count(name, warm[name].out) for name, _ in cmds}
             rows.append((stage, fmt, (cmds, st, counts), None))
-    report(rows, setdir, chroot, args.runs)
+    report(rows, args.set, setdir, chroot, args.runs)
 
 
-def report(rows, setdir, chroot, runs):
-    print("### Sweep at scale (issue 18): big set, every check on every inode")
+def report(rows, set_name, setdir, chroot, runs):
+    print("### Sweep at scale (issue 18): %s set, every check on every inode" % set_name)
     print()
-    print("Set `%s`: the stock 6.12 kernel, 1 GiB guest, tree on tmpfs and ext4 "
+    print("Set `%s`: the stock %s kernel, 1 GiB guest, tree on tmpfs and ext4 "
           "(tests/vmcores/big.sh); `small-*` dumps at ~20 k inodes, `big-*` at "
           ">= 200 k. drgn 0.3.0: `%s`. Median of %d runs after a warm-up, all "
           "commands of a dump alternating; CPU = user + system of the whole "
           "command (a pipe: both ends). ns/inode and inodes/s from the wall "
           "median, start-up included. Ratios: the other's wall / ours." % (
-              setdir, chroot or "not found", runs))
+              setdir, "6.12" if set_name == "big" else "7.3", chroot or "not found", runs))
     print()
     print("| stage | dump | inodes | command | wall, median (min–max) | CPU | peak RSS | inodes/s | ns/inode | × drgn 0.0.22 | × drgn 0.3.0 | ours / floor (the lower) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -202,7 +218,7 @@ def report(rows, setdir, chroot, runs):
             print("| %s | %s | | %s | | | | | | | | |" % (stage, fmt, why))
             continue
         cmds, st, counts = data
-        truth = counts.get("drgn 0.0.22")
+        truth = counts.get("drgn 0.0.22") or counts.get("drgn 0.3.0")
         n = truth or 1
         d22 = st.get("drgn 0.0.22")
         d30 = st.get("drgn 0.3.0")

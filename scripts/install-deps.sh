@@ -11,7 +11,7 @@ packages=(
   libbpf-dev libdebuginfod-dev debuginfod
   # our own dump reader's decompressors; static archives of these and of
   # libdw's dependencies for the command (meson.build)
-  zlib1g-dev liblzo2-dev libzstd-dev liblzma-dev libbz2-dev
+  zlib1g-dev libdeflate-dev liblzo2-dev libzstd-dev liblzma-dev libbz2-dev
   # tests and truth
   python3 python3-drgn
   # fixture recipe: kernel build, guest, dumps

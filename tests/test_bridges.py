@@ -527,7 +527,8 @@ def mode_kcore(c):
          "\n".join(x for x in serial.splitlines() if "FAILED" in x))
     c.ok("guest: no WARNING, BUG or Oops on the console", not any(
         w in serial for w in ("WARNING:", "BUG:", "Oops")))
-    want = ["drgn022", "cli-json", "cli-text", "cli-one", "cli-reports",
+    want = ["drgn022", "cli-json", "cli-btf-json", "cli-btf-info",
+            "cli-text", "cli-one", "cli-reports",
             "cli-sweep",
             "cli-sweep-text", "cli-log", "drgn030", "cli-json-after",
             "cli-text-after", "cli-sweep-text-after"]
@@ -557,6 +558,21 @@ def mode_kcore(c):
         return runs[name]["out"].decode("utf-8", "surrogateescape")
 
     cli_doc = json.loads(text("cli-json"))
+    # --live with no vmlinux at all (issue 16): the running kernel's own BTF
+    # and kallsyms through /proc/kcore decode what -k vmlinux decodes.
+    eq_diff(c, "--live without vmlinux (BTF, kallsyms) equals --live -k --json",
+            json.loads(text("cli-btf-json")), cli_doc)
+    err = runs["cli-btf-json"]["err"].decode(errors="replace")
+    c.ok("--live without vmlinux says types came from the kernel's BTF and "
+         "symbols from its kallsyms", "no vmlinux: types from the dump's BTF" in err
+         and "symbols from the dump's kallsyms" in err, err[-600:])
+    info = text("cli-btf-info")
+    c.ok("--live --info without vmlinux: types and symbols lines name BTF and "
+         "kallsyms", any(l.startswith("types ") and "BTF" in l for l in info.splitlines())
+         and any(l.startswith("symbols ") and "kallsyms" in l for l in info.splitlines()),
+         info[-1500:])
+    c.ok("--live --info without vmlinux: read through /proc/kcore",
+         "/proc/kcore" in info or "kcore" in info, info[:600])
     side = json.loads(text("drgn022"))
     c.ok("host drgn is 0.0.22 (no command framework)",
          side["drgn"].startswith("0.0.") and side["commands"] is None,

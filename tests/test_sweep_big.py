@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""--sweep at real-server scale (the big set: tests/vmcores/big.sh).
+"""--sweep at real-server scale (the big sets: tests/vmcores/big.sh).
 
-    test_sweep_big.py STAGE FORMAT       STAGE small (~20 k inodes) or big
-                                         (>= 200 k); FORMAT d17-zlib,
-                                         d17-lzo, d17-zstd or elf
+    test_sweep_big.py [SET] STAGE FORMAT SET big (stock 6.12, the default)
+                                         or big73 (stock 7.3); STAGE small
+                                         (~20 k inodes) or big (>= 200 k);
+                                         FORMAT d17-zlib, d17-lzo,
+                                         d17-zstd or elf
 
-Truth is STAGE-truth.txt, drgn 0.0.22's own walk of every s_inodes list of
-STAGE-d17-zlib.vmcore (drgn_truth_big.py); every format of a stage was
-written from the same stopped guest. Checks:
+Truth is STAGE-truth.txt, drgn's own walk of every s_inodes list of
+STAGE-d17-zlib.vmcore (drgn_truth_big.py; 0.0.22 for big, 0.3.0 for
+big73); every format of a stage was written from the same stopped guest.
+Checks:
 - the superblocks, in list order, and the inodes counted on each, are
   drgn's; no walk is cut short;
 - every inode drgn walked is swept, with drgn's ino, mode, nlink and size
@@ -53,14 +56,15 @@ def sweep(vmlinux, dump, threads, jsonl):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         raise SystemExit(__doc__)
-    stage, fmt = sys.argv[1:]
-    d = set_dir("big")
+    set_name = sys.argv[1] if len(sys.argv) == 4 else "big"
+    stage, fmt = sys.argv[-2:]
+    d = set_dir(set_name)
     vmlinux = os.path.join(d, "vmlinux")
     dump = os.path.join(d, f"{stage}-{fmt}.vmcore")
     if not os.path.exists(dump):
-        raise SystemExit(f"FAIL no {dump}: run tests/vmcores/make-fixtures.sh big")
+        raise SystemExit(f"FAIL no {dump}: run tests/vmcores/make-fixtures.sh {set_name}")
     want_sbs, want = read_truth(os.path.join(d, f"{stage}-truth.txt"))
     c = Checker()
 

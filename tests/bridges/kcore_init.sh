@@ -106,6 +106,13 @@ if [ -f /kc/addrs.txt ]; then
 	read -r ADDRS < /kc/addrs.txt
 	SB=$(sed -n 2p /kc/addrs.txt)
 	run cli-json in_host $VMCORE_INODE --json $ADDRS
+	# No vmlinux (issue 16): types from the running kernel's BTF and symbols
+	# from its kallsyms, both read through /proc/kcore; an empty debug root
+	# so that no vmlinux is found by build-id or release; no cache (env -i
+	# leaves no HOME). Right after cli-json, which it must equal.
+	mkdir -p /kc/nodebug
+	run cli-btf-json in_host $KC_CLI --live --debug-root /media/nodebug --json $ADDRS
+	run cli-btf-info in_host $KC_CLI --live --debug-root /media/nodebug --info
 	run cli-text in_host $VMCORE_INODE $ADDRS
 	run cli-one in_host $VMCORE_INODE "${ADDRS%% *}"
 	run cli-reports in_host $VMCORE_INODE --json

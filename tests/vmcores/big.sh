@@ -4,17 +4,20 @@
 # PY, HERE and the stock73 recipe's prepare_apt73/prepare_sid_chroot). Its own
 # file, so editing it re-keys only the big set. See README.md, "The big set".
 #
-# The stock Debian 6.12 kernel (prepare_stock_kernel) in a 1 GiB guest whose
-# /init (big_init.sh) builds an inode tree with guest/mktree.c on tmpfs and
-# on ext4 in two stages; the guest is dumped after each:
+# Two sets, one recipe: `big`, the stock Debian 6.12 kernel
+# (prepare_stock_kernel), and `big73`, the stock Debian 7.3 kernel
+# (prepare_stock73_kernel). Each boots a 1 GiB guest whose /init
+# (big_init.sh) builds an inode tree with guest/mktree.c on tmpfs and on
+# ext4 in two stages; the guest is dumped after each:
 #   small-*  ~20 k inodes      big-*  >= 200 k inodes
 # as  S-elf.vmcore (QEMU ELF, paging: readable by drgn and libkdumpfile),
 #     S-d17-zlib.vmcore, S-d17-lzo.vmcore (makedumpfile 1.7.2, the host's),
 #     S-d17-zstd.vmcore (makedumpfile of sid, in a sid chroot: Debian 12's
 #                       1.7.2 has zstd compiled out, -z writes uncompressed)
-# Truth: S-truth.txt, drgn 0.0.22's walk of every s_inodes list of
+# Truth: S-truth.txt, drgn's walk of every s_inodes list of
 # S-d17-zlib.vmcore (drgn_truth_big.py): per-superblock counts, then one
-# line per inode.
+# line per inode. drgn 0.0.22 (the host's) for big; 0.3.0 (the sid chroot)
+# for big73, which 0.0.22 cannot read.
 
 BIG_MEM=1024
 # mktree entry ranges: stage 1 tmpfs 0..A, ext4 0..B; stage 2 up to C, D.
@@ -95,12 +98,19 @@ big_derive() {   # big_derive STAGE
 	chmod 0644 "$OUT/$s"-*.vmcore
 }
 
-big_truth() {   # big_truth STAGE
+big_truth() {   # big_truth STAGE (BIG_DRGN: host or sid)
 	local s=$1 t0 n
-	step "$s: truth from drgn $($PY -c 'import drgn; print(drgn.__version__)') reading $s-d17-zlib.vmcore"
 	t0=$(now)
-	$PY "$HERE/drgn_truth_big.py" "$OUT/vmlinux" "$OUT/$s-d17-zlib.vmcore" > "$OUT/$s-truth.txt" ||
-		die "drgn_truth_big.py $s"
+	if [ "$BIG_DRGN" = sid ]; then
+		step "$s: truth from drgn $(cat "$BIG_SID/drgn-version") (sid chroot) reading $s-d17-zlib.vmcore"
+		in_sid "$BIG_SID" "$OUT" "$HERE" /usr/bin/python3 /src/drgn_truth_big.py \
+			/fx/vmlinux "/fx/$s-d17-zlib.vmcore" > "$OUT/$s-truth.txt" ||
+			die "drgn_truth_big.py $s (sid chroot)"
+	else
+		step "$s: truth from drgn $($PY -c 'import drgn; print(drgn.__version__)') reading $s-d17-zlib.vmcore"
+		$PY "$HERE/drgn_truth_big.py" "$OUT/vmlinux" "$OUT/$s-d17-zlib.vmcore" > "$OUT/$s-truth.txt" ||
+			die "drgn_truth_big.py $s"
+	fi
 	TIMINGS="${TIMINGS}truth_${s}_s=$(elapsed "$t0")\n"
 	n=$(grep -c '^inode ' "$OUT/$s-truth.txt")
 	log "$s: drgn walked $n inodes"
@@ -111,11 +121,15 @@ big_truth() {   # big_truth STAGE
 	esac
 }
 
-build_big() {
-	local t_all h inputs t0 t set=big
+build_big() {   # build_big [big|big73]
+	local t_all h inputs t0 t set=${1:-big}
 	SET=$set
 	t_all=$(now)
-	prepare_stock_kernel
+	case $set in
+	big) prepare_stock_kernel; BIG_DRGN=host ;;
+	big73) prepare_stock73_kernel; BIG_DRGN=sid ;;
+	*) die "build_big: no set $set" ;;
+	esac
 	mkdir -p "$CACHE"
 	exec 9>"$CACHE/.stock73-prepare.lock"   # the private apt state is shared
 	flock 9
@@ -127,6 +141,7 @@ build_big() {
 	inputs=$(
 		echo "set=$set"
 		echo "$KERNEL_ID"
+		echo "truth drgn: $BIG_DRGN"
 		pkg_versions
 		dpkg-query -W -f='${Package}=${Version}\n' gcc libc6-dev
 		echo "sid-chroot $SID_ID"

@@ -666,6 +666,7 @@ main() {
 	stock | stock4 | stock73 | patched | wrapped) build_set "$what" ;;
 	writers) build_writers_set ;;
 	big) build_big ;;
+	big73) build_big big73 ;;  # fx-hook
 	live)
 		LIVE_BIN=${2:-${VMCORE_INODE:-$HERE/../../build/vmcore-inode}}
 		build_set live ;;
@@ -682,6 +683,7 @@ main() {
 	*) die "usage: make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all] | live [BINARY]" ;;
 	esac
 	[ "$what" != all ] || build_debugvfs73  # fx-hook
+	[ "$what" != all ] || build_big big73  # fx-hook
 }
 
 main "$@"
