@@ -235,8 +235,15 @@ def case_d31(c, set_name):
     lost_inodes = sum("error" in g for g in doc["inodes"])
     c.eq("-d 31: exit code (3 if an inode itself was lost, else 4)",
          p.returncode, 3 if lost_inodes else 4)
-    c.ok("-d 31: some paths were lost (the pitfall this tests)",
-         lost_paths > 0, str(lost_paths))
+    # Whether makedumpfile 1.7.2 dropped a slab page holding a dentry of a
+    # truth inode depends on where the guest's allocator put them: a fresh
+    # build of stock4 lost none (2026-12-04), earlier ones lost some. Not a
+    # property of ours to assert; the path part is held deterministically by
+    # "partial dentry_damaged" (a dentry page removed from a real dump).
+    if not lost_paths:
+        print(f"NOTE {set_name} -d 31: no truth inode lost its path in this "
+              "dump: the checks above on lost paths did not run here "
+              "(partial dentry_damaged covers them)")
     # The same inodes from the whole dump: nothing partial.
     r = run(["-k", vmlinux, "--json", "--holders",
              os.path.join(d, "elf-paging.vmcore"), *addrs])
