@@ -571,8 +571,11 @@ def mode_kcore(c):
          "kallsyms", any(l.startswith("types ") and "BTF" in l for l in info.splitlines())
          and any(l.startswith("symbols ") and "kallsyms" in l for l in info.splitlines()),
          info[-1500:])
-    c.ok("--live --info without vmlinux: read through /proc/kcore",
-         "/proc/kcore" in info or "kcore" in info, info[:600])
+    rel = next((l.strip().split("=", 1)[1] for l in open(os.path.join(set_d, "info.txt"))
+                if l.startswith("release=")), None)
+    c.ok(f"--live --info without vmlinux: the running kernel's release ({rel}) "
+         "from VMCOREINFO", rel and any(l.startswith("release ") and l.split()[1] == rel
+                                       for l in info.splitlines()), info[:900])
     side = json.loads(text("drgn022"))
     c.ok("host drgn is 0.0.22 (no command framework)",
          side["drgn"].startswith("0.0.") and side["commands"] is None,

@@ -127,13 +127,14 @@ build_big() {   # build_big [big|big73]
 	t_all=$(now)
 	case $set in
 	big) prepare_stock_kernel; BIG_DRGN=host ;;
-	big73) prepare_stock73_kernel; BIG_DRGN=sid ;;
+	big73) BIG_DRGN=sid ;;   # its kernel is found with the private apt state
 	*) die "build_big: no set $set" ;;
 	esac
 	mkdir -p "$CACHE"
 	exec 9>"$CACHE/.stock73-prepare.lock"   # the private apt state is shared
 	flock 9
 	prepare_apt73
+	[ "$set" != big73 ] || prepare_stock73_kernel
 	prepare_sid_chroot
 	exec 9>&-
 	BIG_SID=$SID_CHROOT
