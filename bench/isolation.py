@@ -59,8 +59,8 @@ def main():
             status, = struct.unpack("<I", f.read(4))
             f.seek(424)
             f.write(struct.pack("<I", status | 8))
-        print(f"| dump (who reads it) | work | before (in-process) | "
-              f"after (child) | after/before | processes made (after) |")
+        print("| dump (who reads it) | work | before (in-process) | "
+              "after (child) | after/before | processes made (after) |")
         print("|---|---|---|---|---|---|")
         for dump, who in ((ours, "d17-zlib (our reader)"),
                           (theirs, "d17-zlib, incomplete flag "

@@ -30,7 +30,6 @@ DIFFER. Prints Markdown on stdout.
 import argparse
 import os
 import shlex
-import statistics
 import subprocess
 import sys
 

@@ -21,7 +21,6 @@ so that no vmlinux is found, and a cache directory of its own.
 """
 import json
 import os
-import shutil
 import struct
 import subprocess
 import sys

@@ -12,7 +12,6 @@ directory that holds the stock set's vmlinux:
     INODEDUMP_DEBUGINFOD_STALL seconds without progress, then the BTF —
     no hang.
 """
-import json
 import os
 import socket
 import subprocess

@@ -232,7 +232,7 @@ def case_filtered_d31_explains_free_page(c, tmp):
 
 def case_not_an_inode(c, tmp):
     sb = victim()["sb"]
-    p = expect(c, "not an inode", ["-k", VMLINUX, DUMP, sb], 3,
+    expect(c, "not an inode", ["-k", VMLINUX, DUMP, sb], 3,
                "does not look like a struct inode", "--force")
     r = run(["-k", VMLINUX, "--json", "--force", DUMP, sb])
     c.ok("--force decodes it anyway", r.returncode in (0, 1), r.stderr)
