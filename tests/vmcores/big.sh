@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# The big set's recipe: sourced by make-fixtures.sh (uses its log, step, die,
+# The big sets' recipe: sourced by make-fixtures.sh (uses its log, step, die,
 # hash16, now, elapsed, wait_serial, qmp, quit_guest, pkg_versions, CACHE,
-# PY, HERE and the stock73 recipe's prepare_apt73/prepare_sid_chroot). Its own
-# file, so editing it re-keys only the big set. See README.md, "The big set".
+# PY, HERE and the stock73 recipe's prepare_apt73, prepare_stock73_kernel,
+# prepare_sid_chroot and in_sid). Its own file, so editing it re-keys only
+# the two big sets. See README.md, "The big sets".
 #
 # Two sets, one recipe: `big`, the stock Debian 6.12 kernel
 # (prepare_stock_kernel), and `big73`, the stock Debian 7.3 kernel

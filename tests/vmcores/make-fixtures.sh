@@ -133,6 +133,8 @@ sha256sum() {  # fx-hook
 	printf '%s  make-fixtures.sh\n' "$(grep -v '  # fx-hook$' make-fixtures.sh | command sha256sum | cut -d" " -f1)"  # fx-hook
 	[ $# -eq 0 ] || command sha256sum "$@"  # fx-hook
 }  # fx-hook
+# The big73 set (the big set's recipe, big.sh, with the stock 7.3 kernel:  # fx-hook
+# make-fixtures.sh big73; part of all).  # fx-hook
 # The 7.3 DEBUG_VFS set (make-fixtures.sh debugvfs73; part of all).  # fx-hook
 # shellcheck source=debugvfs73.sh  # fx-hook
 . "$HERE/debugvfs73.sh"  # fx-hook
