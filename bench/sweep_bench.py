@@ -86,9 +86,9 @@ def floor_ours_binary(vmci):
     return out if os.path.exists(out) else None
 
 
-def floor_args(vmlinux, dump, chroot=None):
-    """super_blocks' address and the offsets, from drgn on this dump (the
-    sid chroot's when given: 0.0.22 cannot read 7.3)."""
+def floor_args(setdir, vmlinux, dump, chroot=None):
+    """super_blocks' address and the offsets, from drgn on this dump of
+    setdir (the sid chroot's when given: 0.0.22 cannot read 7.3)."""
     code = ("import drgn, sys\n"
             "p = drgn.Program(); p.set_core_dump(sys.argv[1]); p.load_debug_info([sys.argv[2]])\n"
             "sb, ino = p.type('struct super_block'), p.type('struct inode')\n"
@@ -96,10 +96,9 @@ def floor_args(vmlinux, dump, chroot=None):
             "      drgn.offsetof(sb, 's_inodes'), drgn.offsetof(ino, 'i_sb_list'),\n"
             "      drgn.offsetof(ino, 'i_mode'), drgn.offsetof(ino, 'i_ino'))\n")
     if chroot:
-        cmd = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-               sid_drgn.SCRIPT, "sid_drgn", chroot, os.path.dirname(os.path.realpath(dump)),
-               HERE, "/usr/bin/python3", "-c", code, "/fx/" + os.path.basename(dump),
-               "/fx/" + os.path.basename(vmlinux)]
+        cmd = bench.in_sid(chroot, setdir, [
+            "/usr/bin/python3", "-c", code, "/fx/" + os.path.basename(dump),
+            "/fx/" + os.path.basename(vmlinux)])
     else:
         cmd = [PY, "-c", code, dump, vmlinux]
     return subprocess.run(cmd, check=True, stdout=subprocess.PIPE).stdout.decode().split()
@@ -179,12 +178,10 @@ def main(argv=None, vmci=None, runs=None):
                     ("ours jsonl file, 1 thread, baseline",
                      base + ["--jsonl", "--threads", "1", dump])]
             if chroot:
-                cmds.append(("drgn 0.3.0", [
-                    "unshare", "--mount", "--propagation", "private", "sh", "-c",
-                    sid_drgn.SCRIPT, "sid_drgn", chroot, os.path.realpath(setdir), HERE,
+                cmds.append(("drgn 0.3.0", bench.in_sid(chroot, setdir, [
                     "/usr/bin/python3", "/src/drgn_bench.py", "sweep", "/fx/vmlinux",
-                    "/fx/" + os.path.basename(dump)]))
-            fargs = floor_args(vml, dump, None if old_drgn else chroot)
+                    "/fx/" + os.path.basename(dump)])))
+            fargs = floor_args(setdir, vml, dump, None if old_drgn else chroot)
             cmds.append(("floor (libkdumpfile, 3 reads an inode)",
                          [floor, dump] + fargs))
             if floor_ours:

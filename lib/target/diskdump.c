@@ -396,8 +396,8 @@ static const char *method(uint32_t flags)
 
 /*
  * One zlib stream (header, data, adler32: what makedumpfile's compress2()
- * wrote) into page, with libdeflate: a whole-buffer decompressor, 2.0-2.6x
- * zlib's inflate() on dump pages, with the same checks (the adler32, no
+ * wrote) into page, with libdeflate: a whole-buffer decompressor, faster
+ * than zlib's inflate() (bench/RESULTS.md), with the same checks (the adler32, no
  * output past the page). Bytes after the stream's end are ignored, as
  * inflate() ignored them.
  */
