@@ -2,12 +2,15 @@
 """No vmlinux: types from the dump's BTF, symbols from its kallsyms
 (issue 16).
 
-    test_btf.py equal SET   every truth inode of every dump of the set
+    test_btf.py equal SET TEST_KALLSYMS
+                            every truth inode of every dump of the set
                             decodes field for field as with the DWARF
                             vmlinux (-j documents equal); the reports, the
                             log, the sweep with paths and the holders too;
                             the first run (cache empty) and the cached run
-                            print the same
+                            print the same; kallsyms, read on demand
+                            through test_kallsyms.c, against vmlinux's
+                            .symtab by name and by address
     test_btf.py find        stock: vmlinux by build-id under --debug-root
                             before the release's paths; --info says where
                             types and symbols came from; a dump whose BTF
@@ -62,7 +65,7 @@ def from_btf(c, name, p):
          "no vmlinux: types from the dump's BTF" in p.stderr, p.stderr[-600:])
 
 
-def case_equal(c, set_name, tmp):
+def case_equal(c, set_name, tmp, helper):
     d = set_dir(set_name)
     vmlinux = os.path.join(d, "vmlinux")
     addrs = sorted({t["addr"] for t in read_truth(os.path.join(d, "truth.txt"))})
@@ -91,7 +94,7 @@ def case_equal(c, set_name, tmp):
             c.ok(f"{set_name}: --info says the BTF came from the cache",
                  "cached in " + cache in info.stdout, info.stdout)
             first = False
-    kallsyms_against_symtab(c, set_name, vmlinux, cache, dumps[0][1])
+    kallsyms_against_symtab(c, set_name, vmlinux, cache, dumps[0][1], helper)
     # The other runs of the command, on the first compressed and the ELF dump.
     for fmt, dump in dumps:
         if fmt not in ("d17-zlib", "elf-paging"):
@@ -106,55 +109,93 @@ def case_equal(c, set_name, tmp):
                  (got.returncode, got.stdout), (want.returncode, want.stdout))
 
 
-def kallsyms_against_symtab(c, set_name, vmlinux, cache, dump):
-    """Every symbol decoded from the dump's kallsyms (as the cache keeps
-    them: cache.c's layout) at vmlinux's .symtab address plus the KASLR
-    offset (per-CPU symbols of an absolute-per-CPU kernel unrelocated),
-    for every name vmlinux defines once."""
+def kallsyms_against_symtab(c, set_name, vmlinux, cache, dump, helper):
+    """The dump's kallsyms as a run without vmlinux reads them (on demand:
+    test_kallsyms.c answers lookups through the library) against vmlinux's
+    .symtab plus the KASLR offset (per-CPU symbols of an absolute-per-CPU
+    kernel unrelocated): every name vmlinux defines once, looked up by
+    name; and a sample of vmlinux's kernel addresses, each named back."""
     info = btf_run(["--info", dump], cache)
     facts = {l[:18].strip(): l[19:].split()[0] for l in info.stdout.splitlines()
              if len(l) > 19}
     kaslr = int(facts.get("KASLR offset", "0x0"), 16)
-    path = os.path.join(cache, "inodedump", "kernel", facts.get("build-id", "?"),
-                        "kallsyms")
-    if not os.path.isfile(path):
-        c.ok(f"{set_name}: kallsyms cache file", False, path)
-        return
-    data = open(path, "rb").read()
-    n, slen, nslots = struct.unpack_from("<QQQ", data, 8)
-    addrs = struct.unpack_from(f"<{n}Q", data, 32)
-    names_at = struct.unpack_from(f"<{n}I", data, 32 + 8 * n)
-    strings = data[32 + 12 * n + 4 * nslots + n:]
     nm = subprocess.run(["nm", vmlinux], capture_output=True, text=True,
                         check=True).stdout
-    where, twice = {}, set()
+    where, twice, at = {}, set(), {}
     for line in nm.splitlines():
         f = line.split()
         if len(f) != 3:
             continue
-        if f[2] in where and where[f[2]] != int(f[0], 16):
+        a = int(f[0], 16)
+        if f[2] in where and where[f[2]] != a:
             twice.add(f[2])
-        where[f[2]] = int(f[0], 16)
-    same = differ = 0
+        where[f[2]] = a
+        # Not what kallsyms leaves out (scripts/mksysmap): the
+        # assembler's local labels (.LC0), __crc_ and __kstrtab_ symbols.
+        if (a >= 1 << 63 and f[1] in "tTdDrRbB" and
+                not f[2].startswith((".", "__crc_", "__kstrtab"))):
+            at.setdefault(a, set()).add(f[2])
+
+    def runtime(name):
+        a = where[name]
+        return a + (kaslr if a >= 1 << 63 else 0)
+
+    once = sorted(n for n in where if n not in twice)
+    sample = sorted(at)[::7]
+    queries = [f"N {n}" for n in once] + [f"A 0x{a + kaslr:x}" for a in sample]
+    p = subprocess.run([helper, dump, NO_DEBUG], input="\n".join(queries) + "\n",
+                       capture_output=True, text=True,
+                       env=env_with_cache(os.path.join(cache, "helper")))
+    out = p.stdout.splitlines()
+    c.eq(f"{set_name}: test_kallsyms exit status", p.returncode, 0)
+    if p.returncode or not out:
+        c.ok(f"{set_name}: test_kallsyms ran", False, p.stderr[-500:])
+        return
+    # Every kernel of these sets (6.12, 7.3) has kallsyms_seqs_of_names.
+    c.ok(f"{set_name}: kallsyms read on demand, names found by "
+         "kallsyms_seqs_of_names", out[0].startswith("lazy 1 by-name 1 "), out[0])
+    answers = {"N": [], "A": []}
+    for line in out[1:]:
+        f = line.split()
+        answers.setdefault(f[0], []).append(f[1:])
+    same = differ = missing = 0
     bad = []
-    for a, off in zip(addrs, names_at):
-        name = strings[off:strings.index(b"\0", off)].decode()
-        if name not in where or name in twice:
-            continue
-        want = where[name] + (kaslr if where[name] >= 1 << 63 else 0)
-        if a == want:
+    for name, got in answers["N"]:
+        if got == "-":
+            missing += 1
+        elif int(got, 16) == runtime(name):
             same += 1
         else:
             differ += 1
-            bad.append(f"{name} 0x{a:x} != 0x{want:x}")
+            bad.append(f"{name} {got} != 0x{runtime(name):x}")
     # The bar is the smaller table: a full vmlinux has names kallsyms
     # leaves out, and a committed vmlinux has its symbol table cut down on
     # purpose (make-committed.sh --strip-symbols).
-    once = len(where) - len(twice)
-    c.ok(f"{set_name}: kallsyms decoded at vmlinux's addresses "
-         f"({same} of {n} kallsyms names, of vmlinux's {once} defined "
-         f"once)", differ == 0 and same > min(n, once) * 0.9,
+    n = int(out[0].split()[-1])
+    c.ok(f"{set_name}: kallsyms names at vmlinux's addresses ({same} of "
+         f"{len(once)} names vmlinux defines once, {missing} not in kallsyms; "
+         f"kallsyms has {n})",
+         differ == 0 and same > min(n, len(once)) * 0.9,
          f"{differ} differ: {bad[:5]}")
+    exact = consistent = unknown = 0
+    bad = []
+    for at_hex, got in answers["A"]:
+        a = int(at_hex, 16)
+        name, _, off = got.partition("+")
+        off = int(off, 16) if off else 0
+        if not off and name in at.get(a - kaslr, ()):
+            exact += 1
+        elif name in where and name not in twice and runtime(name) + off == a:
+            consistent += 1
+        elif name not in where:
+            unknown += 1  # a committed vmlinux's cut-down table lacks it
+        else:
+            bad.append(f"0x{a:x} -> {got} (vmlinux: {sorted(at.get(a - kaslr, ()))[:3]})")
+    c.ok(f"{set_name}: vmlinux's addresses named back ({exact} of "
+         f"{len(sample)} by a name vmlinux has there, {consistent} as "
+         f"name+offset of a symbol below, {unknown} by a name vmlinux's "
+         "table lacks)",
+         not bad and exact >= len(sample) * 0.99, f"{len(bad)} wrong: {bad[:5]}")
 
 
 # ------------------------------------------------------------------ find --
@@ -242,10 +283,19 @@ def case_find(c, tmp):
 
     # A damaged cache is not trusted: truncated, or garbage of the right size.
     kdir = os.path.join(cache, "inodedump", "kernel", build_id)
-    for name in ("kallsyms", "vmlinux.btf", "vmlinux.btf.index"):
+    for name in ("vmlinux.btf", "vmlinux.btf.index"):
         path = os.path.join(kdir, name)
         c.ok(f"cache file {name} written", os.path.isfile(path), kdir)
-    for name, damage in (("kallsyms", "truncate"), ("vmlinux.btf", "garble"),
+    # kallsyms are read on demand: nothing decoded whole, nothing cached
+    # (a kernel without kallsyms_seqs_of_names, before 6.2, would be).
+    c.ok("kallsyms read on demand: no kallsyms cache file",
+         not os.path.exists(os.path.join(kdir, "kallsyms")), kdir)
+    # A kallsyms file (as kept by an older inodedump or for such a kernel),
+    # damaged: its header's counts absurd, or garbage.
+    with open(os.path.join(kdir, "kallsyms"), "wb") as f:
+        f.write(b"IDDKSYM2" + struct.pack("<QQQ", 1 << 40, 1 << 40, 64) +
+                b"\0" * 4096)
+    for name, damage in (("kallsyms", "keep"), ("vmlinux.btf", "garble"),
                          ("vmlinux.btf.index", "truncate"),
                          ("kallsyms", "garble")):
         path = os.path.join(kdir, name)
@@ -253,7 +303,7 @@ def case_find(c, tmp):
         with open(path, "r+b") as f:
             if damage == "truncate":
                 f.truncate(size // 2)
-            else:
+            elif damage == "garble":
                 f.seek(0)
                 f.write(b"\xa5" * min(size, 4096))
         p = btf_run(["-j", dump, addr], cache)
@@ -317,12 +367,12 @@ def main():
     with tempfile.TemporaryDirectory(prefix="inodedump-btf-") as tmp:
         NO_DEBUG = os.path.join(tmp, "no-debug-root")
         os.makedirs(NO_DEBUG)
-        if sys.argv[1] == "equal":
-            case_equal(c, sys.argv[2], tmp)
+        if sys.argv[1] == "equal" and len(sys.argv) == 4:
+            case_equal(c, sys.argv[2], tmp, sys.argv[3])
         elif sys.argv[1] == "find":
             case_find(c, tmp)
         else:
-            raise SystemExit(f"usage: {sys.argv[0]} equal SET | find")
+            raise SystemExit(f"usage: {sys.argv[0]} equal SET TEST_KALLSYMS | find")
     c.finish()
 
 

@@ -312,7 +312,11 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 	id->symbols_source = idd_strdup_printf(
 		"the dump's kallsyms (%zu symbols%s%s)",
 		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),
-		ks_cached ? ", cached in " : "", ks_cached ? cache : "");
+		ks_cached ? ", cached in "
+			  : idd_kallsyms_is_lazy(idd_symbols_kallsyms(id->syms))
+				    ? ", read on demand"
+				    : "",
+		ks_cached ? cache : "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
 	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))

@@ -184,10 +184,32 @@ struct idd_kallsyms_tables {
 struct inodedump_error *
 idd_kallsyms_from_tables(const struct idd_kallsyms_tables *tables,
 			 struct idd_kallsyms **out);
+/* Where the tables VMCOREINFO names are (relative_base: 0, none). */
+struct idd_kallsyms_places {
+	uint64_t names, token_table, relative_base;
+};
+/* Bytes at a kernel address, all or false. */
+typedef bool (*idd_kallsyms_read_fn)(void *arg, uint64_t addr, void *buf,
+				     size_t len);
 /*
- * The dump's tables through VMCOREINFO, or the copy decoded earlier in
- * cache_dir (NULL: none); *from_cache says which. A decoded copy is
- * stored in cache_dir.
+ * The tables read through read on demand (tab without names and offsets:
+ * kallsyms_markers and kallsyms_seqs_of_names are found by their layout);
+ * INODEDUMP_ERR_DUMP when the layout is not found. A table decoded whole
+ * for a lookup by name (kernels without seqs_of_names) is stored in
+ * cache_dir.
+ */
+struct inodedump_error *
+idd_kallsyms_open_lazy(const struct idd_kallsyms_tables *tab,
+		       const struct idd_kallsyms_places *at,
+		       idd_kallsyms_read_fn read, void *arg,
+		       const char *cache_dir, struct idd_kallsyms **out);
+/* Read on demand; and names found without decoding the whole table. */
+bool idd_kallsyms_is_lazy(const struct idd_kallsyms *ks);
+bool idd_kallsyms_by_name(const struct idd_kallsyms *ks);
+/*
+ * The dump's tables through VMCOREINFO: the copy decoded earlier in
+ * cache_dir (NULL: none), else read on demand, else decoded whole (and
+ * stored in cache_dir); *from_cache says whether the cache answered.
  */
 struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 					  const char *cache_dir,
