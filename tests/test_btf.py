@@ -39,6 +39,9 @@ def env_with_cache(cache):
     env = dict(os.environ)
     env["XDG_CACHE_HOME"] = cache
     env.pop("DEBUGINFOD_URLS", None)
+    # The BTF's pages decompressed on several threads (diskdump.c's
+    # read_pages_parallel), whatever the machine's count of CPUs.
+    env["INODEDUMP_READ_THREADS"] = "4"
     return env
 
 

@@ -17,12 +17,15 @@
  */
 #include <libdeflate.h>
 #include <lzo/lzo1x.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
+#include "core/cleanup.h"
 #include "target/backend.h"
 
 #define DD_SIGNATURE "KDUMP   "
@@ -65,6 +68,24 @@ struct header {
 	uint32_t bitmap_blocks;
 };
 
+/*
+ * What decompressing a page needs: a buffer for its compressed bytes and
+ * one decompressor of each kind, kept between pages. The reader has one;
+ * each thread of a large read (read_pages_parallel) its own.
+ */
+struct inflater {
+	uint8_t *cbuf;
+	struct libdeflate_decompressor *deflate;
+	ZSTD_DCtx *zstd;
+};
+
+static void inflater_free(struct inflater *in)
+{
+	free(in->cbuf);
+	libdeflate_free_decompressor(in->deflate);
+	ZSTD_freeDCtx(in->zstd);
+}
+
 struct diskdump {
 	struct idd_backend base;
 	int fd;
@@ -86,11 +107,8 @@ struct diskdump {
 	uint8_t bits[RANK_BITS / 8]; /* bitmap 2's block bits_block */
 	uint64_t bits_block;
 	bool bits_valid;
-	uint8_t *cbuf;	   /* compressed page */
 	struct idd_page_cache cache; /* decompressed pages */
-	/* one decompressor each, kept between pages */
-	struct libdeflate_decompressor *deflate;
-	ZSTD_DCtx *zstd;
+	struct inflater in; /* the reader's own */
 };
 
 static struct diskdump *to_diskdump(struct idd_backend *b)
@@ -329,9 +347,9 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 	if (err || truncated)
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
-	d->cbuf = malloc(d->page_size);
+	d->in.cbuf = malloc(d->page_size);
 	*taken = idd_page_cache_init(&d->cache, d->page_size) && d->vmcoreinfo &&
-		 d->cbuf;
+		 d->in.cbuf;
 	return NULL;
 }
 
@@ -401,27 +419,74 @@ static const char *method(uint32_t flags)
  * output past the page). Bytes after the stream's end are ignored, as
  * inflate() ignored them.
  */
-static bool inflate_page(struct diskdump *d, uint8_t *page, uint32_t size,
-			 size_t *out)
+static bool inflate_page(struct inflater *in, uint8_t *page, uint32_t size,
+			 uint32_t page_size, size_t *out)
 {
 	size_t used;
 
-	if (!d->deflate && !(d->deflate = libdeflate_alloc_decompressor()))
+	if (!in->deflate && !(in->deflate = libdeflate_alloc_decompressor()))
 		return false;
 	*out = 0;
-	return libdeflate_zlib_decompress_ex(d->deflate, d->cbuf, size, page,
-					     d->page_size, &used, out) ==
+	return libdeflate_zlib_decompress_ex(in->deflate, in->cbuf, size, page,
+					     page_size, &used, out) ==
 	       LIBDEFLATE_SUCCESS;
+}
+
+/* What decode_page found. */
+enum page_result {
+	PAGE_OK,
+	PAGE_SNAPPY,	 /* not ours: libkdumpfile's */
+	PAGE_SIZE_BAD,	 /* more data than a page */
+	PAGE_RAW_SHORT,	 /* uncompressed, but not a page of it */
+	PAGE_PAST_END,	 /* the data is past the end of the file */
+	PAGE_UNDECODED,	 /* does not decompress to a page */
+	PAGE_NOMEM,
+};
+
+/* The page a descriptor (DD_DESC_SIZE bytes) stands for, into page. */
+static enum page_result decode_page(int fd, uint32_t page_size,
+				    struct inflater *in, const uint8_t *desc,
+				    uint8_t *page)
+{
+	uint64_t off = idd_le64(desc);
+	uint32_t size = idd_le32(desc + 8), flags = idd_le32(desc + 12);
+	const uint32_t compressed = flags & (DD_ZLIB | DD_LZO | DD_ZSTD);
+	size_t out = page_size;
+	bool ok;
+
+	if (!size || size > page_size)
+		return PAGE_SIZE_BAD;
+	if ((flags & DD_SNAPPY) && !compressed)
+		return PAGE_SNAPPY;
+	if (!compressed && size != page_size)
+		return PAGE_RAW_SHORT;
+	if (!idd_pread_all(fd, compressed ? in->cbuf : page, size, off))
+		return PAGE_PAST_END;
+	if (!compressed)
+		return PAGE_OK;
+	if (flags & DD_ZLIB) {
+		ok = inflate_page(in, page, size, page_size, &out);
+	} else if (flags & DD_LZO) {
+		lzo_uint got = page_size;
+
+		ok = lzo1x_decompress_safe(in->cbuf, size, page, &got,
+					   NULL) == LZO_E_OK;
+		out = got;
+	} else {
+		if (!in->zstd && !(in->zstd = ZSTD_createDCtx()))
+			return PAGE_NOMEM;
+		out = ZSTD_decompressDCtx(in->zstd, page, page_size, in->cbuf,
+					  size);
+		ok = !ZSTD_isError(out);
+	}
+	return ok && out == page_size ? PAGE_OK : PAGE_UNDECODED;
 }
 
 static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 {
 	uint8_t desc[DD_DESC_SIZE];
 	int64_t idx;
-	uint64_t off;
 	uint32_t size, flags;
-	size_t out = d->page_size;
-	bool ok;
 
 	if (pfn >= d->max_pfn)
 		return false;
@@ -434,54 +499,147 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	if (!idd_pread_all(d->fd, desc, sizeof(desc),
 			   d->desc_off + (uint64_t)idx * sizeof(desc)))
 		return damaged(d, pfn, idx, "past the end of the file");
-	off = idd_le64(desc);
 	size = idd_le32(desc + 8);
 	flags = idd_le32(desc + 12);
-	if (!size || size > d->page_size)
+	switch (decode_page(d->fd, d->page_size, &d->in, desc, page)) {
+	case PAGE_OK:
+		return true;
+	case PAGE_SNAPPY:
+		return false; /* snappy: libkdumpfile's */
+	case PAGE_SIZE_BAD:
 		return damaged(d, pfn, idx,
 			       "%u bytes of page data, for pages of %u bytes",
 			       size, d->page_size);
-	if ((flags & DD_SNAPPY) && !(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)))
-		return false; /* snappy: libkdumpfile's */
-	if (!(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)) && size != d->page_size)
+	case PAGE_RAW_SHORT:
 		return damaged(d, pfn, idx,
 			       "%u bytes of uncompressed data, for pages of "
 			       "%u bytes", size, d->page_size);
-	if (!idd_pread_all(d->fd, (flags & (DD_ZLIB | DD_LZO | DD_ZSTD))
-					  ? d->cbuf : page,
-			   size, off))
+	case PAGE_PAST_END:
 		return damaged(d, pfn, idx,
 			       "%u bytes of data at offset %llu, past the end "
-			       "of the file", size, (unsigned long long)off);
-	if (!(flags & (DD_ZLIB | DD_LZO | DD_ZSTD)))
-		return true;
-	if (flags & DD_ZLIB) {
-		ok = inflate_page(d, page, size, &out);
-	} else if (flags & DD_LZO) {
-		lzo_uint got = d->page_size;
-
-		ok = lzo1x_decompress_safe(d->cbuf, size, page, &got,
-					   NULL) == LZO_E_OK;
-		out = got;
-	} else {
-		if (!d->zstd && !(d->zstd = ZSTD_createDCtx()))
-			return damaged(d, pfn, idx, "out of memory");
-		out = ZSTD_decompressDCtx(d->zstd, page, d->page_size, d->cbuf,
-					  size);
-		ok = !ZSTD_isError(out);
+			       "of the file", size,
+			       (unsigned long long)idd_le64(desc));
+	case PAGE_NOMEM:
+		return damaged(d, pfn, idx, "out of memory");
+	case PAGE_UNDECODED:
+		break;
 	}
-	if (!ok || out != d->page_size)
-		return damaged(d, pfn, idx,
-			       "its %u bytes of %s data at offset %llu do not "
-			       "decompress to a page of %u bytes",
-			       size, method(flags), (unsigned long long)off,
-			       d->page_size);
-	return true;
+	return damaged(d, pfn, idx,
+		       "its %u bytes of %s data at offset %llu do not "
+		       "decompress to a page of %u bytes",
+		       size, method(flags), (unsigned long long)idd_le64(desc),
+		       d->page_size);
 }
 
 static bool fill_page(void *d, uint64_t pfn, uint8_t *page)
 {
 	return read_page(d, pfn, page);
+}
+
+/*
+ * A large read (the kernel's BTF, 5 MB, is the one a run without vmlinux
+ * makes) decompresses its pages on several threads, each with its own
+ * inflater, straight into the caller's buffer: on the stock 6.12 dump the
+ * ~1,200 zlib pages of BTF are most of a first run's instructions. Only
+ * the simple case goes this way, every page of the range in the dump with
+ * its descriptors in a row; a page that does not decode sends the whole
+ * range back to the one-thread path, which reports it as always.
+ * INODEDUMP_READ_THREADS bounds the threads (1: none).
+ */
+#define PARALLEL_MIN_PAGES 64
+#define PARALLEL_MAX_THREADS 8
+
+struct parallel {
+	struct diskdump *d;
+	const uint8_t *descs; /* one a page */
+	uint8_t *out;	      /* page i at out + i * page_size */
+	size_t npages;
+	atomic_size_t next;
+	atomic_bool failed;
+};
+
+static void decode_pages(struct parallel *p, struct inflater *in)
+{
+	const uint32_t ps = p->d->page_size;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+
+		if (i >= p->npages || atomic_load(&p->failed))
+			return;
+		if (decode_page(p->d->fd, ps, in, p->descs + i * DD_DESC_SIZE,
+				p->out + i * ps) != PAGE_OK)
+			atomic_store(&p->failed, true);
+	}
+}
+
+struct worker {
+	pthread_t thread;
+	struct parallel *p;
+	struct inflater in;
+	bool started;
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	decode_pages(w->p, &w->in);
+	return NULL;
+}
+
+static unsigned read_threads(size_t npages)
+{
+	const char *env = getenv("INODEDUMP_READ_THREADS");
+	long n = env && *env ? strtol(env, NULL, 10)
+			     : sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n > PARALLEL_MAX_THREADS)
+		n = PARALLEL_MAX_THREADS;
+	if ((size_t)n > npages / 16)
+		n = (long)(npages / 16);
+	return n > 1 ? (unsigned)n : 1;
+}
+
+/* Whole pages from pfn on into out, in parallel; false: not done so. */
+static bool read_pages_parallel(struct diskdump *d, uint64_t pfn,
+				uint8_t *out, size_t npages)
+{
+	struct worker workers[PARALLEL_MAX_THREADS] = { 0 };
+	struct parallel p = { .d = d, .out = out, .npages = npages };
+	_cleanup_free_ uint8_t *descs = NULL;
+	unsigned threads = read_threads(npages);
+	int64_t first;
+
+	if (threads < 2 || pfn + npages > d->max_pfn ||
+	    (first = desc_index(d, pfn)) < 0)
+		return false;
+	for (size_t i = 1; i < npages; i++)
+		if (desc_index(d, pfn + i) != first + (int64_t)i)
+			return false;
+	descs = malloc(npages * DD_DESC_SIZE);
+	if (!descs || !idd_pread_all(d->fd, descs, npages * DD_DESC_SIZE,
+				     d->desc_off + (uint64_t)first *
+							   DD_DESC_SIZE))
+		return false;
+	p.descs = descs;
+	atomic_init(&p.next, 0);
+	atomic_init(&p.failed, false);
+	for (unsigned t = 1; t < threads; t++) {
+		struct worker *w = &workers[t];
+
+		w->p = &p;
+		w->in.cbuf = malloc(d->page_size);
+		w->started = w->in.cbuf &&
+			     !pthread_create(&w->thread, NULL, worker_main, w);
+	}
+	decode_pages(&p, &d->in);
+	for (unsigned t = 1; t < threads; t++) {
+		if (workers[t].started)
+			pthread_join(workers[t].thread, NULL);
+		inflater_free(&workers[t].in);
+	}
+	return !atomic_load(&p.failed);
 }
 
 static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
@@ -494,9 +652,19 @@ static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
 	while (len) {
 		uint64_t in_page = pa % d->page_size;
 		size_t n = d->page_size - in_page;
-		const uint8_t *page = idd_page_cache_get(
-			&d->cache, pa / d->page_size, fill_page, d);
+		const uint8_t *page;
 
+		if (!in_page && len / d->page_size >= PARALLEL_MIN_PAGES &&
+		    read_pages_parallel(d, pa / d->page_size, out,
+					len / d->page_size)) {
+			n = len / d->page_size * d->page_size;
+			out += n;
+			pa += n;
+			len -= n;
+			continue;
+		}
+		page = idd_page_cache_get(&d->cache, pa / d->page_size,
+					  fill_page, d);
 		if (!page)
 			return false;
 		if (n > len)
@@ -636,10 +804,8 @@ static void diskdump_close(struct idd_backend *b)
 	inodedump_error_free(d->base.damage);
 	free(d->vmcoreinfo);
 	free(d->rank);
-	free(d->cbuf);
+	inflater_free(&d->in);
 	idd_page_cache_free(&d->cache);
-	libdeflate_free_decompressor(d->deflate);
-	ZSTD_freeDCtx(d->zstd);
 	free(d);
 }
 
