@@ -225,6 +225,7 @@ def with_page(tmp, name, src, desc, page):
 
 
 def btf_address(c, dump, cache):
+    """Where the BTF is in the dump, as a first run (cache empty) says."""
     info = btf_run(["--info", dump], cache)
     for line in info.stdout.splitlines():
         if line.startswith("types") and " bytes at 0x" in line:
@@ -318,7 +319,7 @@ def case_find(c, tmp):
 
     # Damaged BTF in the dump: its header, then its types. No cache, so
     # the dump's own bytes are read.
-    at = btf_address(c, dump, cache)
+    at = btf_address(c, dump, os.path.join(tmp, "c-at"))
     if at is not None:
         data = open(dump, "rb").read()
         desc, page = page_desc(data, at & 0xfff, b"\x9f\xeb\x01\x00\x18\x00\x00\x00")

@@ -305,10 +305,13 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 				 "it with -k, or set DEBUGINFOD_URLS to a server "
 				 "that has it",
 				 release, tried, release);
-	id->types_source = idd_strdup_printf(
-		"the dump's BTF (%zu bytes at 0x%llx%s%s)", idd_btf_size(btf),
-		(unsigned long long)at, btf_cached ? ", cached in " : "",
-		btf_cached ? cache : "");
+	id->types_source =
+		btf_cached ? idd_strdup_printf("the dump's BTF (%zu bytes, "
+					       "cached in %s)",
+					       idd_btf_size(btf), cache)
+			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
+					       "0x%llx)", idd_btf_size(btf),
+					       (unsigned long long)at);
 	id->symbols_source = idd_strdup_printf(
 		"the dump's kallsyms (%zu symbols%s%s)",
 		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),

@@ -775,6 +775,21 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 	*out = NULL;
 	*cached = false;
 	*at = 0;
+	/*
+	 * The cache is the kernel's by build-id, and checked as it is
+	 * parsed: taken before the two lookups by name that find the dump's
+	 * copy (each a search of kallsyms in the dump's pages).
+	 */
+	if (idd_cache_map(cache_dir, CACHE_NAME, &f)) {
+		err = idd_btf_parse_cached(f.data, f.size, "in the cache",
+					   cache_dir, out);
+		idd_cache_unmap(&f);
+		if (!err) {
+			*cached = true;
+			return NULL;
+		}
+		inodedump_error_free(err); /* read the dump's, then */
+	}
 	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
 	    !idd_symbols_address(syms, "__stop_BTF", &stop) || stop <= start)
 		return NULL;
@@ -783,21 +798,6 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		return idd_error_at(INODEDUMP_ERR_DUMP, start,
 				    "BTF at 0x%" PRIx64 ": %" PRIu64 " bytes",
 				    start, stop - start);
-	if (idd_cache_map(cache_dir, CACHE_NAME, &f)) {
-		if (f.size == stop - start) {
-			err = idd_btf_parse_cached(f.data, f.size,
-						   "in the cache", cache_dir,
-						   out);
-			idd_cache_unmap(&f);
-			if (!err) {
-				*cached = true;
-				return NULL;
-			}
-			inodedump_error_free(err); /* read the dump's, then */
-		} else {
-			idd_cache_unmap(&f);
-		}
-	}
 	copy = malloc(stop - start);
 	if (!copy)
 		return idd_nomem();
