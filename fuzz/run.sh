@@ -4,6 +4,7 @@
 #
 #   fuzz/run.sh [SECONDS] [TARGET...]      TARGET: report_parse printk
 #                                          flattened json decode btf dumpfile
+#                                          kallsyms
 #   JOBS=2 fuzz/run.sh 600                 two targets at a time
 #
 # The committed corpus is only read: each run works on a copy in
@@ -18,7 +19,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(report_parse printk flattened json decode btf dumpfile)
+[ ${#targets[@]} -gt 0 ] || targets=(report_parse printk flattened json decode btf dumpfile kallsyms)
 jobs=${JOBS:-1}
 dir=build-fuzz
 
@@ -39,7 +40,8 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 # Largest input each target may grow to.
 declare -A max_len=([report_parse]=1024 [printk]=65536 [flattened]=131072
-                    [json]=16384 [decode]=16384 [btf]=8192 [dumpfile]=65536)
+                    [json]=16384 [decode]=16384 [btf]=8192 [dumpfile]=65536
+                    [kallsyms]=16384)
 
 # One target for secs seconds. libFuzzer stops at its first finding; the
 # run is then restarted (same working corpus) for the time left, at most 30
