@@ -561,10 +561,14 @@ struct parallel {
 static void decode_pages(struct parallel *p, struct inflater *in)
 {
 	const uint32_t ps = p->d->page_size;
+	size_t i = 0, end = 0;
 
-	for (;;) {
-		size_t i = atomic_fetch_add(&p->next, 1);
-
+	/* 16 pages at a time: each thread writes a run of the buffer. */
+	for (;; i++) {
+		if (i == end) {
+			i = atomic_fetch_add(&p->next, 16);
+			end = i + 16 < p->npages ? i + 16 : p->npages;
+		}
 		if (i >= p->npages || atomic_load(&p->failed))
 			return;
 		if (decode_page(p->d->fd, ps, in, p->descs + i * DD_DESC_SIZE,
@@ -584,7 +588,10 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	decode_pages(w->p, &w->in);
+	/* Its own allocations, not next to the caller's hot ones. */
+	w->in.cbuf = malloc(w->p->d->page_size);
+	if (w->in.cbuf)
+		decode_pages(w->p, &w->in);
 	return NULL;
 }
 
@@ -629,9 +636,7 @@ static bool read_pages_parallel(struct diskdump *d, uint64_t pfn,
 		struct worker *w = &workers[t];
 
 		w->p = &p;
-		w->in.cbuf = malloc(d->page_size);
-		w->started = w->in.cbuf &&
-			     !pthread_create(&w->thread, NULL, worker_main, w);
+		w->started = !pthread_create(&w->thread, NULL, worker_main, w);
 	}
 	decode_pages(&p, &d->in);
 	for (unsigned t = 1; t < threads; t++) {

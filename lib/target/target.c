@@ -455,6 +455,8 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 {
 	struct idd_backend *b = t->backend;
 
+	bool merge = true;
+
 	*err = NULL;
 	if (!walk_ready(t))
 		return false;
@@ -467,9 +469,33 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		ok = translated =
 			idd_x86_64_translate(&t->walk, t, addr, &pa, &left);
 		if (ok) {
-			n = left < len ? (size_t)left : len;
+			size_t one;
+
+			n = one = left < len ? (size_t)left : len;
+			/*
+			 * The mappings after it that go on in physical memory
+			 * (the kernel image's 2 MiB pages): one read, which
+			 * a reader can spread over threads. Should it fail,
+			 * the range is read again a mapping at a time, so
+			 * that what is said names the mapping that failed.
+			 */
+			while (merge && n < len) {
+				uint64_t pa2, left2;
+
+				if (!idd_x86_64_translate(&t->walk, t, addr + n,
+							  &pa2, &left2) ||
+				    pa2 != pa + n)
+					break;
+				n += left2 < len - n ? (size_t)left2 : len - n;
+			}
 			b->absent = false;
 			ok = idd_target_read_phys(t, pa, buf, n);
+			if (!ok && n > one) {
+				inodedump_error_free(b->damage);
+				b->damage = NULL;
+				merge = false;
+				continue;
+			}
 		}
 		if (b->damage) {
 			*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
