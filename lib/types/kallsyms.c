@@ -694,11 +694,14 @@ static bool try_markers(struct lazy *z, uint64_t end, unsigned width)
 			memcpy(&v32, raw + 4 * k, 4);
 			v = v32;
 		}
-		/* Each name takes at least 2 bytes (a length, a token). */
-		if (v >= start - z->names || (k ? v < z->markers[k - 1] + 512 ||
-					      v - z->markers[k - 1] >
-						      256ull * MAX_NAME_BYTES
-					    : v != 0))
+		/*
+		 * Rising from 0 inside the names; each name takes at least
+		 * 2 bytes (a length, a token), at most MAX_NAME_BYTES.
+		 */
+		if (v >= start - z->names || (!k && v))
+			return false;
+		if (k && (v < (uint64_t)z->markers[k - 1] + 512 ||
+			  v - z->markers[k - 1] > 256ull * MAX_NAME_BYTES))
 			return false;
 		z->markers[k] = (uint32_t)v;
 	}
@@ -721,7 +724,7 @@ static bool try_seqs(struct lazy *z, uint64_t at)
 	if (n < 2)
 		return false;
 	for (int i = 0; i < 4; i++)
-		for (uint32_t k = from[i]; k <= from[i] + 1; k++)
+		for (uint32_t k = from[i]; k <= from[i] + 1 && k < n; k++)
 			if (!nk || k > ks[nk - 1])
 				ks[nk++] = k;
 	z->seqs = at;
@@ -785,6 +788,12 @@ idd_kallsyms_open_lazy(const struct idd_kallsyms_tables *tab,
 	int32_t off;
 
 	*out = NULL;
+	if (!tab->num_syms || tab->num_syms > MAX_SYMS) {
+		free(z);
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "kallsyms: %" PRIu32 " symbols is no kernel's "
+				 "count", tab->num_syms);
+	}
 	if (!ks || !z) {
 		free(z);
 		return idd_nomem();
@@ -808,8 +817,7 @@ idd_kallsyms_open_lazy(const struct idd_kallsyms_tables *tab,
 	memcpy(z->token_index, tab->token_index, sizeof(z->token_index));
 	z->tab.token_table = z->token_table;
 	z->tab.token_index = z->token_index;
-	if (!tab->num_syms || tab->num_syms > MAX_SYMS ||
-	    !find_tokens(&z->tab, &z->tokens))
+	if (!find_tokens(&z->tab, &z->tokens))
 		goto bad;
 	/* See address_of: the last symbol is below zero only with it. */
 	if (tab->has_relative_base) {

@@ -293,6 +293,17 @@ static void test_damage(void)
 	CHECK(err && !ks && strstr(inodedump_error_message(err), "kallsyms_markers"));
 	inodedump_error_free(err);
 
+	/* A count no kernel has: refused before anything is read. */
+	build(E64, 4, &l);
+	for (int k = 0; k < 2; k++) {
+		l.tab.num_syms = k ? 5u << 20 : 0;
+		mem.bytes_read = 0;
+		err = idd_kallsyms_open_lazy(&l.tab, &l.at, mem_read, &mem, NULL, &ks);
+		CHECK(err && !ks && !mem.bytes_read &&
+		      strstr(inodedump_error_message(err), "no kernel's count"));
+		inodedump_error_free(err);
+	}
+
 	/* The last block's first name made longer: it runs into the markers. */
 	build(E64, 4, &l);
 	{
