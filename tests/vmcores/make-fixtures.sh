@@ -4,6 +4,7 @@
 #   tests/vmcores/make-fixtures.sh [patched|stock|stock4|stock73|wrapped|writers|big|all]   (default: all)
 #   tests/vmcores/make-fixtures.sh live [BINARY]
 #   tests/vmcores/make-fixtures.sh debugvfs73   (all also builds it; recipe in debugvfs73.sh)  # fx-hook
+#   tests/vmcores/make-fixtures.sh nobtf   (all also builds it; recipe in nobtf.sh)  # fx-hook
 #
 # all = stock, stock4 (the stock kernel with 4-level paging, 1 GiB),
 # stock73 (the stock Debian 7.3 kernel from trixie-backports, truth from
@@ -138,6 +139,9 @@ sha256sum() {  # fx-hook
 # The 7.3 DEBUG_VFS set (make-fixtures.sh debugvfs73; part of all).  # fx-hook
 # shellcheck source=debugvfs73.sh  # fx-hook
 . "$HERE/debugvfs73.sh"  # fx-hook
+# The 7.3 kernel without BTF (make-fixtures.sh nobtf; part of all).  # fx-hook
+# shellcheck source=nobtf.sh  # fx-hook
+. "$HERE/nobtf.sh"  # fx-hook
 
 # ---------------------------------------------------------------- stock kernel
 # Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
@@ -665,6 +669,7 @@ main() {
 	check_packages
 	case $what in
 	debugvfs73) build_debugvfs73 ;;  # fx-hook
+	nobtf) build_nobtf ;;  # fx-hook
 	stock | stock4 | stock73 | patched | wrapped) build_set "$what" ;;
 	writers) build_writers_set ;;
 	big) build_big ;;
@@ -686,6 +691,7 @@ main() {
 	esac
 	[ "$what" != all ] || build_debugvfs73  # fx-hook
 	[ "$what" != all ] || build_big big73  # fx-hook
+	[ "$what" != all ] || build_nobtf  # fx-hook
 }
 
 main "$@"
