@@ -454,7 +454,6 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		      size_t len, struct inodedump_error **err)
 {
 	struct idd_backend *b = t->backend;
-
 	bool merge = true;
 
 	*err = NULL;

@@ -18,7 +18,8 @@
  * below zero is impossible without it (the image is not 2 GiB long) and
  * certain with it (every non-per-CPU symbol is stored that way).
  *
- * The tables decoded are kept in the per-kernel cache (cache.c).
+ * They are read on demand (below); tables decoded whole (kernels before
+ * 6.2, or a layout not found) are kept in the per-kernel cache (cache.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -433,15 +434,18 @@ idd_kallsyms_from_tables(const struct idd_kallsyms_tables *t,
 	return NULL;
 }
 
-/* The cacheable bytes of decoded tables. */
-static void block_bytes(const struct idd_kallsyms *ks, const void **data,
-			size_t *size)
+/* Decoded tables into the cache (cache_dir NULL: none). */
+static void store_block(const char *cache_dir, const struct idd_kallsyms *ks)
 {
 	struct block_layout l;
+	struct idd_cache_part part;
 
+	if (!cache_dir)
+		return;
 	layout_of(ks->n, ks->strings_len, &l);
-	*data = ks->owned;
-	*size = l.total;
+	part.data = ks->owned;
+	part.size = l.total;
+	idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
 }
 
 static bool vmcoreinfo_symbol(struct idd_target *t, const char *name,
@@ -874,12 +878,7 @@ static struct idd_kallsyms *lz_full(struct lazy *z)
 		inodedump_error_free(err);
 		return NULL;
 	}
-	if (z->cache_dir) {
-		struct idd_cache_part part;
-
-		block_bytes(z->full, &part.data, &part.size);
-		idd_cache_store(z->cache_dir, CACHE_NAME, &part, 1);
-	}
+	store_block(z->cache_dir, z->full);
 	z->full_failed = false;
 	return z->full;
 }
@@ -1001,8 +1000,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 		tokens_len = index[i] > tokens_len ? index[i] : tokens_len;
 	tokens_len += 256; /* the last token and its NUL */
 	tokens = malloc(tokens_len);
-	offs = malloc((size_t)count * 4);
-	if (!tokens || !offs)
+	if (!tokens)
 		return idd_nomem();
 	if ((err = idd_target_read(t, token_table, tokens, tokens_len)))
 		return idd_error_wrap(err, "kallsyms_token_table");
@@ -1029,6 +1027,8 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 			return err;
 		inodedump_error_free(err);
 	}
+	if (!(offs = malloc((size_t)count * 4)))
+		return idd_nomem();
 	if ((err = idd_target_read(t, offsets, offs, (size_t)count * 4)))
 		return idd_error_wrap(err, "kallsyms_offsets");
 	if ((err = read_names(t, names, count, &names_buf, &tab.names_len)))
@@ -1037,12 +1037,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 	tab.offsets = offs;
 	if ((err = idd_kallsyms_from_tables(&tab, &ks)))
 		return err;
-	if (cache_dir) {
-		struct idd_cache_part part;
-
-		block_bytes(ks, &part.data, &part.size);
-		idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
-	}
+	store_block(cache_dir, ks);
 	*out = ks;
 	return NULL;
 }
