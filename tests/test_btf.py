@@ -45,9 +45,10 @@ def env_with_cache(cache):
     return env
 
 
-def btf_run(args, cache, **kw):
-    return run(["--debug-root", NO_DEBUG, *args], env=env_with_cache(cache),
-               **kw)
+def btf_run(args, cache, env_extra=None, **kw):
+    env = env_with_cache(cache)
+    env.update(env_extra or {})
+    return run(["--debug-root", NO_DEBUG, *args], env=env, **kw)
 
 
 def dumps_of(d):
@@ -61,6 +62,83 @@ def dumps_of(d):
         if os.path.exists(p):
             out.append((extra.split(".")[0], p))
     return out
+
+
+def elf_section(path, name):
+    """The bytes of section `name` of the ELF64 file at path, or None."""
+    with open(path, "rb") as f:
+        h = f.read(64)
+        shoff, = struct.unpack_from("<Q", h, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", h, 0x3a)
+        f.seek(shoff)
+        sh = f.read(shentsize * shnum)
+
+        def sect(i):
+            name_off, _, _, _, off, size = struct.unpack_from(
+                "<IIQQQQ", sh, i * shentsize)
+            return name_off, off, size
+        _, stroff, strsize = sect(shstrndx)
+        f.seek(stroff)
+        names = f.read(strsize)
+        for i in range(shnum):
+            n, off, size = sect(i)
+            sh_type, = struct.unpack_from("<I", sh, i * shentsize + 4)
+            if names[n:names.index(b"\0", n)].decode() == name:
+                if sh_type == 8:  # SHT_NOBITS: a debug-only file
+                    return None
+                f.seek(off)
+                return f.read(size)
+    return None
+
+
+# Bytes after a btf_type's 12, by kind: a fixed part and a part per vlen.
+BTF_EXTRA = {1: (4, 0), 3: (12, 0), 4: (0, 12), 5: (0, 12), 6: (0, 8),
+             13: (0, 8), 14: (4, 0), 15: (0, 12), 17: (4, 0), 19: (0, 12)}
+
+
+class Btf:
+    """vmlinux's .BTF as the kernel was built with it: record offsets by
+    id (from the start of the section) and names, read here in Python,
+    not by inodedump."""
+
+    def __init__(self, data):
+        magic, _, _, hdr_len, type_off, type_len, str_off, str_len = \
+            struct.unpack_from("<HBBIIIII", data, 0)
+        assert magic == 0xeb9f, hex(magic)
+        self.data = data
+        self.types = hdr_len + type_off
+        self.strs = hdr_len + str_off
+        self.off = [None]  # id 0 is void
+        self.info = [None]
+        off, end = self.types, self.types + type_len
+        while off < end:
+            name_off, info, _ = struct.unpack_from("<III", data, off)
+            self.off.append(off)
+            self.info.append((name_off, (info >> 24) & 0x1f))
+            fixed, per = BTF_EXTRA.get((info >> 24) & 0x1f, (0, 0))
+            off += 12 + fixed + per * (info & 0xffff)
+
+    def name(self, i):
+        o = self.strs + self.info[i][0]
+        return self.data[o:self.data.index(b"\0", o)].decode()
+
+    def is_sorted(self):
+        """Anonymous types first, then the named ones by name (7.0+:
+        resolve_btfids sorts vmlinux's BTF, and the kernel relies on it)."""
+        names = [self.name(i) if self.info[i][0] else "" for i in range(1, len(self.off))]
+        first = next((i for i, n in enumerate(names) if n), len(names))
+        named = [n.encode() for n in names[first:]]
+        return first > 0 and all(names[i] == "" for i in range(first)) and \
+            all(a <= b for a, b in zip(named, named[1:]))
+
+    def struct_id(self, name):
+        return next(i for i in range(1, len(self.off))
+                    if self.info[i][1] in (4, 5) and self.info[i][0] and self.name(i) == name)
+
+
+def vmlinux_btf(vmlinux):
+    data = elf_section(vmlinux, ".BTF")
+    return Btf(data) if data else None
 
 
 def from_btf(c, name, p):
@@ -77,11 +155,24 @@ def case_equal(c, set_name, tmp, helper):
     # The committed fixture is one dump; every built set has all formats.
     c.ok(f"{set_name}: dumps found",
          len(dumps) >= (1 if set_name == "committed" else 5), str(dumps))
+    # A kernel whose BTF is sorted has it read on demand through its own
+    # index, where the dump kept that index (every format but the
+    # filtering ones certainly does); any other is read whole and cached.
+    btf = vmlinux_btf(vmlinux)
+    on_demand = btf.is_sorted() if btf else None
+    if btf is None:
+        print(f"NOTE {set_name}: vmlinux carries no .BTF (a debug-only file), "
+              "so whether the BTF is read on demand is not checked here")
     first = True
     for fmt, dump in dumps:
         want = run(["-k", vmlinux, "-j", dump, *addrs])
-        got = btf_run(["-j", dump, *addrs], cache)
+        # A cache of its own: every dump's BTF is read from the dump.
+        own = os.path.join(tmp, "cache-" + fmt)
+        got = btf_run(["-j", dump, *addrs], own)
         from_btf(c, f"{set_name} {fmt}", got)
+        if fmt in FORMATS and on_demand is not None:
+            c.eq(f"{set_name} {fmt}: BTF read on demand (sorted: {on_demand})",
+                 "read on demand), symbols" in got.stderr, on_demand)
         c.eq(f"{set_name} {fmt}: exit status", got.returncode, want.returncode)
         try:
             c.eq(f"{set_name} {fmt}: every truth inode as with DWARF",
@@ -89,6 +180,17 @@ def case_equal(c, set_name, tmp, helper):
         except json.JSONDecodeError as e:
             c.ok(f"{set_name} {fmt}: JSON", False, f"{e}: {got.stderr[-500:]}")
         if first:
+            if on_demand:
+                c.ok(f"{set_name} {fmt}: on demand, no BTF cached",
+                     not any("btf" in f for _, _, fs in os.walk(own) for f in fs),
+                     str(list(os.walk(own))))
+            # Read whole (as every kernel without sorted BTF is), and cached.
+            whole = btf_run(["-j", dump, *addrs], cache,
+                            env_extra={"INODEDUMP_BTF_WHOLE": "1"})
+            c.ok(f"{set_name} {fmt}: INODEDUMP_BTF_WHOLE: read whole",
+                 "read on demand), symbols" not in whole.stderr, whole.stderr[-600:])
+            c.eq(f"{set_name} {fmt}: read whole, the same",
+                 (whole.returncode, whole.stdout), (got.returncode, got.stdout))
             # The cache holds both tables now: the same from it.
             again = btf_run(["-j", dump, *addrs], cache)
             c.eq(f"{set_name} {fmt}: cached run prints the same",
@@ -106,7 +208,8 @@ def case_equal(c, set_name, tmp, helper):
                      ["--sweep", "--jsonl", "--paths", dump],
                      ["--holders", "-j", dump, *addrs[:6]]):
             want = run(["-k", vmlinux, *args])
-            got = btf_run(args, cache)
+            # Types as a first run has them: on demand, or read whole.
+            got = btf_run(args, os.path.join(tmp, "cache-runs"))
             what = " ".join(a for a in args if a.startswith("-")) or "reports"
             c.eq(f"{set_name} {fmt} {what}: as with DWARF",
                  (got.returncode, got.stdout), (want.returncode, want.stdout))

@@ -253,9 +253,11 @@ static void find_alias_dtype(struct inodedump *id, struct inode_layout *l)
 		return;
 	idd_anchor(t, id->syms, "fs/dcache.c",
 		   (const char *const[]){ "dput", "d_alloc", NULL });
-	if (!idd_types_enumerator(t, "fs/dcache.c", "DCACHE_ENTRY_TYPE",
+	if (!idd_types_enumerator(t, "fs/dcache.c", "dentry_flags",
+				  "DCACHE_ENTRY_TYPE",
 				  &mask) ||
-	    !idd_types_enumerator(t, "fs/dcache.c", "DCACHE_DIRECTORY_TYPE",
+	    !idd_types_enumerator(t, "fs/dcache.c", "dentry_flags",
+				  "DCACHE_DIRECTORY_TYPE",
 				  &dir) ||
 	    mask <= 0 || dir <= 0 || (dir & ~mask))
 		return;

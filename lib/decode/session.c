@@ -310,8 +310,11 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 					       "cached in %s)",
 					       idd_btf_size(btf), cache)
 			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
-					       "0x%llx)", idd_btf_size(btf),
-					       (unsigned long long)at);
+					       "0x%llx%s)", idd_btf_size(btf),
+					       (unsigned long long)at,
+					       idd_btf_on_demand(btf)
+						       ? ", read on demand"
+						       : "");
 	id->symbols_source = idd_strdup_printf(
 		"the dump's kallsyms (%zu symbols%s%s)",
 		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),

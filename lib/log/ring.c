@@ -89,12 +89,12 @@ static struct inodedump_error *load_ring_layout(struct inodedump *id,
 	idd_types_member(t, &l->info, "comm", &l->comm);
 	if (!l->caller_id2.present || l->comm.kind != IDD_KIND_ARRAY)
 		l->caller_id2.present = l->comm.present = false;
-	if (!idd_types_enumerator(t, RING_CU, "desc_committed", &l->committed) ||
-	    !idd_types_enumerator(t, RING_CU, "desc_finalized", &l->finalized))
+	if (!idd_types_enumerator(t, RING_CU, "desc_state", "desc_committed", &l->committed) ||
+	    !idd_types_enumerator(t, RING_CU, "desc_state", "desc_finalized", &l->finalized))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "vmlinux has no enum desc_state in %s", RING_CU);
-	if (!idd_types_enumerator(t, PRINTK_CU, "LOG_CONT", &l->log_cont) &&
-	    !idd_types_enumerator(t, RING_CU, "LOG_CONT", &l->log_cont))
+	if (!idd_types_enumerator(t, PRINTK_CU, "printk_info_flags", "LOG_CONT", &l->log_cont) &&
+	    !idd_types_enumerator(t, RING_CU, "printk_info_flags", "LOG_CONT", &l->log_cont))
 		l->log_cont = 0; /* continuation flags then read as unset */
 	return NULL;
 }

@@ -660,6 +660,19 @@ static void describe_level(int level, char *buf, size_t len)
 		snprintf(buf + used, len - used, " pages excluded");
 }
 
+struct inodedump_error *idd_target_read_unexplained(struct idd_target *t,
+						    uint64_t addr, void *buf,
+						    size_t len)
+{
+	bool was = t->explaining;
+	struct inodedump_error *err;
+
+	t->explaining = true;
+	err = idd_target_read(t, addr, buf, len);
+	t->explaining = was;
+	return err;
+}
+
 void idd_target_set_explain(struct idd_target *t, idd_filtered_explain_fn fn,
 			    void *arg)
 {

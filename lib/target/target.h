@@ -116,5 +116,13 @@ uint64_t idd_target_max_pfn(struct idd_target *t);
 typedef char *(*idd_filtered_explain_fn)(void *arg, uint64_t phys);
 void idd_target_set_explain(struct idd_target *t, idd_filtered_explain_fn fn,
 			    void *arg);
+/*
+ * idd_target_read() whose error, for a page left out, does not call the
+ * explanation: for a reader the explanation itself would use (types read
+ * on demand).
+ */
+struct inodedump_error *idd_target_read_unexplained(struct idd_target *t,
+						    uint64_t addr, void *buf,
+						    size_t len);
 
 #endif

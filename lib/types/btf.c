@@ -14,6 +14,12 @@
  * Lookups by name go through one index of the named structs, unions and
  * enums, built in one pass over the types: libbpf's
  * btf__find_by_name_kind() walks every type on each call.
+ *
+ * A kernel whose BTF is sorted by name (7.0+) has it read on demand
+ * instead, through the kernel's own index of its records ("on demand"
+ * below): a decode then reads about a tenth of it, and nothing is cached.
+ * Records read so are checked one by one; anything amiss, and the BTF is
+ * read whole and parsed by libbpf as for every other kernel.
  */
 #include <bpf/btf.h>
 #include <dlfcn.h>
@@ -116,18 +122,36 @@ struct idd_btf {
 	bool mods_tried;
 	struct idd_symbols *syms;
 	struct idd_target *target;
+	struct lazy *lz; /* read on demand (sorted BTF), NULL: whole */
+	struct inodedump_error *broken; /* why it could not be read whole */
 };
+
+static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id);
+static const char *lazy_str(const struct idd_btf *b, uint32_t off);
+static uint32_t lazy_lookup(const struct idd_btf *b, const char *name,
+			    int class);
+static void lazy_free(struct lazy *lz);
+static bool lazy_settle(struct idd_btf *b);
+static void lazy_whole(struct idd_btf *b);
 
 static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
 {
-	return id && id < b->ntypes ? B.type_by_id(b->btf, id) : NULL;
+	if (!id || id >= b->ntypes)
+		return NULL;
+	return b->lz ? lazy_type(b, id) : B.type_by_id(b->btf, id);
+}
+
+/* The string at off of the strings section, "" when none. */
+static const char *str_at(const struct idd_btf *b, uint32_t off)
+{
+	const char *n = b->lz ? lazy_str(b, off) : B.name_by_offset(b->btf, off);
+
+	return n ? n : "";
 }
 
 static const char *name_of(const struct idd_btf *b, const struct btf_type *t)
 {
-	const char *n = B.name_by_offset(b->btf, t->name_off);
-
-	return n ? n : "";
+	return str_at(b, t->name_off);
 }
 
 static int name_class(const struct btf_type *t)
@@ -218,6 +242,10 @@ static struct inodedump_error *build_index(struct idd_btf *b)
 
 static uint32_t lookup(const struct idd_btf *b, const char *name, int class)
 {
+	if (b->lz)
+		return lazy_lookup(b, name, class);
+	if (!b->slots)
+		return 0;
 	uint32_t h = hash_name(name, class) & b->mask;
 
 	/* Bounded, and each id checked: the index may come from the cache. */
@@ -240,6 +268,8 @@ void idd_btf_free(struct idd_btf *b)
 	free(b->mods);
 	if (b->btf)
 		B.free_(b->btf);
+	lazy_free(b->lz);
+	inodedump_error_free(b->broken);
 	if (b->index.data) {
 		idd_cache_unmap(&b->index);
 	} else {
@@ -354,6 +384,323 @@ struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
 	return NULL;
 }
 
+/* --------------------------------------------------------- on demand -- */
+
+/*
+ * The dump's BTF read on demand, for kernels whose BTF is sorted: since
+ * 7.0 (resolve_btfids sorts it) vmlinux's BTF lists its anonymous types
+ * first and then the named ones in name order, and the kernel, trusting
+ * that, binary-searches it by name. The running kernel also keeps an
+ * index of it: btf_vmlinux->types[id] is the address of record id. With
+ * both, a decode reads a few hundred kilobytes of the BTF instead of
+ * inflating all of its compressed pages (bench/RESULTS.md).
+ *
+ * The layout of struct btf is not assumed: the index is the pointer in
+ * btf_vmlinux whose entries 1 and 2 are the addresses of the first two
+ * records, the type count the word whose last entry ends the types; both
+ * are then checked against struct btf as the BTF itself describes it,
+ * with named_start_id (the kernel's mark of sorted BTF). Records and
+ * strings are copied once, each checked against its section. A read that
+ * fails or a record that is not one makes the BTF be read whole
+ * (lazy_settle()), and libbpf then checks all of it.
+ */
+#define LAZY_STR_MAX 4096u
+#define LAZY_BTF_READ 512u
+/* Kernel addresses are in the upper half (a filter: content decides). */
+#define KERNEL_MIN (1ull << 63)
+
+struct lazy_map {
+	struct lazy_slot {
+		uint32_t key;
+		void *copy;
+	} *slots;
+	size_t n, used; /* n a power of two */
+};
+
+struct lazy {
+	struct idd_target *t;
+	uint64_t start, stop; /* __start_BTF, __stop_BTF */
+	uint64_t types_at, types_end, strs_at;
+	uint32_t strs_len;
+	uint64_t index; /* btf_vmlinux->types */
+	uint32_t named; /* btf_vmlinux->named_start_id */
+	struct lazy_map recs, strs; /* copies, by id and by offset */
+	bool failed; /* a read failed, or a record was not one */
+};
+
+static void map_free(struct lazy_map *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->slots[i].copy);
+	free(m->slots);
+}
+
+static void lazy_free(struct lazy *lz)
+{
+	if (!lz)
+		return;
+	map_free(&lz->recs);
+	map_free(&lz->strs);
+	free(lz);
+}
+
+static struct lazy_slot *map_slot(const struct lazy_map *m, uint32_t key)
+{
+	uint32_t h = key * 2654435761u;
+
+	for (size_t i = 0; i < m->n; i++) {
+		struct lazy_slot *s = &m->slots[(h + i) & (m->n - 1)];
+
+		if (!s->copy || s->key == key)
+			return s;
+	}
+	return NULL;
+}
+
+static void *map_get(const struct lazy_map *m, uint32_t key)
+{
+	struct lazy_slot *s = m->n ? map_slot(m, key) : NULL;
+
+	return s ? s->copy : NULL;
+}
+
+/* Keep copy (malloc'd) under key; NULL when out of memory (copy freed). */
+static void *map_put(struct lazy_map *m, uint32_t key, void *copy)
+{
+	if (2 * (m->used + 1) > m->n) {
+		struct lazy_map grown = { calloc(m->n ? 2 * m->n : 256,
+						 sizeof(struct lazy_slot)),
+					  m->n ? 2 * m->n : 256, m->used };
+
+		if (!grown.slots) {
+			free(copy);
+			return NULL;
+		}
+		for (size_t i = 0; i < m->n; i++)
+			if (m->slots[i].copy)
+				*map_slot(&grown, m->slots[i].key) = m->slots[i];
+		free(m->slots);
+		*m = grown;
+	}
+	*map_slot(m, key) = (struct lazy_slot){ key, copy };
+	m->used++;
+	return copy;
+}
+
+static bool lazy_read(struct lazy *lz, uint64_t addr, void *buf, size_t len)
+{
+	struct inodedump_error *err =
+		idd_target_read_unexplained(lz->t, addr, buf, len);
+
+	if (err) {
+		inodedump_error_free(err);
+		lz->failed = true;
+		return false;
+	}
+	return true;
+}
+
+/* Bytes of a record from its first 12 (btf_type), or 0 if no such kind. */
+static size_t record_size(const struct btf_type *t)
+{
+	size_t vlen = btf_vlen(t);
+
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+	case BTF_KIND_VAR:
+	case BTF_KIND_DECL_TAG:
+		return 16;
+	case BTF_KIND_ARRAY:
+		return 12 + sizeof(struct btf_array);
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION:
+		return 12 + vlen * sizeof(struct btf_member);
+	case BTF_KIND_ENUM:
+		return 12 + vlen * sizeof(struct btf_enum);
+	case BTF_KIND_ENUM64:
+		return 12 + vlen * sizeof(struct btf_enum64);
+	case BTF_KIND_FUNC_PROTO:
+		return 12 + vlen * sizeof(struct btf_param);
+	case BTF_KIND_DATASEC:
+		return 12 + vlen * sizeof(struct btf_var_secinfo);
+	case BTF_KIND_PTR:
+	case BTF_KIND_FWD:
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_CONST:
+	case BTF_KIND_RESTRICT:
+	case BTF_KIND_FUNC:
+	case BTF_KIND_FLOAT:
+	case BTF_KIND_TYPE_TAG:
+		return 12;
+	default:
+		return 0;
+	}
+}
+
+/* The record at addr, copied whole and checked to lie in the types. */
+static struct btf_type *read_record(struct lazy *lz, uint64_t addr)
+{
+	struct btf_type head;
+	size_t size;
+	void *copy;
+
+	if (addr < lz->types_at || addr % 4 || lz->types_end - addr < 12 ||
+	    !lazy_read(lz, addr, &head, 12))
+		return NULL;
+	size = record_size(&head);
+	if (!size || size > lz->types_end - addr || !(copy = malloc(size)))
+		return NULL;
+	memcpy(copy, &head, 12);
+	if (size > 12 &&
+	    !lazy_read(lz, addr + 12, (uint8_t *)copy + 12, size - 12)) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
+{
+	struct lazy *lz = b->lz;
+	struct btf_type *t = map_get(&lz->recs, id), *prev;
+	uint64_t addr[2];
+
+	if (t || lz->failed)
+		return t;
+	/*
+	 * The index is the kernel's memory, not the BTF: entry id must be
+	 * where record id - 1 (read too, mostly from the same page) ends.
+	 */
+	if (!lazy_read(lz, lz->index + 8ull * (id - 1), addr, 16))
+		return NULL;
+	if (id == 1) {
+		if (addr[1] != lz->types_at)
+			lz->failed = true;
+	} else if ((prev = read_record(lz, addr[0]))) {
+		if (addr[0] + record_size(prev) != addr[1])
+			lz->failed = true;
+		free(prev);
+	} else {
+		lz->failed = true;
+	}
+	if (lz->failed || !(t = read_record(lz, addr[1]))) {
+		lz->failed = true;
+		return NULL;
+	}
+	if (!map_put(&lz->recs, id, t))
+		lz->failed = true;
+	return map_get(&lz->recs, id);
+}
+
+static const char *lazy_str(const struct idd_btf *b, uint32_t off)
+{
+	struct lazy *lz = b->lz;
+	char *s = map_get(&lz->strs, off);
+	size_t have = 0, cap = 64;
+
+	if (s || lz->failed || off >= lz->strs_len)
+		return s ? s : "";
+	/* Read a little at a time: most names are short. */
+	for (;;) {
+		size_t want = cap - have, left = lz->strs_len - off - have;
+		char *grown;
+
+		if (want > left)
+			want = left;
+		if (!want || !(grown = realloc(s, cap + 1)))
+			break;
+		s = grown;
+		if (!lazy_read(lz, lz->strs_at + off + have, s + have, want))
+			break;
+		if (memchr(s + have, 0, want))
+			return map_put(&lz->strs, off, s) ? s : "";
+		have += want;
+		if (cap >= LAZY_STR_MAX)
+			break; /* no name is this long: not a string table */
+		cap *= 2;
+	}
+	free(s);
+	lz->failed = true;
+	return "";
+}
+
+/*
+ * Named types of a class by name: the lowest id of that name and class,
+ * as the index of whole BTF has it (a name's records are adjacent).
+ */
+static uint32_t lazy_lookup(const struct idd_btf *b, const char *name,
+			    int class)
+{
+	uint32_t lo = b->lz->named, hi = b->ntypes;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct btf_type *t = type_at(b, mid);
+
+		if (!t)
+			return 0;
+		if (strcmp(name_of(b, t), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t id = lo; id < b->ntypes; id++) {
+		const struct btf_type *t = type_at(b, id);
+
+		if (!t || strcmp(name_of(b, t), name))
+			return 0;
+		if (name_class(t) == class)
+			return id;
+	}
+	return 0;
+}
+
+/* btf__resolve_size() for BTF read on demand. */
+static __s64 lazy_size(const struct idd_btf *b, uint32_t id)
+{
+	uint64_t n = 1;
+
+	for (int depth = 0; depth < 32; depth++) {
+		const struct btf_type *t = type_at(b, id);
+
+		if (!t)
+			return -1;
+		switch (btf_kind(t)) {
+		case BTF_KIND_INT:
+		case BTF_KIND_ENUM:
+		case BTF_KIND_ENUM64:
+		case BTF_KIND_STRUCT:
+		case BTF_KIND_UNION:
+		case BTF_KIND_DATASEC:
+		case BTF_KIND_FLOAT:
+			return n * t->size > UINT32_MAX ? -1
+							: (__s64)(n * t->size);
+		case BTF_KIND_PTR:
+			return n * 8 > UINT32_MAX ? -1 : (__s64)(n * 8);
+		case BTF_KIND_TYPEDEF:
+		case BTF_KIND_VOLATILE:
+		case BTF_KIND_CONST:
+		case BTF_KIND_RESTRICT:
+		case BTF_KIND_VAR:
+		case BTF_KIND_DECL_TAG:
+		case BTF_KIND_TYPE_TAG:
+			id = t->type;
+			break;
+		case BTF_KIND_ARRAY:
+			n *= btf_array(t)->nelems;
+			if (n > UINT32_MAX)
+				return -1;
+			id = btf_array(t)->type;
+			break;
+		default:
+			return -1;
+		}
+	}
+	return -1;
+}
+
+
 /* ----------------------------------------------------------- lookups -- */
 
 /* Strip typedefs and qualifiers. */
@@ -371,16 +718,24 @@ static uint32_t peel(const struct idd_btf *b, uint32_t id)
 
 static void load_modules(struct idd_btf *b);
 
-struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
-				       struct idd_struct *out)
+static struct inodedump_error *struct_once(struct idd_btf *b,
+					    const char *name,
+					    struct idd_struct *out)
 {
 	uint32_t id = lookup(b, name, 0);
 	const struct btf_type *t = type_at(b, id);
 	struct idd_btf *in = b;
 
 	memset(out, 0, sizeof(*out));
+	if (b->broken)
+		return idd_error(INODEDUMP_ERR_TYPE, "%s", b->broken->message);
 	if (!t && !b->first_id) /* not parsed: no such btf */
 		return idd_error(INODEDUMP_ERR_TYPE, "no BTF");
+	if (!t && b->lz && !b->lz->failed) {
+		/* Module BTF is split on vmlinux's, parsed whole by libbpf. */
+		lazy_whole(b);
+		return struct_once(b, name, out);
+	}
 	if (!t && b->first_id == 1) {
 		/* Not vmlinux's: a module's, if one has it. */
 		if (!b->mods_tried)
@@ -405,6 +760,18 @@ struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
 	out->btf = in == b ? NULL : in;
 	out->size = t->size;
 	return NULL;
+}
+
+struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
+				       struct idd_struct *out)
+{
+	struct inodedump_error *err = struct_once(b, name, out);
+
+	if (lazy_settle(b)) {
+		inodedump_error_free(err);
+		err = struct_once(b, name, out);
+	}
+	return err;
 }
 
 static void describe(struct idd_btf *b, uint32_t type, struct idd_member *out)
@@ -443,7 +810,7 @@ static void describe(struct idd_btf *b, uint32_t type, struct idd_member *out)
 	default:
 		break;
 	}
-	size = B.resolve_size(b->btf, type);
+	size = b->lz ? lazy_size(b, type) : B.resolve_size(b->btf, type);
 	out->size = size > 0 ? (uint64_t)size : 0;
 }
 
@@ -463,7 +830,7 @@ static bool find_member(struct idd_btf *b, uint32_t agg, const char *name,
 		return false;
 	m = btf_members(t);
 	for (uint32_t i = 0; i < btf_vlen(t); i++, m++) {
-		const char *n = B.name_by_offset(b->btf, m->name_off);
+		const char *n = str_at(b, m->name_off);
 		uint64_t inner = 0;
 
 		if (!*budget)
@@ -487,8 +854,8 @@ static bool find_member(struct idd_btf *b, uint32_t agg, const char *name,
 	return false;
 }
 
-void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
-			  const char *path, struct idd_member *out)
+static void member_once(struct idd_btf *b, const struct idd_struct *s,
+			const char *path, struct idd_member *out)
 {
 	uint32_t type = s->btf_id, bitfield = 0;
 
@@ -533,6 +900,14 @@ void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
 		memset(out, 0, sizeof(*out));
 }
 
+void idd_btf_types_member(struct idd_btf *b, const struct idd_struct *s,
+			  const char *path, struct idd_member *out)
+{
+	member_once(b, s, path, out);
+	if (lazy_settle(s->btf ? s->btf : b))
+		member_once(b, s, path, out);
+}
+
 bool idd_btf_member(struct idd_btf *b, const char *structname,
 		    const char *path, struct idd_member *out)
 {
@@ -548,9 +923,9 @@ bool idd_btf_member(struct idd_btf *b, const char *structname,
 	return out->present;
 }
 
-struct inodedump_error *idd_btf_pointee(struct idd_btf *base,
-					const struct idd_member *m,
-					struct idd_struct *out)
+static struct inodedump_error *pointee_once(struct idd_btf *base,
+					     const struct idd_member *m,
+					     struct idd_struct *out)
 {
 	struct idd_btf *b = m->btf ? m->btf : base;
 	const struct btf_type *p = type_at(b, m->btf_type), *t;
@@ -571,7 +946,20 @@ struct inodedump_error *idd_btf_pointee(struct idd_btf *base,
 	if (!t || !btf_is_fwd(t) || !t->name_off)
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "pointer to an anonymous incomplete type");
-	return idd_btf_struct(base, name_of(b, t), out);
+	return struct_once(base, name_of(b, t), out);
+}
+
+struct inodedump_error *idd_btf_pointee(struct idd_btf *base,
+					const struct idd_member *m,
+					struct idd_struct *out)
+{
+	struct inodedump_error *err = pointee_once(base, m, out);
+
+	if (lazy_settle(m->btf ? m->btf : base)) {
+		inodedump_error_free(err);
+		err = pointee_once(base, m, out);
+	}
+	return err;
 }
 
 /* Each enumerator of enum type id, its value signed as the enum says. */
@@ -587,22 +975,43 @@ static void each_enumerator(const struct idd_btf *b, uint32_t id,
 		const struct btf_enum *e = btf_enum(t);
 
 		for (uint32_t i = 0; i < btf_vlen(t); i++, e++)
-			fn(B.name_by_offset(b->btf, e->name_off),
+			fn(str_at(b, e->name_off),
 			   sign ? (int64_t)e->val : (int64_t)(uint32_t)e->val,
 			   arg);
 	} else if (btf_is_enum64(t)) {
 		const struct btf_enum64 *e = btf_enum64(t);
 
 		for (uint32_t i = 0; i < btf_vlen(t); i++, e++)
-			fn(B.name_by_offset(b->btf, e->name_off),
+			fn(str_at(b, e->name_off),
 			   (int64_t)btf_enum64_value(e), arg);
 	}
+}
+
+/*
+ * Read on demand: enum id and its enumerators' names copied, before any is
+ * told to a caller (who cannot take back what a failed read gave it).
+ */
+static bool enum_readable(struct idd_btf *b, uint32_t id)
+{
+	const struct btf_type *t = type_at(b, id);
+
+	if (t && btf_is_enum(t))
+		for (uint32_t i = 0; i < btf_vlen(t); i++)
+			str_at(b, btf_enum(t)[i].name_off);
+	else if (t && btf_is_enum64(t))
+		for (uint32_t i = 0; i < btf_vlen(t); i++)
+			str_at(b, btf_enum64(t)[i].name_off);
+	return !b->lz || !b->lz->failed;
 }
 
 bool idd_btf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 			 void *arg)
 {
-	const struct btf_type *t = type_at(m->btf, m->btf_type);
+	const struct btf_type *t;
+
+	if (m->btf && m->btf->lz && !enum_readable(m->btf, m->btf_type))
+		lazy_settle(m->btf);
+	t = type_at(m->btf, m->btf_type);
 
 	if (!t || !btf_is_any_enum(t))
 		return false;
@@ -614,6 +1023,13 @@ bool idd_btf_enum(struct idd_btf *b, const char *enum_name,
 		  idd_enumerator_fn fn, void *arg)
 {
 	uint32_t id = lookup(b, enum_name, 1);
+
+	if (lazy_settle(b))
+		id = lookup(b, enum_name, 1);
+	if (b->lz && id && !enum_readable(b, id)) {
+		lazy_whole(b);
+		id = lookup(b, enum_name, 1);
+	}
 
 	if (!id)
 		return false;
@@ -637,9 +1053,24 @@ static void match_enumerator(const char *name, int64_t value, void *arg)
 	}
 }
 
+bool idd_btf_enumerator_in(struct idd_btf *b, const char *enum_name,
+			   const char *name, int64_t *value)
+{
+	struct find_enumerator f = { .name = name };
+
+	if (enum_name && idd_btf_enum(b, enum_name, match_enumerator, &f) &&
+	    f.found) {
+		*value = f.value;
+		return true;
+	}
+	return idd_btf_enumerator(b, name, value);
+}
+
 bool idd_btf_enumerator(struct idd_btf *b, const char *name, int64_t *value)
 {
 	struct find_enumerator f = { .name = name };
+
+	lazy_whole(b); /* every enum is looked at */
 
 	for (size_t i = 0; i < b->nenums && !f.found; i++)
 		each_enumerator(b, b->enums[i], match_enumerator, &f);
@@ -770,9 +1201,222 @@ static void load_modules(struct idd_btf *b)
 	}
 }
 
+bool idd_btf_on_demand(const struct idd_btf *b)
+{
+	return b && b->lz;
+}
+
 const char *idd_btf_module(const struct idd_btf *b)
 {
 	return b && b->module[0] ? b->module : NULL;
+}
+
+/* A member's byte offset in struct agg, or -1. */
+static int64_t lazy_member_offset(struct idd_btf *b, uint32_t agg,
+				  const char *name)
+{
+	uint64_t bits = 0;
+	uint32_t type = 0, bitfield = 0;
+	unsigned budget = 1u << 12;
+
+	if (!agg || !find_member(b, agg, name, strlen(name), &bits, &type,
+				 &bitfield, 0, &budget) ||
+	    bits % 8 || bitfield)
+		return -1;
+	return (int64_t)(bits / 8);
+}
+
+/*
+ * Whether every page of the kernel's index was kept in the dump, as far
+ * as its bitmap tells (no page is read): makedumpfile -d 31 is known to
+ * drop the tail pages of a large kmalloc() allocation, which the index of
+ * a 7.x kernel is (1 MB).
+ */
+static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
+{
+	uint64_t page = idd_target_page_size(t), end = index + 8ull * nr, pa;
+
+	if (!page || end < index)
+		return false;
+	for (uint64_t va = index & ~(page - 1); va < end; va += page) {
+		if (!idd_target_walk(t, va, &pa))
+			continue; /* our walk cannot tell: the reads will */
+		switch (idd_target_pfn_state(t, pa / page)) {
+		case IDD_PFN_NO_RAM:
+		case IDD_PFN_EXCLUDED:
+			return false;
+		default:
+			break;
+		}
+	}
+	return true;
+}
+
+/*
+ * Set b up to read the BTF at start..stop on demand, when the kernel's
+ * own index of it is found and says it is sorted; false leaves b as it
+ * was (then read whole). Reads nothing more than the BTF's first page
+ * for a BTF that is not sorted (its first type is named).
+ */
+static bool lazy_open(struct idd_btf *b, struct idd_symbols *syms,
+		      struct idd_target *t, uint64_t start, uint64_t stop)
+{
+	struct lazy *lz = calloc(1, sizeof(*lz));
+	struct btf_header h;
+	struct btf_type first;
+	uint64_t kbtf, words[LAZY_BTF_READ / 8], addr[2];
+	uint32_t nr = 0;
+	int64_t off_types, off_nr, off_named;
+	uint32_t sbtf;
+
+	if (!lz)
+		return false;
+	lz->t = t;
+	lz->start = start;
+	lz->stop = stop;
+	if (!lazy_read(lz, start, &h, sizeof(h)) || h.magic != BTF_MAGIC ||
+	    h.hdr_len < sizeof(h) || h.hdr_len > stop - start ||
+	    h.type_off % 4 || h.type_len < 24 ||
+	    (uint64_t)h.hdr_len + h.type_off + h.type_len > stop - start ||
+	    (uint64_t)h.hdr_len + h.str_off + h.str_len > stop - start)
+		goto no;
+	lz->types_at = start + h.hdr_len + h.type_off;
+	lz->types_end = lz->types_at + h.type_len;
+	lz->strs_at = start + h.hdr_len + h.str_off;
+	lz->strs_len = h.str_len;
+	/* Sorted BTF begins with its anonymous types. */
+	if (!lazy_read(lz, lz->types_at, &first, 12) || first.name_off ||
+	    !record_size(&first))
+		goto no;
+	addr[0] = lz->types_at;
+	addr[1] = lz->types_at + record_size(&first);
+	if (!idd_symbols_address(syms, "btf_vmlinux", &kbtf) ||
+	    !lazy_read(lz, kbtf, &kbtf, 8) || kbtf < KERNEL_MIN ||
+	    !lazy_read(lz, kbtf, words, sizeof(words)))
+		goto no;
+	/* The index: the pointer whose entries 1 and 2 are those records. */
+	off_types = -1;
+	lz->failed = false; /* from here a failed read only rules a word out */
+	for (size_t w = 0; w < LAZY_BTF_READ / 8 && off_types < 0; w++) {
+		uint64_t e[2];
+
+		if (words[w] >= KERNEL_MIN && words[w] % 8 == 0 &&
+		    lazy_read(lz, words[w] + 8, e, 16) &&
+		    e[0] == addr[0] && e[1] == addr[1]) {
+			lz->index = words[w];
+			off_types = (int64_t)(8 * w);
+		}
+	}
+	/* The count: the word whose last entry is the record ending the types. */
+	off_nr = -1;
+	for (size_t w = 0; w < LAZY_BTF_READ / 4 && off_types >= 0 && off_nr < 0; w++) {
+		uint32_t n;
+		uint64_t last;
+		struct btf_type *r;
+
+		memcpy(&n, (uint8_t *)words + 4 * w, 4);
+		if (n < 3 || n > h.type_len / 12 + 1 ||
+		    !lazy_read(lz, lz->index + 8ull * (n - 1), &last, 8) ||
+		    last < lz->types_at || last >= lz->types_end)
+			continue;
+		r = read_record(lz, last);
+		if (r && last + record_size(r) == lz->types_end) {
+			nr = n;
+			off_nr = (int64_t)(4 * w);
+		}
+		free(r);
+	}
+	lz->failed = false;
+	if (off_types < 0 || off_nr < 0 || !index_kept(t, lz->index, nr))
+		goto no;
+	b->lz = lz;
+	b->ntypes = nr;
+	b->first_id = 1;
+	/* The first named type: anonymous ones come first. */
+	{
+		uint32_t lo = 1, hi = nr;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			const struct btf_type *r = type_at(b, mid);
+
+			if (!r)
+				goto off;
+			if (r->name_off)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		lz->named = lo;
+	}
+	/* Now check all of it against struct btf as this BTF describes it. */
+	sbtf = lookup(b, "btf", 0);
+	off_named = lazy_member_offset(b, sbtf, "named_start_id");
+	if (lz->failed || !sbtf || off_named < 0 ||
+	    off_named + 4 > LAZY_BTF_READ ||
+	    lazy_member_offset(b, sbtf, "types") != off_types ||
+	    lazy_member_offset(b, sbtf, "nr_types") != off_nr ||
+	    memcmp((uint8_t *)words + off_named, &lz->named, 4))
+		goto off;
+	b->size = stop - start;
+	return true;
+off:
+	b->lz = NULL;
+	b->ntypes = 0;
+	b->first_id = 0;
+no:
+	lazy_free(lz);
+	return false;
+}
+
+/*
+ * After a lookup: if reading on demand failed, read the BTF whole from
+ * then on (libbpf checks it, the messages say what is wrong); true when
+ * the lookup is to be made again.
+ */
+static bool lazy_settle(struct idd_btf *b)
+{
+	struct lazy *lz = b->lz;
+	struct idd_btf *whole = NULL;
+	struct inodedump_error *err;
+	size_t size;
+	_cleanup_free_ uint8_t *copy = NULL;
+
+	if (!lz || !lz->failed)
+		return false;
+	size = lz->stop - lz->start;
+	b->lz = NULL;
+	copy = malloc(size);
+	if (!copy)
+		err = idd_nomem();
+	else if ((err = idd_target_read(lz->t, lz->start, copy, size)))
+		err = idd_error_wrap(err, "the kernel's BTF (%zu bytes at 0x%" PRIx64 ")",
+				     size, lz->start);
+	else
+		err = idd_btf_parse(copy, size, "in the dump", &whole);
+	lazy_free(lz);
+	b->ntypes = 0;
+	if (err) {
+		b->broken = err;
+		return true;
+	}
+	b->btf = whole->btf;
+	b->ntypes = whole->ntypes;
+	b->slots = whole->slots;
+	b->mask = whole->mask;
+	b->enums = whole->enums;
+	b->nenums = whole->nenums;
+	free(whole);
+	return true;
+}
+
+/* Read the BTF whole now (for what only whole BTF answers). */
+static void lazy_whole(struct idd_btf *b)
+{
+	if (b->lz) {
+		b->lz->failed = true;
+		lazy_settle(b);
+	}
 }
 
 #define CACHE_NAME "vmlinux.btf"
@@ -814,6 +1458,17 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		return idd_error_at(INODEDUMP_ERR_DUMP, start,
 				    "BTF at 0x%" PRIx64 ": %" PRIu64 " bytes",
 				    start, stop - start);
+	if (!getenv("INODEDUMP_BTF_WHOLE") && bpf_load() == NULL) {
+		struct idd_btf *b = calloc(1, sizeof(*b));
+
+		if (!b)
+			return idd_nomem();
+		if (lazy_open(b, syms, t, start, stop)) {
+			*out = b;
+			return NULL;
+		}
+		free(b);
+	}
 	copy = malloc(stop - start);
 	if (!copy)
 		return idd_nomem();

@@ -453,12 +453,13 @@ static bool enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out)
 }
 
 bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
-			  const char *name, int64_t *value)
+			  const char *enum_hint, const char *name,
+			  int64_t *value)
 {
 	Dwarf_Die cudie, die;
 
 	if (types->btf)
-		return idd_btf_enumerator(types->btf, name, value);
+		return idd_btf_enumerator_in(types->btf, enum_hint, name, value);
 	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
 		return false;
 	do {

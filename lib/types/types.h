@@ -57,9 +57,14 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
  */
 void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		      uint64_t code_addr);
-/* The value of enumerator name, from the enums of the CU cu_hint. */
+/*
+ * The value of enumerator name, from the enums of the CU cu_hint; from
+ * BTF, first from the enum named enum_hint (NULL: none), which spares a
+ * BTF read on demand the walk of every enum.
+ */
 bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
-			  const char *name, int64_t *value);
+			  const char *enum_hint, const char *name,
+			  int64_t *value);
 
 /*
  * Every enumerator of "enum enum_name" as the CU cu_hint defines it;
@@ -283,6 +288,15 @@ bool idd_btf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 bool idd_btf_enum(struct idd_btf *btf, const char *enum_name,
 		  idd_enumerator_fn fn, void *arg);
 bool idd_btf_enumerator(struct idd_btf *btf, const char *name, int64_t *value);
+/* The same, looking first in the enum named enum_name (NULL: none). */
+bool idd_btf_enumerator_in(struct idd_btf *btf, const char *enum_name,
+			   const char *name, int64_t *value);
+/*
+ * Read on demand (a kernel whose BTF is sorted and indexed in its memory)
+ * rather than whole: INODEDUMP_BTF_WHOLE set in the environment turns it
+ * off.
+ */
+bool idd_btf_on_demand(const struct idd_btf *btf);
 
 /*
  * btf_lazy.c: struct mount for a DWARF session, from vmlinux's .BTF, else
