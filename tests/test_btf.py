@@ -468,6 +468,84 @@ def case_find(c, tmp):
          "names no kallsyms tables" in p.stderr, p.stderr)
 
 
+# ------------------------------------------------------------ on demand --
+
+def case_ondemand(c, tmp, set_name):
+    """A sorted-BTF kernel's BTF read on demand through the kernel's index
+    (btf_vmlinux->types), damaged: the index, or a BTF page."""
+    d = set_dir(set_name)
+    vmlinux = os.path.join(d, "vmlinux")
+    dump = os.path.join(d, "d17-zlib.vmcore")
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    addrs = sorted({t["addr"] for t in truth})
+    btf = vmlinux_btf(vmlinux)
+    c.ok(f"{set_name}: vmlinux's BTF is sorted", btf is not None and btf.is_sorted())
+    want = run(["-k", vmlinux, "-j", dump, *addrs])
+    p = btf_run(["-j", dump, *addrs], os.path.join(tmp, "od0"))
+    c.ok("undamaged: read on demand", "read on demand), symbols" in p.stderr, p.stderr[-600:])
+    c.eq("undamaged: as with DWARF", (p.returncode, p.stdout), (want.returncode, want.stdout))
+    at = btf_address(c, dump, os.path.join(tmp, "od-at"))
+    if at is None:
+        return
+    inode = btf.struct_id("inode")
+    data = open(dump, "rb").read()
+
+    # The index entries of struct inode and its predecessor, as the kernel
+    # made them: the addresses of the two records in the dump.
+    want_entries = struct.pack("<QQ", at + btf.off[inode - 1], at + btf.off[inode])
+    found = None
+    for desc, _, _, page in dumped_pages(data):
+        if page and want_entries in page:
+            found = desc, page, page.index(want_entries)
+            break
+    c.ok("the kernel's index of its BTF is in the dump", found is not None)
+    if found:
+        desc, page, o = found
+        # Every entry of that page moved by 4 bytes: still inside the
+        # BTF, each the address of no record.
+        bad = bytearray(page)
+        for e in range(o % 8, len(page) - 7, 8):
+            v, = struct.unpack_from("<Q", page, e)
+            struct.pack_into("<Q", bad, e, v + 4)
+        p = btf_run(["-j", with_page(tmp, "index.vmcore", dump, desc, bytes(bad)), *addrs],
+                    os.path.join(tmp, "od1"))
+        c.eq("index damaged: read whole instead, decoded as with DWARF",
+             (p.returncode, p.stdout), (want.returncode, want.stdout))
+        c.ok("index damaged: no sanitizer report", "Sanitizer" not in p.stderr, p.stderr[-300:])
+        # Moved by a whole record: each the address of a record, not its.
+        for e in range(o % 8 + 8, len(page) - 7, 8):
+            v, = struct.unpack_from("<Q", page, e - 8)
+            struct.pack_into("<Q", bad, e, v)
+        p = btf_run(["-j", with_page(tmp, "index2.vmcore", dump, desc, bytes(bad)), *addrs],
+                    os.path.join(tmp, "od2"))
+        c.eq("index entries swapped for their neighbours': decoded as with DWARF",
+             (p.returncode, p.stdout), (want.returncode, want.stdout))
+
+    # The page holding struct inode's record made undecompressable: read
+    # on demand fails, the whole BTF too; the error names the BTF.
+    rec = at + btf.off[inode]
+    head = btf.data[btf.off[inode]:btf.off[inode] + 12]
+    victim = None
+    for desc, _, _, page in dumped_pages(data):
+        if page and page[rec & 0xfff:(rec & 0xfff) + 12] == head and \
+                page[:(rec & 0xfff)].endswith(btf.data[btf.off[inode] - (rec & 0xfff):btf.off[inode]]):
+            victim = desc
+            break
+    c.ok("struct inode's BTF record is in the dump", victim is not None)
+    if victim is not None:
+        bad = bytearray(data)
+        off, size, flags = struct.unpack_from("<QII", bad, victim)
+        bad[off:off + size] = b"\x00" * size
+        path = os.path.join(tmp, "btfpage.vmcore")
+        open(path, "wb").write(bad)
+        p = btf_run(["-j", path, *addrs], os.path.join(tmp, "od3"))
+        c.eq("BTF page unreadable on demand: exit 3", p.returncode, 3)
+        c.ok("BTF page unreadable on demand: names the BTF and the page",
+             "BTF" in p.stderr and "page frame" in p.stderr, p.stderr[-800:])
+        c.ok("BTF page unreadable on demand: no sanitizer report",
+             "Sanitizer" not in p.stderr, p.stderr[-300:])
+
+
 def main():
     global NO_DEBUG
     c = Checker()
@@ -478,8 +556,10 @@ def main():
             case_equal(c, sys.argv[2], tmp, sys.argv[3])
         elif sys.argv[1] == "find":
             case_find(c, tmp)
+        elif sys.argv[1] == "ondemand" and len(sys.argv) == 3:
+            case_ondemand(c, tmp, sys.argv[2])
         else:
-            raise SystemExit(f"usage: {sys.argv[0]} equal SET TEST_KALLSYMS | find")
+            raise SystemExit(f"usage: {sys.argv[0]} equal SET TEST_KALLSYMS | find | ondemand SET")
     c.finish()
 
 

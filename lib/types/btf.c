@@ -424,6 +424,9 @@ struct lazy {
 	uint32_t strs_len;
 	uint64_t index; /* btf_vmlinux->types */
 	uint32_t named; /* btf_vmlinux->named_start_id */
+	uint32_t nr;	/* btf_vmlinux->nr_types */
+	uint64_t page;	/* the dump's page size */
+	uint8_t *checked; /* a bit per page of the index: its entries checked */
 	struct lazy_map recs, strs; /* copies, by id and by offset */
 	bool failed; /* a read failed, or a record was not one */
 };
@@ -441,6 +444,7 @@ static void lazy_free(struct lazy *lz)
 		return;
 	map_free(&lz->recs);
 	map_free(&lz->strs);
+	free(lz->checked);
 	free(lz);
 }
 
@@ -560,6 +564,50 @@ static struct btf_type *read_record(struct lazy *lz, uint64_t addr)
 	return copy;
 }
 
+/*
+ * The index is the kernel's memory, not the BTF, and is checked a page at
+ * a time, the first time an entry of that page is used: every entry of
+ * the page and the one on each side of it must lie in the types, rise
+ * strictly, and entry 1 be the first record. With the check of each
+ * entry used against the end of its predecessor's record (lazy_type()),
+ * damage within a page is seen, a run of entries moved to other records
+ * included; what moves whole pages consistently with their neighbours is
+ * not.
+ */
+static bool index_page_ok(struct lazy *lz, uint32_t id)
+{
+	uint64_t first = lz->index & ~(lz->page - 1);
+	uint64_t va = (lz->index + 8ull * id) & ~(lz->page - 1);
+	uint64_t k = (va - first) / lz->page, lo, hi;
+	uint64_t *e;
+	bool ok = true;
+
+	if (lz->checked[k / 8] & (1u << (k % 8)))
+		return true;
+	/* ids of this page's entries, and one on each side */
+	lo = va > lz->index ? (va - lz->index) / 8 : 0;
+	hi = (va + lz->page - lz->index) / 8; /* one past the page's last */
+	lo = lo > 1 ? lo - 1 : 1;
+	hi = hi < lz->nr ? hi + 1 : lz->nr;
+	if (!(e = malloc(8 * (hi - lo)))) {
+		lz->failed = true;
+		return false;
+	}
+	if (!lazy_read(lz, lz->index + 8 * lo, e, 8 * (hi - lo)))
+		ok = false;
+	for (uint64_t i = 0; ok && i < hi - lo; i++)
+		ok = e[i] >= lz->types_at && e[i] < lz->types_end &&
+		     (i == 0 || e[i] > e[i - 1]) &&
+		     (lo + i != 1 || e[i] == lz->types_at);
+	free(e);
+	if (!ok) {
+		lz->failed = true;
+		return false;
+	}
+	lz->checked[k / 8] |= (uint8_t)(1u << (k % 8));
+	return true;
+}
+
 static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
 {
 	struct lazy *lz = b->lz;
@@ -572,7 +620,8 @@ static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
 	 * The index is the kernel's memory, not the BTF: entry id must be
 	 * where record id - 1 (read too, mostly from the same page) ends.
 	 */
-	if (!lazy_read(lz, lz->index + 8ull * (id - 1), addr, 16))
+	if (!index_page_ok(lz, id) || !index_page_ok(lz, id - 1) ||
+	    !lazy_read(lz, lz->index + 8ull * (id - 1), addr, 16))
 		return NULL;
 	if (id == 1) {
 		if (addr[1] != lz->types_at)
@@ -731,8 +780,11 @@ static struct inodedump_error *struct_once(struct idd_btf *b,
 		return idd_error(INODEDUMP_ERR_TYPE, "%s", b->broken->message);
 	if (!t && !b->first_id) /* not parsed: no such btf */
 		return idd_error(INODEDUMP_ERR_TYPE, "no BTF");
-	if (!t && b->lz && !b->lz->failed) {
-		/* Module BTF is split on vmlinux's, parsed whole by libbpf. */
+	if (!t && b->lz) {
+		/*
+		 * Not found on demand, or a read failed: read whole (a
+		 * module's BTF is split on vmlinux's, parsed by libbpf).
+		 */
 		lazy_whole(b);
 		return struct_once(b, name, out);
 	}
@@ -1328,6 +1380,11 @@ static bool lazy_open(struct idd_btf *b, struct idd_symbols *syms,
 	}
 	lz->failed = false;
 	if (off_types < 0 || off_nr < 0 || !index_kept(t, lz->index, nr))
+		goto no;
+	lz->nr = nr;
+	lz->page = idd_target_page_size(t);
+	lz->checked = calloc((8ull * nr / lz->page + 2) / 8 + 1, 1);
+	if (!lz->checked)
 		goto no;
 	b->lz = lz;
 	b->ntypes = nr;
