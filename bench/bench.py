@@ -673,6 +673,11 @@ def main():
             os.makedirs(empty)
             vml = os.path.join(setdir, "vmlinux")
             d = os.path.join(setdir, dump)
+            # Whether this kernel's BTF is read on demand: what its first run says.
+            probe = run_once(["env", "XDG_CACHE_HOME=" + os.path.join(tmp, "probe"),
+                              "DEBUGINFOD_URLS=", "INODEDUMP_NO_CACHE=1", vmci,
+                              "--debug-root", empty, os.path.join(setdir, dump), addr])
+            on_demand = "read on demand), symbols" in probe.err
             base_env = ["env", "XDG_CACHE_HOME=" + os.path.join(tmp, "cache"),
                         "DEBUGINFOD_URLS="]
             first = base_env + ["INODEDUMP_NO_CACHE=1"]
@@ -681,10 +686,16 @@ def main():
                 ("BTF, first run (no cache)", first + [vmci, "--debug-root", empty, d, addr]),
                 ("BTF, first run, one thread", first + ["INODEDUMP_READ_THREADS=1", vmci,
                                                         "--debug-root", empty, d, addr]),
+                # A sorted-BTF kernel (7.0+) is read on demand on its first
+                # run: the same run reading its BTF whole, as every older one.
+                ("BTF, first run, read whole", first + ["INODEDUMP_BTF_WHOLE=1", vmci,
+                                                        "--debug-root", empty, d, addr]),
                 ("BTF, cached", base_env + [vmci, "--debug-root", empty, d, addr]),
                 ("drgn 0.0.22", [PY, DRGN_SCRIPT, "inode", vml,
                                  d.replace("elf-nopaging", "elf-paging"), addr]),
             ]
+            if not on_demand:
+                cmds.pop(3)  # read whole anyway
             if not dump.startswith("d17"):
                 cmds.pop(2)  # nothing to decompress: one thread is the same
             if setname != "stock":
