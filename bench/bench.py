@@ -686,7 +686,7 @@ def main():
                 ("BTF, first run (no cache)", first + [vmci, "--debug-root", empty, d, addr]),
                 ("BTF, first run, one thread", first + ["INODEDUMP_READ_THREADS=1", vmci,
                                                         "--debug-root", empty, d, addr]),
-                # A sorted-BTF kernel (7.0+) is read on demand on its first
+                # A sorted-BTF kernel (7.3) is read on demand on its first
                 # run: the same run reading its BTF whole, as every older one.
                 ("BTF, first run, read whole", first + ["INODEDUMP_BTF_WHOLE=1", vmci,
                                                         "--debug-root", empty, d, addr]),
@@ -893,10 +893,13 @@ def main():
     if rep.btf:
         print("### No vmlinux: BTF and kallsyms from the dump (one inode, same alternation)")
         print()
-        print("The first run reads the BTF (~5 MB) out of the dump's pages "
+        print("Kallsyms are looked up in place. A kernel whose BTF is sorted "
+              "(stock73's 7.3; not 6.12's) has its BTF read on demand through the kernel's "
+              "index of it, every run, nothing cached (`read whole`: the same "
+              "run with `INODEDUMP_BTF_WHOLE=1`). Any other kernel's first run "
+              "reads the BTF (~5 MB) out of the dump's pages "
               "(a compressed dump's on one thread per CPU, at most 8; "
-              "`INODEDUMP_READ_THREADS=1`: one) and looks kallsyms up in "
-              "place; it keeps the BTF, indexed, under "
+              "`INODEDUMP_READ_THREADS=1`: one) and keeps it, indexed, under "
               "`$XDG_CACHE_HOME/inodedump/kernel/BUILD-ID/`, which later runs "
               "map. Instructions are callgrind's, every thread's (loader "
               "included). This machine has %d online CPUs." % os.cpu_count())

@@ -123,7 +123,7 @@ class Btf:
         return self.data[o:self.data.index(b"\0", o)].decode()
 
     def is_sorted(self):
-        """Anonymous types first, then the named ones by name (7.0+:
+        """Anonymous types first, then the named ones by name (7.3, not 6.12:
         resolve_btfids sorts vmlinux's BTF, and the kernel relies on it)."""
         names = [self.name(i) if self.info[i][0] else "" for i in range(1, len(self.off))]
         first = next((i for i, n in enumerate(names) if n), len(names))

@@ -48,7 +48,8 @@ def main():
         c.ok(f"vmcore-inode(1) FILES names {path}",
              path in text.replace("‐", "-"))
     for var in ("DEBUGINFOD_URLS", "XDG_CACHE_HOME", "INODEDUMP_NO_CACHE",
-                "INODEDUMP_DEBUGINFOD_STALL", "INODEDUMP_READ_THREADS"):
+                "INODEDUMP_DEBUGINFOD_STALL", "INODEDUMP_READ_THREADS",
+                "INODEDUMP_BTF_WHOLE"):
         c.ok(f"vmcore-inode(1) ENVIRONMENT names {var}",
              var in text.split("\nENVIRONMENT\n")[-1].replace("‐", "-"))
     for section in ("ENVIRONMENT", "EXAMPLES", "FILES", "EXIT STATUS"):

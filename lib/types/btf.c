@@ -15,7 +15,7 @@
  * enums, built in one pass over the types: libbpf's
  * btf__find_by_name_kind() walks every type on each call.
  *
- * A kernel whose BTF is sorted by name (7.0+) has it read on demand
+ * A kernel whose BTF is sorted by name (7.3, not 6.12) has it read on demand
  * instead, through the kernel's own index of its records ("on demand"
  * below): a decode then reads about a tenth of it, and nothing is cached.
  * Records read so are checked one by one; anything amiss, and the BTF is
@@ -387,8 +387,9 @@ struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
 /* --------------------------------------------------------- on demand -- */
 
 /*
- * The dump's BTF read on demand, for kernels whose BTF is sorted: since
- * 7.0 (resolve_btfids sorts it) vmlinux's BTF lists its anonymous types
+ * The dump's BTF read on demand, for kernels whose BTF is sorted: in
+ * recent ones (resolve_btfids sorts it; 7.3's is, 6.12's is not) vmlinux's
+ * BTF lists its anonymous types
  * first and then the named ones in name order, and the kernel, trusting
  * that, binary-searches it by name. The running kernel also keeps an
  * index of it: btf_vmlinux->types[id] is the address of record id. With
