@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-600}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(report_parse printk flattened json decode btf dumpfile kallsyms)
+[ ${#targets[@]} -gt 0 ] || targets=(report_parse printk flattened json decode btf dumpfile kallsyms btf_ondemand)
 jobs=${JOBS:-1}
 dir=build-fuzz
 
@@ -41,7 +41,7 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 # Largest input each target may grow to.
 declare -A max_len=([report_parse]=1024 [printk]=65536 [flattened]=131072
                     [json]=16384 [decode]=16384 [btf]=8192 [dumpfile]=65536
-                    [kallsyms]=16384)
+                    [kallsyms]=16384 [btf_ondemand]=32768)
 
 # One target for secs seconds. libFuzzer stops at its first finding; the
 # run is then restarted (same working corpus) for the time left, at most 30

@@ -133,6 +133,8 @@ static uint32_t lazy_lookup(const struct idd_btf *b, const char *name,
 static void lazy_free(struct lazy *lz);
 static bool lazy_settle(struct idd_btf *b);
 static void lazy_whole(struct idd_btf *b);
+static bool lazy_open(struct idd_btf *b, struct idd_target *t,
+		      uint64_t kbtf, uint64_t start, uint64_t stop);
 
 static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
 {
@@ -1254,6 +1256,21 @@ static void load_modules(struct idd_btf *b)
 	}
 }
 
+struct idd_btf *idd_btf_open_on_demand(struct idd_target *t, uint64_t kbtf,
+				       uint64_t start, uint64_t stop)
+{
+	struct idd_btf *b;
+
+	if (stop <= start || stop - start > BTF_MAX_SIZE || bpf_load())
+		return NULL;
+	b = calloc(1, sizeof(*b));
+	if (b && !lazy_open(b, t, kbtf, start, stop)) {
+		free(b);
+		b = NULL;
+	}
+	return b;
+}
+
 bool idd_btf_on_demand(const struct idd_btf *b)
 {
 	return b && b->lz;
@@ -1289,8 +1306,10 @@ static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
 {
 	uint64_t page = idd_target_page_size(t), end = index + 8ull * nr, pa;
 
-	if (!page || end < index)
+	if (end < index)
 		return false;
+	if (!page)
+		return true; /* a target with no pages (memory): nothing left out */
 	for (uint64_t va = index & ~(page - 1); va < end; va += page) {
 		if (!idd_target_walk(t, va, &pa))
 			continue; /* our walk cannot tell: the reads will */
@@ -1307,17 +1326,18 @@ static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
 
 /*
  * Set b up to read the BTF at start..stop on demand, when the kernel's
- * own index of it is found and says it is sorted; false leaves b as it
+ * own index of it is found through the pointer at kbtf (btf_vmlinux's
+ * address; 0: none) and says it is sorted; false leaves b as it
  * was (then read whole). Reads nothing more than the BTF's first page
  * for a BTF that is not sorted (its first type is named).
  */
-static bool lazy_open(struct idd_btf *b, struct idd_symbols *syms,
-		      struct idd_target *t, uint64_t start, uint64_t stop)
+static bool lazy_open(struct idd_btf *b, struct idd_target *t,
+		      uint64_t kbtf, uint64_t start, uint64_t stop)
 {
 	struct lazy *lz = calloc(1, sizeof(*lz));
 	struct btf_header h;
 	struct btf_type first;
-	uint64_t kbtf, words[LAZY_BTF_READ / 8], addr[2];
+	uint64_t words[LAZY_BTF_READ / 8], addr[2];
 	uint32_t nr = 0;
 	int64_t off_types, off_nr, off_named;
 	uint32_t sbtf;
@@ -1343,8 +1363,7 @@ static bool lazy_open(struct idd_btf *b, struct idd_symbols *syms,
 		goto no;
 	addr[0] = lz->types_at;
 	addr[1] = lz->types_at + record_size(&first);
-	if (!idd_symbols_address(syms, "btf_vmlinux", &kbtf) ||
-	    !lazy_read(lz, kbtf, &kbtf, 8) || kbtf < KERNEL_MIN ||
+	if (!kbtf || !lazy_read(lz, kbtf, &kbtf, 8) || kbtf < KERNEL_MIN ||
 	    !lazy_read(lz, kbtf, words, sizeof(words)))
 		goto no;
 	/* The index: the pointer whose entries 1 and 2 are those records. */
@@ -1384,6 +1403,8 @@ static bool lazy_open(struct idd_btf *b, struct idd_symbols *syms,
 		goto no;
 	lz->nr = nr;
 	lz->page = idd_target_page_size(t);
+	if (!lz->page || (lz->page & (lz->page - 1)))
+		lz->page = 4096; /* the unit the index is checked by */
 	lz->checked = calloc((8ull * nr / lz->page + 2) / 8 + 1, 1);
 	if (!lz->checked)
 		goto no;
@@ -1518,10 +1539,12 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 				    start, stop - start);
 	if (!getenv("INODEDUMP_BTF_WHOLE") && bpf_load() == NULL) {
 		struct idd_btf *b = calloc(1, sizeof(*b));
+		uint64_t kbtf = 0;
 
 		if (!b)
 			return idd_nomem();
-		if (lazy_open(b, syms, t, start, stop)) {
+		idd_symbols_address(syms, "btf_vmlinux", &kbtf);
+		if (lazy_open(b, t, kbtf, start, stop)) {
 			*out = b;
 			return NULL;
 		}

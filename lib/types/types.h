@@ -297,6 +297,15 @@ bool idd_btf_enumerator_in(struct idd_btf *btf, const char *enum_name,
  * off.
  */
 bool idd_btf_on_demand(const struct idd_btf *btf);
+/*
+ * The BTF at start..stop read on demand through t, the kernel's index of
+ * it found from the pointer at btf_vmlinux (its address); NULL when it
+ * cannot be (then read it whole). For the fuzzer; idd_btf_from_dump()
+ * tries it first.
+ */
+struct idd_btf *idd_btf_open_on_demand(struct idd_target *t,
+				       uint64_t btf_vmlinux, uint64_t start,
+				       uint64_t stop);
 
 /*
  * btf_lazy.c: struct mount for a DWARF session, from vmlinux's .BTF, else
