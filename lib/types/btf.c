@@ -645,6 +645,30 @@ static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
 	return map_get(&lz->recs, id);
 }
 
+/*
+ * len bytes at addr into buf; where that read fails, byte by byte up to a
+ * NUL (a name may end just before memory that is not there).
+ */
+static bool read_upto_nul(struct lazy *lz, uint64_t addr, char *buf,
+			  size_t len)
+{
+	struct inodedump_error *err =
+		idd_target_read_unexplained(lz->t, addr, buf, len);
+
+	if (!err)
+		return true;
+	inodedump_error_free(err);
+	for (size_t i = 0; i < len; i++) {
+		if (!lazy_read(lz, addr + i, buf + i, 1))
+			return false;
+		if (!buf[i]) {
+			memset(buf + i, 0, len - i);
+			return true;
+		}
+	}
+	return true;
+}
+
 static const char *lazy_str(const struct idd_btf *b, uint32_t off)
 {
 	struct lazy *lz = b->lz;
@@ -653,17 +677,24 @@ static const char *lazy_str(const struct idd_btf *b, uint32_t off)
 
 	if (s || lz->failed || off >= lz->strs_len)
 		return s ? s : "";
-	/* Read a little at a time: most names are short. */
+	/*
+	 * Read a little at a time (most names are short), never across a
+	 * page boundary that the name does not cross.
+	 */
 	for (;;) {
+		uint64_t at = lz->strs_at + off + have;
 		size_t want = cap - have, left = lz->strs_len - off - have;
+		size_t in_page = lz->page - (at & (lz->page - 1));
 		char *grown;
 
 		if (want > left)
 			want = left;
+		if (want > in_page)
+			want = in_page;
 		if (!want || !(grown = realloc(s, cap + 1)))
 			break;
 		s = grown;
-		if (!lazy_read(lz, lz->strs_at + off + have, s + have, want))
+		if (!read_upto_nul(lz, at, s + have, want))
 			break;
 		if (memchr(s + have, 0, want))
 			return map_put(&lz->strs, off, s) ? s : "";

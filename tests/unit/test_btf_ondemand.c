@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The BTF read on demand (btf.c, "on demand") over the images
+ * fuzz/tools/make_btf_ondemand_seeds.py builds: a small BTF sorted as
+ * 7.3's is, the struct btf that indexes it and btf_vmlinux, in memory.
+ * Found and answered as whole BTF answers; not taken where the BTF is not
+ * sorted or the index does not check out; damage met later sends the
+ * lookups to the whole BTF, and a BTF that cannot be read whole is said.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "target/target.h"
+#include "types/types.h"
+
+#define IMAGE 0xffffffff82000000ull
+#define HEADER 16
+/* Where the seed tool puts things, and the ids it gives (anonymous 1-5). */
+#define OBJ 0x2000
+#define INDEX 0x3000
+#define ID_UINT 13 /* unsigned int: i_generation's (u32), not read on opening */
+
+static uint8_t *load(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	FILE *f;
+	uint8_t *buf = malloc(1 << 16);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f || !buf) {
+		printf("FAIL cannot read %s\n", path);
+		exit(1);
+	}
+	*len = fread(buf, 1, 1 << 16, f);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * The BTF of image img (len bytes with its header) read on demand, or
+ * NULL; bytes from..to of the image (to 0: none) are not in memory.
+ */
+static struct idd_btf *open_hole(const uint8_t *img, size_t len, size_t from,
+				 size_t to, struct idd_target **t,
+				 struct idd_memory_region *r)
+{
+	uint32_t h[4];
+	size_t n = 1;
+
+	memcpy(h, img, sizeof(h));
+	if (!to) {
+		r[0] = (struct idd_memory_region){ IMAGE, img + HEADER,
+						   len - HEADER };
+	} else {
+		r[0] = (struct idd_memory_region){ IMAGE, img + HEADER, from };
+		r[1] = (struct idd_memory_region){ IMAGE + to, img + HEADER + to,
+						   len - HEADER - to };
+		n = 2;
+	}
+	inodedump_error_free(idd_target_open_memory(r, n, NULL, t));
+	if (!*t)
+		return NULL;
+	return idd_btf_open_on_demand(*t, IMAGE + h[0], IMAGE + h[1],
+				      IMAGE + h[2]);
+}
+
+static struct idd_btf *open_img(const uint8_t *img, size_t len,
+				struct idd_target **t,
+				struct idd_memory_region *r)
+{
+	return open_hole(img, len, 0, 0, t, r);
+}
+
+static void member(struct idd_btf *b, const struct idd_struct *s,
+		   const char *path, struct idd_member *m)
+{
+	idd_btf_types_member(b, s, path, m);
+}
+
+/* The answers every image of the seed tool's sorted BTF gives. */
+static void answers(struct idd_btf *b, const char *what)
+{
+	struct idd_struct inode, sb;
+	struct idd_member m;
+	struct inodedump_error *err = idd_btf_struct(b, "inode", &inode);
+	int64_t v = 0;
+
+	CHECKF(!err && inode.size == 64, "%s: struct inode", what);
+	inodedump_error_free(err);
+	member(b, &inode, "i_mode", &m);
+	CHECKF(m.present && m.offset == 0 && m.size == 2 &&
+	       m.kind == IDD_KIND_INT, "%s: i_mode", what);
+	member(b, &inode, "i_nlink", &m); /* in an anonymous union */
+	CHECKF(m.present && m.offset == 16 && m.size == 4, "%s: i_nlink", what);
+	member(b, &inode, "i_generation", &m);
+	CHECKF(m.present && m.offset == 24 && m.size == 4, "%s: i_generation",
+	       what);
+	member(b, &inode, "i_name", &m);
+	CHECKF(m.present && m.offset == 28 && m.size == 32 &&
+	       m.kind == IDD_KIND_ARRAY, "%s: i_name", what);
+	member(b, &inode, "no_such", &m);
+	CHECKF(!m.present, "%s: no such member", what);
+	member(b, &inode, "i_sb", &m);
+	CHECKF(m.present && m.offset == 8 && m.kind == IDD_KIND_PTR,
+	       "%s: i_sb", what);
+	err = idd_btf_pointee(b, &m, &sb);
+	CHECKF(!err && sb.size == 32, "%s: i_sb points to struct super_block",
+	       what);
+	inodedump_error_free(err);
+	CHECKF(idd_btf_enumerator_in(b, "dentry_flags", "DCACHE_ENTRY_TYPE",
+				     &v) && v == 0x380000,
+	       "%s: DCACHE_ENTRY_TYPE %lld", what, (long long)v);
+}
+
+/* Image img's BTF must not be read on demand. */
+static void not_taken(const uint8_t *img, size_t len, const char *what)
+{
+	struct idd_memory_region r[2];
+	struct idd_target *t = NULL;
+	struct idd_btf *b = open_img(img, len, &t, r);
+
+	CHECKF(!b, "%s: not read on demand", what);
+	idd_btf_free(b);
+	idd_target_close(t);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : "fuzz/corpus/btf_ondemand";
+	struct idd_memory_region r[2];
+	struct idd_target *t = NULL;
+	struct idd_btf *b;
+	struct idd_struct s;
+	struct inodedump_error *err;
+	size_t len;
+	uint8_t *img;
+	uint64_t v;
+
+	/* Sorted, with a 24- and a 32-byte header: read on demand. */
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "hdr32.img" : "sorted.img";
+
+		img = load(dir, name, &len);
+		b = open_img(img, len, &t, r);
+		CHECKF(b && idd_btf_on_demand(b), "%s: read on demand", name);
+		if (b) {
+			answers(b, name);
+			CHECKF(idd_btf_on_demand(b),
+			       "%s: still on demand after the lookups", name);
+			/* A struct vmlinux has not: read whole, same answers. */
+			err = idd_btf_struct(b, "no_such_struct", &s);
+			CHECKF(err && !idd_btf_on_demand(b),
+			       "%s: a miss reads the BTF whole", name);
+			inodedump_error_free(err);
+			answers(b, "read whole");
+			idd_btf_free(b);
+		}
+		idd_target_close(t);
+		free(img);
+	}
+
+	/* Named types out of order: not read on demand. */
+	img = load(dir, "unsorted.img", &len);
+	not_taken(img, len, "unsorted");
+	free(img);
+
+	img = load(dir, "sorted.img", &len);
+	/* named_start_id that is not the first named type: not taken. */
+	img[HEADER + OBJ + 20]++;
+	not_taken(img, len, "named_start_id wrong");
+	img[HEADER + OBJ + 20]--;
+	/* An index whose entry 2 is wrong. */
+	memcpy(&v, img + HEADER + INDEX + 16, 8);
+	v += 4;
+	memcpy(img + HEADER + INDEX + 16, &v, 8);
+	not_taken(img, len, "index entry 2 wrong");
+	v -= 4;
+	memcpy(img + HEADER + INDEX + 16, &v, 8);
+	/* No btf_vmlinux (NULL). */
+	memset(img + HEADER + 0x4000, 0, 8);
+	not_taken(img, len, "btf_vmlinux NULL");
+	free(img);
+
+	/*
+	 * unsigned int's entry moved into its record: not met on opening
+	 * (the index is checked as it is used), then a lookup reads whole.
+	 */
+	img = load(dir, "sorted.img", &len);
+	memcpy(&v, img + HEADER + INDEX + 8 * ID_UINT, 8);
+	v += 12;
+	memcpy(img + HEADER + INDEX + 8 * ID_UINT, &v, 8);
+	b = open_img(img, len, &t, r);
+	CHECKF(b != NULL, "unsigned int's entry damaged: opened on demand");
+	if (b) {
+		answers(b, "unsigned int's entry damaged");
+		CHECKF(!idd_btf_on_demand(b),
+		       "unsigned int's entry damaged: the BTF was read whole");
+		idd_btf_free(b);
+	}
+	idd_target_close(t);
+	/*
+	 * ... and set to its neighbour's, the neighbour to its own: seen
+	 * (here on opening: this index is one page, checked whole), never
+	 * answered on demand.
+	 */
+	memcpy(&v, img + HEADER + INDEX + 8 * (ID_UINT - 1), 8);
+	memcpy(img + HEADER + INDEX + 8 * ID_UINT, &v, 8);
+	memcpy(&v, img + HEADER + INDEX + 8 * (ID_UINT - 2), 8);
+	memcpy(img + HEADER + INDEX + 8 * (ID_UINT - 1), &v, 8);
+	b = open_img(img, len, &t, r);
+	if (b)
+		answers(b, "entries set to their neighbours'");
+	CHECKF(!b || !idd_btf_on_demand(b),
+	       "entries set to their neighbours': never answered on demand");
+	idd_btf_free(b);
+	idd_target_close(t);
+	free(img);
+
+	/*
+	 * The name of struct inode's first member (i_mode) not in memory:
+	 * opened (opening reads no member of struct inode), but a lookup of
+	 * it cannot be answered, nor can the whole BTF be read: the error
+	 * says why.
+	 */
+	img = load(dir, "sorted.img", &len);
+	{
+		uint32_t type_len;
+		const uint8_t *strs, *at;
+
+		memcpy(&type_len, img + HEADER + 12, 4);
+		strs = img + HEADER + 24 + type_len;
+		at = memmem(strs, len - (size_t)(strs - img), "\0i_mode\0", 8);
+		CHECK(at != NULL);
+		b = at ? open_hole(img, len, (size_t)(at + 1 - (img + HEADER)),
+				   (size_t)(at + 7 - (img + HEADER)), &t, r)
+		       : NULL;
+	}
+	CHECKF(b != NULL, "i_mode's name missing: opened on demand");
+	if (b) {
+		struct idd_member m;
+
+		err = idd_btf_struct(b, "inode", &s);
+		CHECKF(!err, "i_mode's name missing: struct inode found");
+		inodedump_error_free(err);
+		if (!err) {
+			idd_btf_types_member(b, &s, "i_mode", &m);
+			CHECKF(!m.present && !idd_btf_on_demand(b),
+			       "i_mode's name missing: absent, read whole tried");
+		}
+		err = idd_btf_struct(b, "inode", &s);
+		CHECKF(err && strstr(err->message, "BTF"),
+		       "i_mode's name missing: the BTF cannot be read whole, "
+		       "said: %s", err ? err->message : "(none)");
+		inodedump_error_free(err);
+		idd_btf_free(b);
+	}
+	idd_target_close(t);
+	free(img);
+	return check_summary("BTF read on demand");
+}
