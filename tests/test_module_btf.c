@@ -41,6 +41,14 @@ int main(int argc, char **argv)
 	if (err)
 		return check_summary("module BTF");
 	CHECK(inodedump_fact(id, INODEDUMP_FACT_VMLINUX) == NULL);
+	/* Sorted BTF (the script says, from vmlinux's .BTF): read on demand. */
+	if (getenv("EXPECT_ON_DEMAND")) {
+		const char *types = inodedump_fact(id, INODEDUMP_FACT_TYPES);
+		bool on_demand = types && strstr(types, "read on demand");
+
+		CHECKF(on_demand == !strcmp(getenv("EXPECT_ON_DEMAND"), "1"),
+		       "types from %s", types ? types : "(none)");
+	}
 
 	base = btf__parse_elf(argv[3], NULL);
 	split = base ? btf__parse_elf_split(argv[2], base) : NULL;

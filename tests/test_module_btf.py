@@ -1,7 +1,9 @@
 #!/usr/bin/python3
-"""Runs test_module_btf (C) on the stock set: ext4.ko is the one of the
-stock set's own kernel, from the stock-kernel-* directory of the fixture
-cache whose release is the set's (make-fixtures.sh unpacks it there)."""
+"""Runs test_module_btf (C) on a stock set (stock, stock73: argv[2],
+default stock): ext4.ko is the one of the set's own kernel, from the
+SET-kernel-* directory of the fixture cache whose release is the set's
+(make-fixtures.sh unpacks it there). On stock73 the BTF is read on
+demand, so the module's struct also takes the way to the whole BTF."""
 import glob
 import os
 import subprocess
@@ -9,25 +11,31 @@ import sys
 import tempfile
 
 from fixture import set_dir
+from test_btf import vmlinux_btf
 
 
 def main():
     binary = sys.argv[1]
-    d = set_dir("stock")
+    set_name = sys.argv[2] if len(sys.argv) > 2 else "stock"
+    d = set_dir(set_name)
     info = dict(l.split("=", 1) for l in open(os.path.join(d, "info.txt")).read().split("\n")
                 if "=" in l)
     release = info["release"].strip()
     cache = os.environ.get("INODEDUMP_CACHE", os.path.expanduser("~/.cache/inodedump"))
     kos = [os.path.join(k, "modules", "ext4.ko")
-           for k in sorted(glob.glob(os.path.join(cache, "stock-kernel-*")))
+           for k in sorted(glob.glob(os.path.join(cache, set_name + "-kernel-*")))
            if os.path.isfile(os.path.join(k, "release")) and
            open(os.path.join(k, "release")).read().strip() == release and
            os.path.isfile(os.path.join(k, "modules", "ext4.ko"))]
     if not kos:
-        raise SystemExit(f"FAIL no ext4.ko of {release} under {cache}/stock-kernel-*")
+        raise SystemExit(f"FAIL no ext4.ko of {release} under {cache}/{set_name}-kernel-*")
+    # Whether the types are read on demand: vmlinux's BTF sorted or not,
+    # as the test reads it (test_btf.py's parser), not as inodedump does.
+    sorted_btf = vmlinux_btf(os.path.join(d, "vmlinux")).is_sorted()
+    env = dict(os.environ, EXPECT_ON_DEMAND="1" if sorted_btf else "0")
     with tempfile.TemporaryDirectory() as empty:
         r = subprocess.run([binary, os.path.join(d, "d17-zlib.vmcore"), kos[0],
-                            os.path.join(d, "vmlinux"), empty])
+                            os.path.join(d, "vmlinux"), empty], env=env)
     sys.exit(r.returncode)
 
 
