@@ -1369,6 +1369,7 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 	struct btf_header h;
 	struct btf_type first;
 	uint64_t words[LAZY_BTF_READ / 8], addr[2];
+	size_t nwords;
 	uint32_t nr = 0;
 	int64_t off_types, off_nr, off_named;
 	uint32_t sbtf;
@@ -1394,13 +1395,29 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 		goto no;
 	addr[0] = lz->types_at;
 	addr[1] = lz->types_at + record_size(&first);
-	if (!kbtf || !lazy_read(lz, kbtf, &kbtf, 8) || kbtf < KERNEL_MIN ||
-	    !lazy_read(lz, kbtf, words, sizeof(words)))
+	if (!kbtf || !lazy_read(lz, kbtf, &kbtf, 8) || kbtf < KERNEL_MIN)
+		goto no;
+	/*
+	 * struct btf is a kmalloc() object (248 bytes on 7.3): what follows
+	 * it on its page is read too, not what is on the next page, which a
+	 * dump may have left out.
+	 */
+	memset(words, 0, sizeof(words));
+	nwords = LAZY_BTF_READ / 8;
+	{
+		uint64_t page = idd_target_page_size(t);
+		uint64_t to_end = page ? page - (kbtf & (page - 1)) : LAZY_BTF_READ;
+
+		if (page && !(page & (page - 1)) && to_end >= 256 &&
+		    to_end < LAZY_BTF_READ)
+			nwords = (size_t)to_end / 8;
+	}
+	if (!lazy_read(lz, kbtf, words, 8 * nwords))
 		goto no;
 	/* The index: the pointer whose entries 1 and 2 are those records. */
 	off_types = -1;
 	lz->failed = false; /* from here a failed read only rules a word out */
-	for (size_t w = 0; w < LAZY_BTF_READ / 8 && off_types < 0; w++) {
+	for (size_t w = 0; w < nwords && off_types < 0; w++) {
 		uint64_t e[2];
 
 		if (words[w] >= KERNEL_MIN && words[w] % 8 == 0 &&
@@ -1412,7 +1429,7 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 	}
 	/* The count: the word whose last entry is the record ending the types. */
 	off_nr = -1;
-	for (size_t w = 0; w < LAZY_BTF_READ / 4 && off_types >= 0 && off_nr < 0; w++) {
+	for (size_t w = 0; w < 2 * nwords && off_types >= 0 && off_nr < 0; w++) {
 		uint32_t n;
 		uint64_t last;
 		struct btf_type *r;
@@ -1463,7 +1480,7 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 	sbtf = lookup(b, "btf", 0);
 	off_named = lazy_member_offset(b, sbtf, "named_start_id");
 	if (lz->failed || !sbtf || off_named < 0 ||
-	    off_named + 4 > LAZY_BTF_READ ||
+	    off_named + 4 > (int64_t)(8 * nwords) ||
 	    lazy_member_offset(b, sbtf, "types") != off_types ||
 	    lazy_member_offset(b, sbtf, "nr_types") != off_nr ||
 	    memcmp((uint8_t *)words + off_named, &lz->named, 4))
