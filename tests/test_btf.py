@@ -173,6 +173,12 @@ def case_equal(c, set_name, tmp, helper):
         if fmt in FORMATS and on_demand is not None:
             c.eq(f"{set_name} {fmt}: BTF read on demand (sorted: {on_demand})",
                  "read on demand), symbols" in got.stderr, on_demand)
+        if fmt == "d31-zlib" and on_demand:
+            # makedumpfile -d 31 may leave the kernel's index out (a large
+            # kmalloc()'s tail pages); the BTF is read on demand anyway.
+            c.ok(f"{set_name} {fmt}: BTF read on demand",
+                 "BTF (" in got.stderr and ", read on demand" in got.stderr.split("symbols")[0],
+                 got.stderr[-600:])
         c.eq(f"{set_name} {fmt}: exit status", got.returncode, want.returncode)
         try:
             c.eq(f"{set_name} {fmt}: every truth inode as with DWARF",

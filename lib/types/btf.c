@@ -430,6 +430,12 @@ struct lazy {
 	uint32_t nr;	/* btf_vmlinux->nr_types */
 	uint64_t page;	/* the dump's page size */
 	uint8_t *checked; /* a bit per page of the index: its entries checked */
+	/*
+	 * No usable index (a dump that left its pages out): the type
+	 * records read whole, and the offset of each, by id.
+	 */
+	uint8_t *types_buf;
+	uint32_t *offs;
 	struct lazy_map recs, strs; /* copies, by id and by offset */
 	bool failed; /* a read failed, or a record was not one */
 };
@@ -448,6 +454,8 @@ static void lazy_free(struct lazy *lz)
 	map_free(&lz->recs);
 	map_free(&lz->strs);
 	free(lz->checked);
+	free(lz->types_buf);
+	free(lz->offs);
 	free(lz);
 }
 
@@ -619,6 +627,8 @@ static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
 
 	if (t || lz->failed)
 		return t;
+	if (lz->offs) /* every record checked as the offsets were taken */
+		return (const struct btf_type *)(lz->types_buf + lz->offs[id]);
 	/*
 	 * The index is the kernel's memory, not the BTF: entry id must be
 	 * where record id - 1 (read too, mostly from the same page) ends.
@@ -1307,6 +1317,11 @@ bool idd_btf_on_demand(const struct idd_btf *b)
 	return b && b->lz;
 }
 
+bool idd_btf_own_offsets(const struct idd_btf *b)
+{
+	return b && b->lz && !b->lz->index;
+}
+
 const char *idd_btf_module(const struct idd_btf *b)
 {
 	return b && b->module[0] ? b->module : NULL;
@@ -1353,6 +1368,35 @@ static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
 		}
 	}
 	return true;
+}
+
+/*
+ * Without the kernel's index: the type records read whole (a third less
+ * than the whole BTF, and no libbpf parse) and the offset of each taken,
+ * each record's kind and size checked and the last ending the types;
+ * names stay read on demand. The count of types, or 0.
+ */
+static uint32_t own_offsets(struct lazy *lz)
+{
+	size_t len = lz->types_end - lz->types_at, off = 0, cap = len / 12 + 2;
+	uint32_t n = 1;
+
+	lz->types_buf = malloc(len);
+	lz->offs = malloc(cap * sizeof(*lz->offs));
+	if (!lz->types_buf || !lz->offs ||
+	    !lazy_read(lz, lz->types_at, lz->types_buf, len))
+		return 0;
+	lz->offs[0] = 0; /* void: never looked at (type_at() stops at 0) */
+	while (off < len) {
+		const struct btf_type *r = (const void *)(lz->types_buf + off);
+		size_t size = len - off >= 12 ? record_size(r) : 0;
+
+		if (!size || size > len - off || n + 1 >= cap)
+			return 0;
+		lz->offs[n++] = (uint32_t)off;
+		off += size;
+	}
+	return n;
 }
 
 /*
@@ -1447,12 +1491,17 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 		free(r);
 	}
 	lz->failed = false;
-	if (off_types < 0 || off_nr < 0 || !index_kept(t, lz->index, nr))
-		goto no;
-	lz->nr = nr;
 	lz->page = idd_target_page_size(t);
 	if (!lz->page || (lz->page & (lz->page - 1)))
 		lz->page = 4096; /* the unit the index is checked by */
+	if (off_types < 0 || off_nr < 0 || !index_kept(t, lz->index, nr)) {
+		/* No index to use: the records' offsets taken here. */
+		lz->index = 0;
+		nr = own_offsets(lz);
+		if (!nr || lz->failed)
+			goto no;
+	}
+	lz->nr = nr;
 	lz->checked = calloc((8ull * nr / lz->page + 2) / 8 + 1, 1);
 	if (!lz->checked)
 		goto no;
@@ -1479,6 +1528,14 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 	/* Now check all of it against struct btf as this BTF describes it. */
 	sbtf = lookup(b, "btf", 0);
 	off_named = lazy_member_offset(b, sbtf, "named_start_id");
+	if (!lz->index) {
+		/* The count is then checked where struct btf keeps it. */
+		off_nr = lazy_member_offset(b, sbtf, "nr_types");
+		off_types = lazy_member_offset(b, sbtf, "types");
+		if (off_nr < 0 || off_nr + 4 > (int64_t)(8 * nwords) ||
+		    memcmp((uint8_t *)words + off_nr, &nr, 4))
+			goto off;
+	}
 	if (lz->failed || !sbtf || off_named < 0 ||
 	    off_named + 4 > (int64_t)(8 * nwords) ||
 	    lazy_member_offset(b, sbtf, "types") != off_types ||

@@ -172,13 +172,33 @@ int main(int argc, char **argv)
 	img[HEADER + OBJ + 20]++;
 	not_taken(img, len, "named_start_id wrong");
 	img[HEADER + OBJ + 20]--;
-	/* An index whose entry 2 is wrong. */
+	/*
+	 * An index whose entry 2 is wrong is not the index: the records'
+	 * offsets are then taken by reading the type records whole, and the
+	 * answers are the same; unless struct btf's count disagrees with
+	 * them.
+	 */
 	memcpy(&v, img + HEADER + INDEX + 16, 8);
 	v += 4;
 	memcpy(img + HEADER + INDEX + 16, &v, 8);
-	not_taken(img, len, "index entry 2 wrong");
+	b = open_img(img, len, &t, r);
+	CHECKF(b && idd_btf_on_demand(b) && idd_btf_own_offsets(b),
+	       "no index: on demand, offsets of its own");
+	if (b) {
+		answers(b, "no index");
+		CHECKF(idd_btf_own_offsets(b), "no index: still on demand");
+		idd_btf_free(b);
+	}
+	idd_target_close(t);
+	img[HEADER + OBJ + 16]++; /* nr_types */
+	not_taken(img, len, "no index, nr_types wrong");
+	img[HEADER + OBJ + 16]--;
 	v -= 4;
 	memcpy(img + HEADER + INDEX + 16, &v, 8);
+	b = open_img(img, len, &t, r);
+	CHECKF(b && !idd_btf_own_offsets(b), "index mended: the index used");
+	idd_btf_free(b);
+	idd_target_close(t);
 	/* No btf_vmlinux (NULL). */
 	memset(img + HEADER + 0x4000, 0, 8);
 	not_taken(img, len, "btf_vmlinux NULL");
