@@ -677,7 +677,7 @@ def main():
             probe = run_once(["env", "XDG_CACHE_HOME=" + os.path.join(tmp, "probe"),
                               "DEBUGINFOD_URLS=", "INODEDUMP_NO_CACHE=1", vmci,
                               "--debug-root", empty, os.path.join(setdir, dump), addr])
-            on_demand = "read on demand), symbols" in probe.err
+            on_demand = ", read on demand" in probe.err.split("symbols")[0]
             base_env = ["env", "XDG_CACHE_HOME=" + os.path.join(tmp, "cache"),
                         "DEBUGINFOD_URLS="]
             first = base_env + ["INODEDUMP_NO_CACHE=1"]
@@ -696,7 +696,7 @@ def main():
             ]
             if not on_demand:
                 cmds.pop(3)  # read whole anyway
-            if not dump.startswith("d17"):
+            if dump.startswith("elf"):
                 cmds.pop(2)  # nothing to decompress: one thread is the same
             if setname != "stock":
                 cmds.pop()  # drgn 0.0.22 cannot read 7.3
@@ -742,6 +742,10 @@ def main():
             s73, _ = fixture_set("stock73")
             if s73:
                 btf_case("stock73", s73, "d17-zlib.vmcore",
+                         truth_addr(s73, "symlink_short")["addr"])
+                # Debian's kdump-tools writes -d 31: the kernel's index of
+                # its BTF is left out there (bench/RESULTS.md).
+                btf_case("stock73", s73, "d31-zlib.vmcore",
                          truth_addr(s73, "symlink_short")["addr"])
             # Our ELF open cost on the dump drgn can read, for a like-for-like ratio.
             inode_case(setname, setdir, "elf-paging.vmcore", "elf-paging.vmcore", addr,
