@@ -179,6 +179,13 @@ def case_equal(c, set_name, tmp, helper):
             c.ok(f"{set_name} {fmt}: BTF read on demand",
                  "BTF (" in got.stderr and ", read on demand" in got.stderr.split("symbols")[0],
                  got.stderr[-600:])
+            if "its types whole" in got.stderr:
+                # The type records read whole were kept: taken from there.
+                again = btf_run(["-j", dump, *addrs], own)
+                c.ok(f"{set_name} {fmt}: its types from the cache the first run filled",
+                     "its types from the cache" in again.stderr, again.stderr[-600:])
+                c.eq(f"{set_name} {fmt}: from the cache, the same",
+                     (again.returncode, again.stdout), (got.returncode, got.stdout))
         c.eq(f"{set_name} {fmt}: exit status", got.returncode, want.returncode)
         try:
             c.eq(f"{set_name} {fmt}: every truth inode as with DWARF",
@@ -526,6 +533,37 @@ def case_ondemand(c, tmp, set_name):
                     os.path.join(tmp, "od2"))
         c.eq("index entries swapped for their neighbours': decoded as with DWARF",
              (p.returncode, p.stdout), (want.returncode, want.stdout))
+
+    # A -d 31 dump, where the index is not kept: the type records read
+    # whole are kept in the cache; that copy damaged is not trusted.
+    d31 = os.path.join(d, "d31-zlib.vmcore")
+    want31 = run(["-k", vmlinux, "-j", d31, *addrs])
+    cache31 = os.path.join(tmp, "od31")
+    p = btf_run(["-j", d31, *addrs], cache31)
+    kept = [os.path.join(r, f) for r, _, fs in os.walk(cache31) for f in fs
+            if f == "vmlinux.btf.types"]
+    if "its types whole" in p.stderr:
+        c.ok("d31: the type records read whole are kept", len(kept) == 1, str(kept))
+        for damage in ("garble", "truncate"):
+            if not kept:
+                break
+            size = os.path.getsize(kept[0])
+            with open(kept[0], "r+b") as f:
+                if damage == "truncate":
+                    f.truncate(size // 2)
+                else:
+                    f.write(b"\xa5" * size)
+            p = btf_run(["-j", d31, *addrs], cache31)
+            c.ok(f"d31: types cache {damage}d: not trusted, read from the dump",
+                 "its types whole" in p.stderr, p.stderr[-600:])
+            c.eq(f"d31: types cache {damage}d: decoded as with DWARF",
+                 (p.returncode, p.stdout), (want31.returncode, want31.stdout))
+            p = btf_run(["-j", d31, *addrs], cache31)
+            c.ok(f"d31: types cache {damage}d: rewritten, taken again",
+                 "its types from the cache" in p.stderr, p.stderr[-600:])
+    else:
+        print("NOTE d31: the kernel's index was kept in this dump; "
+              "the types cache is not exercised here")
 
     # The page holding struct inode's record made undecompressable: read
     # on demand fails, the whole BTF too; the error names the BTF.

@@ -312,7 +312,13 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
 					       "0x%llx%s)", idd_btf_size(btf),
 					       (unsigned long long)at,
-					       idd_btf_own_offsets(btf)
+					       idd_btf_types_cached(btf)
+						       ? ", read on demand, "
+							 "its types from the "
+							 "cache: the kernel's "
+							 "index of them is not "
+							 "in the dump"
+						       : idd_btf_own_offsets(btf)
 						       ? ", read on demand, "
 							 "its types whole: the "
 							 "kernel's index of them "

@@ -134,7 +134,8 @@ static void lazy_free(struct lazy *lz);
 static bool lazy_settle(struct idd_btf *b);
 static void lazy_whole(struct idd_btf *b);
 static bool lazy_open(struct idd_btf *b, struct idd_target *t,
-		      uint64_t kbtf, uint64_t start, uint64_t stop);
+		      uint64_t kbtf, uint64_t start, uint64_t stop,
+		      const char *cache_dir);
 
 static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
 {
@@ -436,6 +437,7 @@ struct lazy {
 	 */
 	uint8_t *types_buf;
 	uint32_t *offs;
+	struct idd_cache_file types_cached; /* types_buf, when from the cache */
 	struct lazy_map recs, strs; /* copies, by id and by offset */
 	bool failed; /* a read failed, or a record was not one */
 };
@@ -454,7 +456,10 @@ static void lazy_free(struct lazy *lz)
 	map_free(&lz->recs);
 	map_free(&lz->strs);
 	free(lz->checked);
-	free(lz->types_buf);
+	if (lz->types_cached.data)
+		idd_cache_unmap(&lz->types_cached);
+	else
+		free(lz->types_buf);
 	free(lz->offs);
 	free(lz);
 }
@@ -1305,7 +1310,7 @@ struct idd_btf *idd_btf_open_on_demand(struct idd_target *t, uint64_t kbtf,
 	if (stop <= start || stop - start > BTF_MAX_SIZE || bpf_load())
 		return NULL;
 	b = calloc(1, sizeof(*b));
-	if (b && !lazy_open(b, t, kbtf, start, stop)) {
+	if (b && !lazy_open(b, t, kbtf, start, stop, NULL)) {
 		free(b);
 		b = NULL;
 	}
@@ -1320,6 +1325,11 @@ bool idd_btf_on_demand(const struct idd_btf *b)
 bool idd_btf_own_offsets(const struct idd_btf *b)
 {
 	return b && b->lz && !b->lz->index;
+}
+
+bool idd_btf_types_cached(const struct idd_btf *b)
+{
+	return b && b->lz && b->lz->types_cached.data;
 }
 
 const char *idd_btf_module(const struct idd_btf *b)
@@ -1376,16 +1386,63 @@ static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
  * each record's kind and size checked and the last ending the types;
  * names stay read on demand. The count of types, or 0.
  */
-static uint32_t own_offsets(struct lazy *lz)
+#define TYPES_CACHE_NAME "vmlinux.btf.types"
+
+/*
+ * The type records from the cache (cache_dir, NULL: none) when its copy
+ * has their size and the dump's bytes at eight places along them, the
+ * first and the last included (a few pages read against a whole
+ * section's).
+ */
+static bool types_from_cache(struct lazy *lz, const char *cache_dir,
+			     size_t len)
+{
+	const uint8_t *data;
+	uint8_t sample[256];
+	size_t n = len < sizeof(sample) ? len : sizeof(sample);
+	bool same = true;
+
+	if (!cache_dir ||
+	    !idd_cache_map(cache_dir, TYPES_CACHE_NAME, &lz->types_cached))
+		return false;
+	data = lz->types_cached.data;
+	same = lz->types_cached.size == len;
+	for (size_t k = 0; same && k < 8; k++) {
+		size_t at = (len - n) / 7 * k;
+
+		if (k == 7)
+			at = len - n;
+		same = lazy_read(lz, lz->types_at + at, sample, n) &&
+		       !memcmp(data + at, sample, n);
+	}
+	if (!same) {
+		idd_cache_unmap(&lz->types_cached);
+		lz->types_cached.data = NULL;
+		return false;
+	}
+	lz->types_buf = lz->types_cached.data;
+	return true;
+}
+
+static uint32_t own_offsets(struct lazy *lz, const char *cache_dir)
 {
 	size_t len = lz->types_end - lz->types_at, off = 0, cap = len / 12 + 2;
 	uint32_t n = 1;
 
-	lz->types_buf = malloc(len);
 	lz->offs = malloc(cap * sizeof(*lz->offs));
-	if (!lz->types_buf || !lz->offs ||
-	    !lazy_read(lz, lz->types_at, lz->types_buf, len))
+	if (!lz->offs)
 		return 0;
+	if (!types_from_cache(lz, cache_dir, len)) {
+		lz->failed = false;
+		if (!(lz->types_buf = malloc(len)) ||
+		    !lazy_read(lz, lz->types_at, lz->types_buf, len))
+			return 0;
+		if (cache_dir) {
+			struct idd_cache_part part = { lz->types_buf, len };
+
+			idd_cache_store(cache_dir, TYPES_CACHE_NAME, &part, 1);
+		}
+	}
 	lz->offs[0] = 0; /* void: never looked at (type_at() stops at 0) */
 	while (off < len) {
 		const struct btf_type *r = (const void *)(lz->types_buf + off);
@@ -1407,7 +1464,8 @@ static uint32_t own_offsets(struct lazy *lz)
  * for a BTF that is not sorted (its first type is named).
  */
 static bool lazy_open(struct idd_btf *b, struct idd_target *t,
-		      uint64_t kbtf, uint64_t start, uint64_t stop)
+		      uint64_t kbtf, uint64_t start, uint64_t stop,
+		      const char *cache_dir)
 {
 	struct lazy *lz = calloc(1, sizeof(*lz));
 	struct btf_header h;
@@ -1497,7 +1555,7 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 	if (off_types < 0 || off_nr < 0 || !index_kept(t, lz->index, nr)) {
 		/* No index to use: the records' offsets taken here. */
 		lz->index = 0;
-		nr = own_offsets(lz);
+		nr = own_offsets(lz, cache_dir);
 		if (!nr || lz->failed)
 			goto no;
 	}
@@ -1649,7 +1707,7 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		if (!b)
 			return idd_nomem();
 		idd_symbols_address(syms, "btf_vmlinux", &kbtf);
-		if (lazy_open(b, t, kbtf, start, stop)) {
+		if (lazy_open(b, t, kbtf, start, stop, cache_dir)) {
 			*out = b;
 			return NULL;
 		}

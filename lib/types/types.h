@@ -299,6 +299,8 @@ bool idd_btf_enumerator_in(struct idd_btf *btf, const char *enum_name,
 bool idd_btf_on_demand(const struct idd_btf *btf);
 /* On demand, but without the kernel's index (its type records read whole). */
 bool idd_btf_own_offsets(const struct idd_btf *btf);
+/* ... and those type records taken from the cache (kept there once read). */
+bool idd_btf_types_cached(const struct idd_btf *btf);
 /*
  * The BTF at start..stop read on demand through t, the kernel's index of
  * it found from the pointer at btf_vmlinux (its address); NULL when it
