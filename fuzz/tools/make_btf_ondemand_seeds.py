@@ -118,6 +118,12 @@ def main():
         # An enum whose enumerators contradict each other.
         "enum-bad.img": image(*build(enum_values=(0x100000, 0x380000))),
     }
+    # No usable index (entry 2 wrong, as where a dump left it out): the
+    # reader takes the records' offsets itself.
+    noindex = bytearray(seeds["sorted.img"])
+    at = 16 + INDEX + 16
+    struct.pack_into("<Q", noindex, at, struct.unpack_from("<Q", noindex, at)[0] + 4)
+    seeds["noindex.img"] = bytes(noindex)
     for name, data in seeds.items():
         with open(os.path.join(out, name), "wb") as f:
             f.write(data)
