@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inodedump_error_free(idd_target_open_memory(&r, 1, NULL, &t));
 	if (!t)
 		return 0;
-	b = idd_btf_open_on_demand(t, IMAGE + h[0], IMAGE + h[1], IMAGE + h[2]);
+	b = idd_btf_open_on_demand(t, IMAGE + h[0], IMAGE + h[1], IMAGE + h[2],
+				   NULL);
 	if (getenv("IDD_FUZZ_VERBOSE"))
 		fprintf(stderr, "on demand: %s\n", b ? "yes" : "no");
 	if (b) {

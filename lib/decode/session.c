@@ -312,20 +312,7 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
 					       "0x%llx%s)", idd_btf_size(btf),
 					       (unsigned long long)at,
-					       idd_btf_types_cached(btf)
-						       ? ", read on demand, "
-							 "its types from the "
-							 "cache: the kernel's "
-							 "index of them is not "
-							 "in the dump"
-						       : idd_btf_own_offsets(btf)
-						       ? ", read on demand, "
-							 "its types whole: the "
-							 "kernel's index of them "
-							 "is not in the dump"
-						       : idd_btf_on_demand(btf)
-						       ? ", read on demand"
-						       : "");
+					       idd_btf_reading(btf));
 	id->symbols_source = idd_strdup_printf(
 		"the dump's kallsyms (%zu symbols%s%s)",
 		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),

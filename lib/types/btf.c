@@ -1303,14 +1303,15 @@ static void load_modules(struct idd_btf *b)
 }
 
 struct idd_btf *idd_btf_open_on_demand(struct idd_target *t, uint64_t kbtf,
-				       uint64_t start, uint64_t stop)
+				       uint64_t start, uint64_t stop,
+				       const char *cache_dir)
 {
 	struct idd_btf *b;
 
 	if (stop <= start || stop - start > BTF_MAX_SIZE || bpf_load())
 		return NULL;
 	b = calloc(1, sizeof(*b));
-	if (b && !lazy_open(b, t, kbtf, start, stop, NULL)) {
+	if (b && !lazy_open(b, t, kbtf, start, stop, cache_dir)) {
 		free(b);
 		b = NULL;
 	}
@@ -1327,9 +1328,17 @@ bool idd_btf_own_offsets(const struct idd_btf *b)
 	return b && b->lz && !b->lz->index;
 }
 
-bool idd_btf_types_cached(const struct idd_btf *b)
+const char *idd_btf_reading(const struct idd_btf *b)
 {
-	return b && b->lz && b->lz->types_cached.data;
+	if (!b || !b->lz)
+		return "";
+	if (b->lz->index)
+		return ", read on demand";
+	return b->lz->types_cached.data
+		       ? ", read on demand, its types from the cache: the "
+			 "kernel's index of them is not in the dump"
+		       : ", read on demand, its types whole: the kernel's "
+			 "index of them is not in the dump";
 }
 
 const char *idd_btf_module(const struct idd_btf *b)
@@ -1560,8 +1569,8 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 			goto no;
 	}
 	lz->nr = nr;
-	lz->checked = calloc((8ull * nr / lz->page + 2) / 8 + 1, 1);
-	if (!lz->checked)
+	if (lz->index &&
+	    !(lz->checked = calloc((8ull * nr / lz->page + 2) / 8 + 1, 1)))
 		goto no;
 	b->lz = lz;
 	b->ntypes = nr;
@@ -1611,6 +1620,35 @@ no:
 	return false;
 }
 
+#define CACHE_NAME "vmlinux.btf"
+
+/*
+ * The kernel's BTF at start (size bytes) read whole out of the dump and
+ * parsed by libbpf; kept in cache_dir (NULL: not) once parsed.
+ */
+static struct inodedump_error *read_whole(struct idd_target *t, uint64_t start,
+					  size_t size, const char *cache_dir,
+					  struct idd_btf **out)
+{
+	_cleanup_free_ uint8_t *copy = malloc(size);
+	struct inodedump_error *err;
+
+	*out = NULL;
+	if (!copy)
+		return idd_nomem();
+	err = idd_target_read(t, start, copy, size);
+	if (err)
+		return idd_error_wrap(err, "the kernel's BTF (%zu bytes at 0x%" PRIx64 ")",
+				      size, start);
+	err = idd_btf_parse_cached(copy, size, "in the dump", cache_dir, out);
+	if (!err && cache_dir) {
+		struct idd_cache_part part = { copy, size };
+
+		idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
+	}
+	return err;
+}
+
 /*
  * After a lookup: if reading on demand failed, read the BTF whole from
  * then on (libbpf checks it, the messages say what is wrong); true when
@@ -1621,21 +1659,11 @@ static bool lazy_settle(struct idd_btf *b)
 	struct lazy *lz = b->lz;
 	struct idd_btf *whole = NULL;
 	struct inodedump_error *err;
-	size_t size;
-	_cleanup_free_ uint8_t *copy = NULL;
 
 	if (!lz || !lz->failed)
 		return false;
-	size = lz->stop - lz->start;
 	b->lz = NULL;
-	copy = malloc(size);
-	if (!copy)
-		err = idd_nomem();
-	else if ((err = idd_target_read(lz->t, lz->start, copy, size)))
-		err = idd_error_wrap(err, "the kernel's BTF (%zu bytes at 0x%" PRIx64 ")",
-				     size, lz->start);
-	else
-		err = idd_btf_parse(copy, size, "in the dump", &whole);
+	err = read_whole(lz->t, lz->start, lz->stop - lz->start, NULL, &whole);
 	lazy_free(lz);
 	b->ntypes = 0;
 	if (err) {
@@ -1661,8 +1689,6 @@ static void lazy_whole(struct idd_btf *b)
 	}
 }
 
-#define CACHE_NAME "vmlinux.btf"
-
 struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 					  struct idd_target *t,
 					  const char *cache_dir,
@@ -1670,7 +1696,6 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 					  uint64_t *at)
 {
 	uint64_t start, stop;
-	_cleanup_free_ uint8_t *copy = NULL;
 	struct idd_cache_file f;
 	struct inodedump_error *err;
 
@@ -1700,33 +1725,14 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		return idd_error_at(INODEDUMP_ERR_DUMP, start,
 				    "BTF at 0x%" PRIx64 ": %" PRIu64 " bytes",
 				    start, stop - start);
-	if (!getenv("INODEDUMP_BTF_WHOLE") && bpf_load() == NULL) {
-		struct idd_btf *b = calloc(1, sizeof(*b));
+	if (!getenv("INODEDUMP_BTF_WHOLE")) {
 		uint64_t kbtf = 0;
 
-		if (!b)
-			return idd_nomem();
 		idd_symbols_address(syms, "btf_vmlinux", &kbtf);
-		if (lazy_open(b, t, kbtf, start, stop, cache_dir)) {
-			*out = b;
+		if ((*out = idd_btf_open_on_demand(t, kbtf, start, stop,
+						   cache_dir)))
 			return NULL;
-		}
-		free(b);
 	}
-	copy = malloc(stop - start);
-	if (!copy)
-		return idd_nomem();
-	err = idd_target_read(t, start, copy, stop - start);
-	if (err)
-		return idd_error_wrap(err, "the kernel's BTF (%" PRIu64
-				      " bytes at 0x%" PRIx64 ")",
-				      stop - start, start);
-	err = idd_btf_parse_cached(copy, stop - start, "in the dump",
-				   cache_dir, out);
-	if (!err && cache_dir) {
-		struct idd_cache_part part = { copy, stop - start };
-
-		idd_cache_store(cache_dir, CACHE_NAME, &part, 1);
-	}
+	err = read_whole(t, start, stop - start, cache_dir, out);
 	return err;
 }

@@ -299,8 +299,8 @@ bool idd_btf_enumerator_in(struct idd_btf *btf, const char *enum_name,
 bool idd_btf_on_demand(const struct idd_btf *btf);
 /* On demand, but without the kernel's index (its type records read whole). */
 bool idd_btf_own_offsets(const struct idd_btf *btf);
-/* ... and those type records taken from the cache (kept there once read). */
-bool idd_btf_types_cached(const struct idd_btf *btf);
+/* How the BTF is read, for messages: "" (whole), ", read on demand", ... */
+const char *idd_btf_reading(const struct idd_btf *btf);
 /*
  * The BTF at start..stop read on demand through t, the kernel's index of
  * it found from the pointer at btf_vmlinux (its address); NULL when it
@@ -309,7 +309,7 @@ bool idd_btf_types_cached(const struct idd_btf *btf);
  */
 struct idd_btf *idd_btf_open_on_demand(struct idd_target *t,
 				       uint64_t btf_vmlinux, uint64_t start,
-				       uint64_t stop);
+				       uint64_t stop, const char *cache_dir);
 
 /*
  * btf_lazy.c: struct mount for a DWARF session, from vmlinux's .BTF, else

@@ -64,7 +64,7 @@ static struct idd_btf *open_hole(const uint8_t *img, size_t len, size_t from,
 	if (!*t)
 		return NULL;
 	return idd_btf_open_on_demand(*t, IMAGE + h[0], IMAGE + h[1],
-				      IMAGE + h[2]);
+				      IMAGE + h[2], NULL);
 }
 
 static struct idd_btf *open_img(const uint8_t *img, size_t len,
