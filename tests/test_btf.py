@@ -136,6 +136,13 @@ class Btf:
                     if self.info[i][1] in (4, 5) and self.info[i][0] and self.name(i) == name)
 
 
+def reading_of(btf):
+    """How inodedump says it reads this BTF: sorted, through the kernel's
+    index; not, from its start."""
+    return ", read on demand" if btf.is_sorted() else \
+        ", read on demand from its start: it is not sorted"
+
+
 def vmlinux_btf(vmlinux):
     data = elf_section(vmlinux, ".BTF")
     return Btf(data) if data else None
@@ -157,9 +164,11 @@ def case_equal(c, set_name, tmp, helper):
          len(dumps) >= (1 if set_name == "committed" else 5), str(dumps))
     # A kernel whose BTF is sorted has it read on demand through its own
     # index, where the dump kept that index (every format but the
-    # filtering ones certainly does); any other is read whole and cached.
+    # filtering ones certainly does); any other is read on demand from its
+    # start, as far as the lookups need.
     btf = vmlinux_btf(vmlinux)
     on_demand = btf.is_sorted() if btf else None
+    reading = None if btf is None else reading_of(btf)
     if btf is None:
         print(f"NOTE {set_name}: vmlinux carries no .BTF (a debug-only file), "
               "so whether the BTF is read on demand is not checked here")
@@ -170,9 +179,9 @@ def case_equal(c, set_name, tmp, helper):
         own = os.path.join(tmp, "cache-" + fmt)
         got = btf_run(["-j", dump, *addrs], own)
         from_btf(c, f"{set_name} {fmt}", got)
-        if fmt in FORMATS and on_demand is not None:
-            c.eq(f"{set_name} {fmt}: BTF read on demand (sorted: {on_demand})",
-                 "read on demand), symbols" in got.stderr, on_demand)
+        if fmt in FORMATS and reading is not None:
+            c.ok(f"{set_name} {fmt}: BTF{reading} (sorted: {on_demand})",
+                 reading + "), symbols" in got.stderr, got.stderr[-600:])
         if fmt == "d31-zlib" and on_demand:
             # makedumpfile -d 31 may leave the kernel's index out (a large
             # kmalloc()'s tail pages); the BTF is read on demand anyway.
@@ -201,7 +210,9 @@ def case_equal(c, set_name, tmp, helper):
             whole = btf_run(["-j", dump, *addrs], cache,
                             env_extra={"INODEDUMP_BTF_WHOLE": "1"})
             c.ok(f"{set_name} {fmt}: INODEDUMP_BTF_WHOLE: read whole",
-                 "read on demand), symbols" not in whole.stderr, whole.stderr[-600:])
+                 "BTF (" in whole.stderr and
+                 "read on demand" not in whole.stderr.split("symbols")[0],
+                 whole.stderr[-600:])
             c.eq(f"{set_name} {fmt}: read whole, the same",
                  (whole.returncode, whole.stdout), (got.returncode, got.stdout))
             # The cache holds both tables now: the same from it.
@@ -403,6 +414,55 @@ def case_find(c, tmp):
 
     # A damaged cache is not trusted: truncated, or garbage of the right size.
     kdir = os.path.join(cache, "inodedump", "kernel", build_id)
+    # 6.12's BTF is not sorted: what the runs read from its start is kept,
+    # not the whole BTF.
+    c.ok("cache file vmlinux.btf.start written",
+         os.path.isfile(os.path.join(kdir, "vmlinux.btf.start")), kdir)
+    c.ok("whole BTF not cached (read on demand)",
+         not os.path.exists(os.path.join(kdir, "vmlinux.btf")), str(os.listdir(kdir)))
+    p = btf_run(["-j", dump, addr], cache)
+    c.eq("from vmlinux.btf.start: decoded as with DWARF",
+         (p.returncode, p.stdout), (want.returncode, want.stdout))
+    c.ok("from vmlinux.btf.start: said",
+         "; what earlier runs read, from the cache), symbols" in p.stderr, p.stderr[-600:])
+    # The same kernel booted again, at another KASLR offset (stock4): the
+    # kept part is found where this boot has the BTF.
+    d4 = set_dir("stock4")
+    dump4 = os.path.join(d4, "d17-zlib.vmcore")
+    addrs4 = sorted({t["addr"] for t in read_truth(os.path.join(d4, "truth.txt"))})
+    want4 = run(["-k", os.path.join(d4, "vmlinux"), "-j", dump4, *addrs4])
+    p = btf_run(["-j", dump4, *addrs4], cache)
+    c.eq("another boot (stock4), its KASLR offset: decoded as with DWARF",
+         (p.returncode, p.stdout), (want4.returncode, want4.stdout))
+    c.ok("another boot (stock4): the kept part used",
+         "; what earlier runs read, from the cache), symbols" in p.stderr,
+         p.stderr[-600:])
+    # The kept part damaged: not trusted, read from the dump and kept again.
+    start = os.path.join(kdir, "vmlinux.btf.start")
+    for damage in ("garble", "truncate", "garble-late"):
+        size = os.path.getsize(start)
+        with open(start, "r+b") as f:
+            if damage == "truncate":
+                f.truncate(size // 2)
+            elif damage == "garble":
+                f.write(b"\xa5" * 4096)
+            else:  # the kept types' last 256 bytes, which are compared
+                types_len = struct.unpack_from("<Q", f.read(64), 32)[0]
+                f.seek(64 + types_len - 256)
+                f.write(b"\xa5" * 256)
+        p = btf_run(["-j", dump, addr], cache)
+        c.eq(f"vmlinux.btf.start {damage}d: decoded as with DWARF",
+             (p.returncode, p.stdout), (want.returncode, want.stdout))
+        c.ok(f"vmlinux.btf.start {damage}d: not taken",
+             "from the cache), symbols" not in p.stderr, p.stderr[-600:])
+        p = btf_run(["-j", dump, addr], cache)
+        c.ok(f"vmlinux.btf.start {damage}d: kept again, taken",
+             p.returncode == want.returncode and p.stdout == want.stdout and
+             "from the cache), symbols" in p.stderr, p.stderr[-600:])
+    # Read whole (INODEDUMP_BTF_WHOLE): the whole BTF and its index kept.
+    p = btf_run(["-j", dump, addr], cache, env_extra={"INODEDUMP_BTF_WHOLE": "1"})
+    c.eq("INODEDUMP_BTF_WHOLE: decoded as with DWARF",
+         (p.returncode, p.stdout), (want.returncode, want.stdout))
     for name in ("vmlinux.btf", "vmlinux.btf.index"):
         path = os.path.join(kdir, name)
         c.ok(f"cache file {name} written", os.path.isfile(path), kdir)

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 from fixture import set_dir
-from test_btf import vmlinux_btf
+from test_btf import reading_of, vmlinux_btf
 
 
 def main():
@@ -29,10 +29,10 @@ def main():
            os.path.isfile(os.path.join(k, "modules", "ext4.ko"))]
     if not kos:
         raise SystemExit(f"FAIL no ext4.ko of {release} under {cache}/{set_name}-kernel-*")
-    # Whether the types are read on demand: vmlinux's BTF sorted or not,
-    # as the test reads it (test_btf.py's parser), not as inodedump does.
-    sorted_btf = vmlinux_btf(os.path.join(d, "vmlinux")).is_sorted()
-    env = dict(os.environ, EXPECT_ON_DEMAND="1" if sorted_btf else "0")
+    # How the types are read on demand: vmlinux's BTF sorted or not, as
+    # the test reads it (test_btf.py's parser), not as inodedump does.
+    env = dict(os.environ, EXPECT_READING=reading_of(
+        vmlinux_btf(os.path.join(d, "vmlinux"))) + ")")
     with tempfile.TemporaryDirectory() as empty:
         r = subprocess.run([binary, os.path.join(d, "d17-zlib.vmcore"), kos[0],
                             os.path.join(d, "vmlinux"), empty], env=env)

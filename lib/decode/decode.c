@@ -251,6 +251,14 @@ static void find_alias_dtype(struct inodedump *id, struct inode_layout *l)
 	if (!l->d_flags.present || !l->d_alias.present ||
 	    l->d_flags.size > 8 || !l->i_dentry_first.present)
 		return;
+	/*
+	 * The enum came with 6.15 (before, DCACHE_* are #defines). On an
+	 * older kernel its lookup is a miss, and a miss reads all of a BTF
+	 * in no order (6.12's): not looked for below 6.14, a release early
+	 * to be safe.
+	 */
+	if (id->version && id->version < IDD_KVER(6, 14, 0))
+		return;
 	idd_anchor(t, id->syms, "fs/dcache.c",
 		   (const char *const[]){ "dput", "d_alloc", NULL });
 	if (!idd_types_enumerator(t, "fs/dcache.c", "dentry_flags",

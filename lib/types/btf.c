@@ -15,11 +15,13 @@
  * enums, built in one pass over the types: libbpf's
  * btf__find_by_name_kind() walks every type on each call.
  *
- * A kernel whose BTF is sorted by name (7.3, not 6.12) has it read on demand
- * instead, through the kernel's own index of its records ("on demand"
- * below): a decode then reads about a tenth of it, and nothing is cached.
- * Records read so are checked one by one; anything amiss, and the BTF is
- * read whole and parsed by libbpf as for every other kernel.
+ * The dump's BTF is read on demand instead ("on demand" below): where it
+ * is sorted by name (7.3, not 6.12), through the kernel's own index of its
+ * records, a decode then reading about a tenth of it; any other from its
+ * start, as far as the lookups need ("BTF in no order"), a quarter of it
+ * on 6.12, what was read kept for the next run. Records read so are
+ * checked one by one; anything amiss, or a name not found, and the BTF is
+ * read whole and parsed by libbpf (INODEDUMP_BTF_WHOLE: always).
  */
 #include <bpf/btf.h>
 #include <dlfcn.h>
@@ -136,6 +138,8 @@ static void lazy_whole(struct idd_btf *b);
 static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 		      uint64_t kbtf, uint64_t start, uint64_t stop,
 		      const char *cache_dir);
+static bool scan_open(struct idd_btf *b, struct idd_target *t, uint64_t start,
+		      uint64_t stop, const char *cache_dir);
 
 static const struct btf_type *type_at(const struct idd_btf *b, uint32_t id)
 {
@@ -440,6 +444,24 @@ struct lazy {
 	struct idd_cache_file types_cached; /* types_buf, when from the cache */
 	struct lazy_map recs, strs; /* copies, by id and by offset */
 	bool failed; /* a read failed, or a record was not one */
+	/*
+	 * BTF in no order (scan): read from its start as far as the lookups
+	 * need, into types_buf (types_have bytes of it, the records up to
+	 * types_next given offsets, ids 1..scan_n - 1) and strs_buf
+	 * (strs_have bytes). Both are allocated whole on opening, so a
+	 * record or name handed out never moves.
+	 */
+	bool scan, bad; /* bad: the record at types_next is not one */
+	size_t types_have, types_next;
+	uint32_t scan_n;
+	char *strs_buf;
+	size_t strs_have;
+	/*
+	 * What earlier runs read of it, kept in the cache (cache_dir, NULL:
+	 * none): this much of each was taken from there.
+	 */
+	char *cache_dir;
+	size_t cached_types, cached_strs;
 };
 
 static void map_free(struct lazy_map *m)
@@ -449,13 +471,18 @@ static void map_free(struct lazy_map *m)
 	free(m->slots);
 }
 
+static void start_to_cache(const struct lazy *lz);
+
 static void lazy_free(struct lazy *lz)
 {
 	if (!lz)
 		return;
+	start_to_cache(lz);
+	free(lz->cache_dir);
 	map_free(&lz->recs);
 	map_free(&lz->strs);
 	free(lz->checked);
+	free(lz->strs_buf);
 	if (lz->types_cached.data)
 		idd_cache_unmap(&lz->types_cached);
 	else
@@ -624,6 +651,204 @@ static bool index_page_ok(struct lazy *lz, uint32_t id)
 	return true;
 }
 
+/*
+ * BTF in no order: the kernel's before it sorted its BTF (6.12's) has no
+ * order a lookup by name could search, and libbpf would parse all of it
+ * (on the stock 6.12 dump, 1,202 compressed pages). Read from its start
+ * instead, as far as a lookup must: the strings until the name (each name
+ * is there once: the BTF's strings are deduplicated), then the records
+ * until the first of that name and class. Types used by the decode come
+ * early in the BTF of the kernels measured (bench/RESULTS.md). Each
+ * record's kind and size are checked as its offset is taken, and the last
+ * must end the types; nothing of the kernel's own memory is used. A miss
+ * (no such name, or a name whose offset no record has) reads the BTF
+ * whole, which answers with authority.
+ */
+#define SCAN_TYPES_CHUNK (256u << 10) /* 64 pages: inflated on two threads */
+#define SCAN_STRS_CHUNK (64u << 10)
+
+/*
+ * Up to chunk more bytes of the section at at (len bytes, have of them in
+ * buf), ending on a page boundary of the dump.
+ */
+static bool scan_read(struct lazy *lz, uint64_t at, size_t len, void *buf,
+		      size_t *have, size_t chunk)
+{
+	uint64_t from = at + *have, to = (from + chunk) & ~(lz->page - 1);
+
+	if (to <= from)
+		to = from + chunk;
+	if (to - at > len)
+		to = at + len;
+	if (!lazy_read(lz, from, (uint8_t *)buf + *have, (size_t)(to - from)))
+		return false;
+	*have = (size_t)(to - at);
+	return true;
+}
+
+/* Offsets taken as far as id (true), or every record's (false: no id). */
+static bool scan_to(struct lazy *lz, uint32_t id)
+{
+	const size_t len = lz->types_end - lz->types_at;
+
+	while (id >= lz->scan_n && !lz->failed) {
+		/* Every record read whole, up to one that is not a record. */
+		while (!lz->bad && lz->types_have - lz->types_next >= 12) {
+			const struct btf_type *r =
+				(const void *)(lz->types_buf + lz->types_next);
+			size_t size = record_size(r);
+
+			if (!size || size > len - lz->types_next)
+				lz->bad = true;
+			else if (size > lz->types_have - lz->types_next)
+				break;
+			else {
+				lz->offs[lz->scan_n++] = (uint32_t)lz->types_next;
+				lz->types_next += size;
+			}
+		}
+		if (id < lz->scan_n)
+			break;
+		if (lz->bad) {
+			lz->failed = true; /* what follows id is no record */
+			return false;
+		}
+		if (lz->types_have == len) {
+			if (lz->types_next != len)
+				lz->failed = true; /* the last record runs over */
+			return false;
+		}
+		if (!scan_read(lz, lz->types_at, len, lz->types_buf,
+			       &lz->types_have, SCAN_TYPES_CHUNK))
+			return false;
+	}
+	return id < lz->scan_n && !lz->failed;
+}
+
+/* The offset of the string name in the strings, 0: none. */
+static uint32_t scan_string(struct lazy *lz, const char *name)
+{
+	size_t n = strlen(name), from = 0;
+	char pat[LAZY_STR_MAX + 2];
+
+	if (!n || n > LAZY_STR_MAX)
+		return 0;
+	pat[0] = 0;
+	memcpy(pat + 1, name, n);
+	pat[n + 1] = 0;
+	for (;;) {
+		const char *at = lz->strs_have >= from + n + 2
+					 ? memmem(lz->strs_buf + from,
+						  lz->strs_have - from, pat, n + 2)
+					 : NULL;
+
+		if (at)
+			return (uint32_t)(at + 1 - lz->strs_buf);
+		if (lz->strs_have == lz->strs_len)
+			return 0;
+		/* the next search takes in what this one could not match */
+		from = lz->strs_have > n + 1 ? lz->strs_have - n - 1 : 0;
+		if (!scan_read(lz, lz->strs_at, lz->strs_len, lz->strs_buf,
+			       &lz->strs_have, SCAN_STRS_CHUNK))
+			return 0;
+	}
+}
+
+/* The first id of name and class, as whole BTF's index has it; 0: none. */
+static uint32_t scan_lookup(struct lazy *lz, const char *name, int class)
+{
+	uint32_t off = scan_string(lz, name);
+
+	for (uint32_t id = 1; off && (id < lz->scan_n || scan_to(lz, id));
+	     id++) {
+		const struct btf_type *t =
+			(const void *)(lz->types_buf + lz->offs[id]);
+
+		if (t->name_off == off && name_class(t) == class)
+			return id;
+	}
+	lz->failed = true; /* not here: the BTF read whole answers */
+	return 0;
+}
+
+/*
+ * What a run read from the start of BTF in no order, kept for the next
+ * run of that kernel: the types and the strings read so far, behind a
+ * header that gives the BTF's size and the sections' lengths.
+ */
+#define START_CACHE_NAME "vmlinux.btf.start"
+#define START_MAGIC "IDDBTFS1"
+#define START_HEADER (8 + 7 * 8)
+
+static bool same_as_dump(struct lazy *lz, uint64_t at, const uint8_t *data,
+			 size_t len);
+
+/* The dump's KASLR offset (VMCOREINFO), 0 when it gives none. */
+static uint64_t kaslr_of(struct idd_target *t)
+{
+	const char *v = idd_target_vmcoreinfo(t, "KERNELOFFSET");
+
+	return v ? strtoull(v, NULL, 16) : 0;
+}
+
+static void start_to_cache(const struct lazy *lz)
+{
+	uint8_t head[START_HEADER];
+	uint64_t kaslr = kaslr_of(lz->t);
+	uint64_t h[7] = { lz->stop - lz->start, lz->types_end - lz->types_at,
+			  lz->strs_len, lz->types_have, lz->strs_have,
+			  lz->start - kaslr, lz->stop - kaslr };
+	struct idd_cache_part parts[] = {
+		{ head, sizeof(head) },
+		{ lz->types_buf, lz->types_have },
+		{ lz->strs_buf, lz->strs_have },
+	};
+
+	if (!lz->scan || !lz->cache_dir || lz->failed ||
+	    (lz->types_have <= lz->cached_types &&
+	     lz->strs_have <= lz->cached_strs))
+		return;
+	memcpy(head, START_MAGIC, 8);
+	memcpy(head + 8, h, sizeof(h));
+	idd_cache_store(lz->cache_dir, START_CACHE_NAME, parts, 3);
+}
+
+/*
+ * What earlier runs read, from the cache: taken when its header matches
+ * this BTF's and its bytes the dump's at a few places of each section
+ * (see same_as_dump()); else read again from the dump.
+ */
+static void start_from_cache(struct lazy *lz)
+{
+	struct idd_cache_file f;
+	uint64_t h[7];
+	const uint8_t *types, *strs;
+	bool ok;
+
+	if (!lz->cache_dir ||
+	    !idd_cache_map(lz->cache_dir, START_CACHE_NAME, &f))
+		return;
+	ok = f.size >= START_HEADER && !memcmp(f.data, START_MAGIC, 8);
+	if (ok) {
+		memcpy(h, (const uint8_t *)f.data + 8, sizeof(h));
+		ok = h[0] == lz->stop - lz->start &&
+		     h[1] == lz->types_end - lz->types_at &&
+		     h[2] == lz->strs_len && h[3] <= h[1] && h[4] <= h[2] &&
+		     f.size == START_HEADER + h[3] + h[4];
+	}
+	types = (const uint8_t *)f.data + START_HEADER;
+	strs = ok ? types + h[3] : NULL;
+	if (ok && same_as_dump(lz, lz->types_at, types, h[3]) &&
+	    same_as_dump(lz, lz->strs_at, strs, h[4])) {
+		memcpy(lz->types_buf, types, h[3]);
+		memcpy(lz->strs_buf, strs, h[4]);
+		lz->types_have = lz->cached_types = h[3];
+		lz->strs_have = lz->cached_strs = h[4];
+	}
+	lz->failed = false; /* a sample not read: the dump's own, then */
+	idd_cache_unmap(&f);
+}
+
 static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
 {
 	struct lazy *lz = b->lz;
@@ -632,6 +857,10 @@ static const struct btf_type *lazy_type(const struct idd_btf *b, uint32_t id)
 
 	if (t || lz->failed)
 		return t;
+	if (lz->scan)
+		return scan_to(lz, id) ? (const struct btf_type *)(lz->types_buf +
+								    lz->offs[id])
+				       : NULL;
 	if (lz->offs) /* every record checked as the offsets were taken */
 		return (const struct btf_type *)(lz->types_buf + lz->offs[id]);
 	/*
@@ -692,6 +921,9 @@ static const char *lazy_str(const struct idd_btf *b, uint32_t off)
 
 	if (s || lz->failed || off >= lz->strs_len)
 		return s ? s : "";
+	if (lz->scan && off < lz->strs_have &&
+	    memchr(lz->strs_buf + off, 0, lz->strs_have - off))
+		return lz->strs_buf + off;
 	/*
 	 * Read a little at a time (most names are short), never across a
 	 * page boundary that the name does not cross.
@@ -732,6 +964,8 @@ static uint32_t lazy_lookup(const struct idd_btf *b, const char *name,
 {
 	uint32_t lo = b->lz->named, hi = b->ntypes;
 
+	if (b->lz->scan)
+		return scan_lookup(b->lz, name, class);
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		const struct btf_type *t = type_at(b, mid);
@@ -1311,7 +1545,8 @@ struct idd_btf *idd_btf_open_on_demand(struct idd_target *t, uint64_t kbtf,
 	if (stop <= start || stop - start > BTF_MAX_SIZE || bpf_load())
 		return NULL;
 	b = calloc(1, sizeof(*b));
-	if (b && !lazy_open(b, t, kbtf, start, stop, cache_dir)) {
+	if (b && !lazy_open(b, t, kbtf, start, stop, cache_dir) &&
+	    !scan_open(b, t, start, stop, cache_dir)) {
 		free(b);
 		b = NULL;
 	}
@@ -1325,13 +1560,24 @@ bool idd_btf_on_demand(const struct idd_btf *b)
 
 bool idd_btf_own_offsets(const struct idd_btf *b)
 {
-	return b && b->lz && !b->lz->index;
+	return b && b->lz && !b->lz->index && !b->lz->scan;
+}
+
+bool idd_btf_from_start(const struct idd_btf *b)
+{
+	return b && b->lz && b->lz->scan;
 }
 
 const char *idd_btf_reading(const struct idd_btf *b)
 {
 	if (!b || !b->lz)
 		return "";
+	if (b->lz->scan)
+		return b->lz->cached_types
+			       ? ", read on demand from its start: it is not "
+				 "sorted; what earlier runs read, from the cache"
+			       : ", read on demand from its start: it is not "
+				 "sorted";
 	if (b->lz->index)
 		return ", read on demand";
 	return b->lz->types_cached.data
@@ -1403,27 +1649,39 @@ static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
  * first and the last included (a few pages read against a whole
  * section's).
  */
-static bool types_from_cache(struct lazy *lz, const char *cache_dir,
-			     size_t len)
+/*
+ * Whether data (len bytes from the cache) has the dump's bytes at at, as
+ * far as eight samples of 256 bytes along it tell, the first and the
+ * last included (a few pages read against a whole section's).
+ */
+static bool same_as_dump(struct lazy *lz, uint64_t at, const uint8_t *data,
+			 size_t len)
 {
-	const uint8_t *data;
 	uint8_t sample[256];
 	size_t n = len < sizeof(sample) ? len : sizeof(sample);
 	bool same = true;
 
+	for (size_t k = 0; same && n && k < 8; k++) {
+		size_t off = (len - n) / 7 * k;
+
+		if (k == 7)
+			off = len - n;
+		same = lazy_read(lz, at + off, sample, n) &&
+		       !memcmp(data + off, sample, n);
+	}
+	return same;
+}
+
+static bool types_from_cache(struct lazy *lz, const char *cache_dir,
+			     size_t len)
+{
+	bool same;
+
 	if (!cache_dir ||
 	    !idd_cache_map(cache_dir, TYPES_CACHE_NAME, &lz->types_cached))
 		return false;
-	data = lz->types_cached.data;
-	same = lz->types_cached.size == len;
-	for (size_t k = 0; same && k < 8; k++) {
-		size_t at = (len - n) / 7 * k;
-
-		if (k == 7)
-			at = len - n;
-		same = lazy_read(lz, lz->types_at + at, sample, n) &&
-		       !memcmp(data + at, sample, n);
-	}
+	same = lz->types_cached.size == len &&
+	       same_as_dump(lz, lz->types_at, lz->types_cached.data, len);
 	if (!same) {
 		idd_cache_unmap(&lz->types_cached);
 		lz->types_cached.data = NULL;
@@ -1465,6 +1723,64 @@ static uint32_t own_offsets(struct lazy *lz, const char *cache_dir)
 	return n;
 }
 
+/* lz set up for the BTF at start..stop, from its header; false: not BTF. */
+static bool lazy_header(struct lazy *lz, struct idd_target *t, uint64_t start,
+			uint64_t stop, struct btf_header *h)
+{
+	lz->t = t;
+	lz->start = start;
+	lz->stop = stop;
+	if (!lazy_read(lz, start, h, sizeof(*h)) || h->magic != BTF_MAGIC ||
+	    h->hdr_len < sizeof(*h) || h->hdr_len > stop - start ||
+	    h->type_off % 4 || h->type_len < 24 || !h->str_len ||
+	    (uint64_t)h->hdr_len + h->type_off + h->type_len > stop - start ||
+	    (uint64_t)h->hdr_len + h->str_off + h->str_len > stop - start)
+		return false;
+	lz->types_at = start + h->hdr_len + h->type_off;
+	lz->types_end = lz->types_at + h->type_len;
+	lz->strs_at = start + h->hdr_len + h->str_off;
+	lz->strs_len = h->str_len;
+	lz->page = idd_target_page_size(t);
+	if (!lz->page || (lz->page & (lz->page - 1)))
+		lz->page = 4096; /* the unit the index is checked by */
+	return true;
+}
+
+/*
+ * Set b up to read the BTF at start..stop from its start, as far as its
+ * lookups need ("BTF in no order" above): any BTF, sorted or not, and
+ * nothing read yet but its header. False leaves b as it was.
+ */
+static bool scan_open(struct idd_btf *b, struct idd_target *t, uint64_t start,
+		      uint64_t stop, const char *cache_dir)
+{
+	struct lazy *lz = calloc(1, sizeof(*lz));
+	struct btf_header h;
+
+	if (!lz)
+		return false;
+	if (!lazy_header(lz, t, start, stop, &h) ||
+	    !(lz->types_buf = malloc(h.type_len)) ||
+	    !(lz->offs = malloc((h.type_len / 12 + 2) * sizeof(*lz->offs))) ||
+	    !(lz->strs_buf = malloc(h.str_len))) {
+		lazy_free(lz);
+		return false;
+	}
+	lz->scan = true;
+	lz->scan_n = 1; /* id 0, void, has no record */
+	lz->offs[0] = 0;
+	if (cache_dir && !(lz->cache_dir = strdup(cache_dir))) {
+		lazy_free(lz);
+		return false;
+	}
+	start_from_cache(lz);
+	b->lz = lz;
+	b->ntypes = h.type_len / 12 + 2; /* no more than this: taken as read */
+	b->first_id = 1;
+	b->size = stop - start;
+	return true;
+}
+
 /*
  * Set b up to read the BTF at start..stop on demand, when the kernel's
  * own index of it is found through the pointer at kbtf (btf_vmlinux's
@@ -1487,19 +1803,8 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 
 	if (!lz)
 		return false;
-	lz->t = t;
-	lz->start = start;
-	lz->stop = stop;
-	if (!lazy_read(lz, start, &h, sizeof(h)) || h.magic != BTF_MAGIC ||
-	    h.hdr_len < sizeof(h) || h.hdr_len > stop - start ||
-	    h.type_off % 4 || h.type_len < 24 ||
-	    (uint64_t)h.hdr_len + h.type_off + h.type_len > stop - start ||
-	    (uint64_t)h.hdr_len + h.str_off + h.str_len > stop - start)
+	if (!lazy_header(lz, t, start, stop, &h))
 		goto no;
-	lz->types_at = start + h.hdr_len + h.type_off;
-	lz->types_end = lz->types_at + h.type_len;
-	lz->strs_at = start + h.hdr_len + h.str_off;
-	lz->strs_len = h.str_len;
 	/* Sorted BTF begins with its anonymous types. */
 	if (!lazy_read(lz, lz->types_at, &first, 12) || first.name_off ||
 	    !record_size(&first))
@@ -1558,9 +1863,6 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 		free(r);
 	}
 	lz->failed = false;
-	lz->page = idd_target_page_size(t);
-	if (!lz->page || (lz->page & (lz->page - 1)))
-		lz->page = 4096; /* the unit the index is checked by */
 	if (off_types < 0 || off_nr < 0 || !index_kept(t, lz->index, nr)) {
 		/* No index to use: the records' offsets taken here. */
 		lz->index = 0;
@@ -1689,6 +1991,51 @@ static void lazy_whole(struct idd_btf *b)
 	}
 }
 
+/* Whether the BTF at start..stop begins with an anonymous type (sorted). */
+static bool first_anonymous(struct idd_target *t, uint64_t start,
+			    uint64_t stop)
+{
+	struct lazy lz = { 0 };
+	struct btf_header h;
+	struct btf_type first;
+
+	return lazy_header(&lz, t, start, stop, &h) &&
+	       lazy_read(&lz, lz.types_at, &first, 12) && !first.name_off;
+}
+
+/*
+ * BTF in no order that earlier runs read from its start and kept: where
+ * the cache says it lies (moved by this dump's KASLR offset), when the
+ * dump has it there (its header, and the kept bytes at a few places).
+ * Saves the lookups of its place in kallsyms. NULL: not so.
+ */
+static struct idd_btf *start_cached(struct idd_target *t,
+				    const char *cache_dir, uint64_t *at)
+{
+	struct idd_cache_file f;
+	uint64_t h[7], kaslr = kaslr_of(t);
+	struct idd_btf *b;
+
+	if (!cache_dir || !idd_cache_map(cache_dir, START_CACHE_NAME, &f))
+		return NULL;
+	if (f.size < START_HEADER || memcmp(f.data, START_MAGIC, 8)) {
+		idd_cache_unmap(&f);
+		return NULL;
+	}
+	memcpy(h, (const uint8_t *)f.data + 8, sizeof(h));
+	idd_cache_unmap(&f);
+	if (h[6] <= h[5] || h[6] - h[5] != h[0] || h[0] > BTF_MAX_SIZE ||
+	    bpf_load() || !(b = calloc(1, sizeof(*b))))
+		return NULL;
+	if (!scan_open(b, t, h[5] + kaslr, h[6] + kaslr, cache_dir) ||
+	    !b->lz->cached_types) {
+		idd_btf_free(b);
+		return NULL;
+	}
+	*at = h[5] + kaslr;
+	return b;
+}
+
 struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 					  struct idd_target *t,
 					  const char *cache_dir,
@@ -1717,6 +2064,9 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		}
 		inodedump_error_free(err); /* read the dump's, then */
 	}
+	if (!getenv("INODEDUMP_BTF_WHOLE") &&
+	    (*out = start_cached(t, cache_dir, at)))
+		return NULL;
 	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
 	    !idd_symbols_address(syms, "__stop_BTF", &stop) || stop <= start)
 		return NULL;
@@ -1728,7 +2078,9 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 	if (!getenv("INODEDUMP_BTF_WHOLE")) {
 		uint64_t kbtf = 0;
 
-		idd_symbols_address(syms, "btf_vmlinux", &kbtf);
+		/* The kernel's index is looked for only where it is sorted. */
+		if (first_anonymous(t, start, stop))
+			idd_symbols_address(syms, "btf_vmlinux", &kbtf);
 		if ((*out = idd_btf_open_on_demand(t, kbtf, start, stop,
 						   cache_dir)))
 			return NULL;

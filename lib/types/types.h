@@ -292,20 +292,22 @@ bool idd_btf_enumerator(struct idd_btf *btf, const char *name, int64_t *value);
 bool idd_btf_enumerator_in(struct idd_btf *btf, const char *enum_name,
 			   const char *name, int64_t *value);
 /*
- * Read on demand (a kernel whose BTF is sorted and indexed in its memory)
- * rather than whole: INODEDUMP_BTF_WHOLE set in the environment turns it
- * off.
+ * Read on demand rather than whole: through the kernel's index where its
+ * BTF is sorted, else from its start as far as lookups need;
+ * INODEDUMP_BTF_WHOLE set in the environment turns it off.
  */
 bool idd_btf_on_demand(const struct idd_btf *btf);
 /* On demand, but without the kernel's index (its type records read whole). */
 bool idd_btf_own_offsets(const struct idd_btf *btf);
+/* Read on demand from its start, as far as its lookups need (not sorted). */
+bool idd_btf_from_start(const struct idd_btf *btf);
 /* How the BTF is read, for messages: "" (whole), ", read on demand", ... */
 const char *idd_btf_reading(const struct idd_btf *btf);
 /*
- * The BTF at start..stop read on demand through t, the kernel's index of
- * it found from the pointer at btf_vmlinux (its address); NULL when it
- * cannot be (then read it whole). For the fuzzer; idd_btf_from_dump()
- * tries it first.
+ * The BTF at start..stop read on demand through t: by the kernel's index
+ * of it, found from the pointer at btf_vmlinux (its address), where it is
+ * sorted; else from its start. NULL when its header is not BTF's (then
+ * read it whole). For the fuzzer; idd_btf_from_dump() tries it first.
  */
 struct idd_btf *idd_btf_open_on_demand(struct idd_target *t,
 				       uint64_t btf_vmlinux, uint64_t start,

@@ -3,8 +3,9 @@
  * The BTF read on demand (btf.c, "on demand") over the images
  * fuzz/tools/make_btf_ondemand_seeds.py builds: a small BTF sorted as
  * 7.3's is, the struct btf that indexes it and btf_vmlinux, in memory.
- * Found and answered as whole BTF answers; not taken where the BTF is not
- * sorted or the index does not check out; damage met later sends the
+ * Found and answered as whole BTF answers; read from its start instead
+ * where the BTF is not sorted or the index does not check out (the same
+ * answers, and a record that is not one read whole); damage met later sends the
  * lookups to the whole BTF, and a BTF that cannot be read whole is said.
  */
 #include <stdio.h>
@@ -115,14 +116,40 @@ static void answers(struct idd_btf *b, const char *what)
 	       "%s: DCACHE_ENTRY_TYPE %lld", what, (long long)v);
 }
 
-/* Image img's BTF must not be read on demand. */
-static void not_taken(const uint8_t *img, size_t len, const char *what)
+/*
+ * b's answers, read as way() says; then a struct vmlinux has not reads the
+ * BTF whole, and the answers stay.
+ */
+static void answers_then_miss(struct idd_btf *b, const char *what,
+			      bool (*way)(const struct idd_btf *))
+{
+	struct idd_struct s;
+	struct inodedump_error *err;
+
+	answers(b, what);
+	CHECKF(way(b), "%s: read so still after the lookups", what);
+	err = idd_btf_struct(b, "no_such_struct", &s);
+	CHECKF(err && !idd_btf_on_demand(b), "%s: a miss reads the BTF whole",
+	       what);
+	inodedump_error_free(err);
+	answers(b, "read whole");
+}
+
+/*
+ * Image img's BTF must not be read through the kernel's index, but from
+ * its start (nothing of the kernel's memory used), with the same answers;
+ * a miss then reads it whole, and the answers stay.
+ */
+static void from_start(const uint8_t *img, size_t len, const char *what)
 {
 	struct idd_memory_region r[2];
 	struct idd_target *t = NULL;
 	struct idd_btf *b = open_img(img, len, &t, r);
 
-	CHECKF(!b, "%s: not read on demand", what);
+	CHECKF(b && idd_btf_from_start(b) && !idd_btf_own_offsets(b),
+	       "%s: read from its start", what);
+	if (b)
+		answers_then_miss(b, what, idd_btf_from_start);
 	idd_btf_free(b);
 	idd_target_close(t);
 }
@@ -145,32 +172,85 @@ int main(int argc, char **argv)
 
 		img = load(dir, name, &len);
 		b = open_img(img, len, &t, r);
-		CHECKF(b && idd_btf_on_demand(b), "%s: read on demand", name);
-		if (b) {
-			answers(b, name);
-			CHECKF(idd_btf_on_demand(b),
-			       "%s: still on demand after the lookups", name);
-			/* A struct vmlinux has not: read whole, same answers. */
-			err = idd_btf_struct(b, "no_such_struct", &s);
-			CHECKF(err && !idd_btf_on_demand(b),
-			       "%s: a miss reads the BTF whole", name);
-			inodedump_error_free(err);
-			answers(b, "read whole");
-			idd_btf_free(b);
-		}
+		CHECKF(b && idd_btf_on_demand(b) && !idd_btf_from_start(b),
+		       "%s: read on demand", name);
+		if (b)
+			answers_then_miss(b, name, idd_btf_on_demand);
+		idd_btf_free(b);
 		idd_target_close(t);
 		free(img);
 	}
 
-	/* Named types out of order: not read on demand. */
+	/* Named types out of order: read from the start. */
 	img = load(dir, "unsorted.img", &len);
-	not_taken(img, len, "unsorted");
+	from_start(img, len, "unsorted");
+	/*
+	 * Its last record's kind made one no BTF has: struct inode comes
+	 * before it; struct btf is that record, met as its lookup reads that
+	 * far, and then libbpf refuses the whole; the error names the BTF.
+	 */
+	{
+		uint32_t h[4], hdr_len, type_off, type_len, info;
+		const uint8_t *btf;
+		struct idd_member m;
+
+		memcpy(h, img, sizeof(h));
+		btf = img + HEADER + h[1];
+		memcpy(&hdr_len, btf + 4, 4);
+		memcpy(&type_off, btf + 8, 4);
+		memcpy(&type_len, btf + 12, 4);
+		b = open_img(img, len, &t, r);
+		CHECKF(b && idd_btf_from_start(b), "unsorted: from its start");
+		if (b) {
+			/* offsets of every record (each 12 bytes and more) */
+			uint32_t off = 0, last = 0;
+
+			while (off < type_len) {
+				const uint8_t *rec = btf + hdr_len + type_off + off;
+				uint32_t vlen, kind, size = 12;
+
+				memcpy(&info, rec + 4, 4);
+				vlen = info & 0xffff;
+				kind = (info >> 24) & 0x1f;
+				if (kind == 1)
+					size += 4; /* int */
+				else if (kind == 3)
+					size += 12; /* array */
+				else if (kind == 4 || kind == 5)
+					size += 12 * vlen;
+				else if (kind == 6)
+					size += 8 * vlen;
+				last = off;
+				off += size;
+			}
+			memcpy(&info, btf + hdr_len + type_off + last + 4, 4);
+			info |= 0x1fu << 24;
+			memcpy((uint8_t *)btf + hdr_len + type_off + last + 4, &info, 4);
+			err = idd_btf_struct(b, "inode", &s);
+			CHECKF(!err, "unsorted, last record damaged: struct inode "
+			       "before it");
+			inodedump_error_free(err);
+			if (!err)
+				idd_btf_types_member(b, &s, "i_mode", &m);
+			CHECKF(!err && m.present, "unsorted, last record "
+			       "damaged: i_mode");
+			err = idd_btf_struct(b, "btf", &s);
+			CHECKF(err && strstr(err->message, "BTF") &&
+			       !idd_btf_on_demand(b),
+			       "unsorted, last record damaged: met, the whole "
+			       "cannot be read, said: %s",
+			       err ? err->message : "(none)");
+			inodedump_error_free(err);
+			idd_btf_free(b);
+		}
+		idd_target_close(t);
+	}
 	free(img);
 
 	img = load(dir, "sorted.img", &len);
-	/* named_start_id that is not the first named type: not taken. */
+	/* named_start_id that is not the first named type: not the index. */
 	img[HEADER + OBJ + 20]++;
-	not_taken(img, len, "named_start_id wrong");
+	from_start(img, len, "named_start_id wrong");
 	img[HEADER + OBJ + 20]--;
 	/*
 	 * An index whose entry 2 is wrong is not the index: the records'
@@ -191,7 +271,7 @@ int main(int argc, char **argv)
 	}
 	idd_target_close(t);
 	img[HEADER + OBJ + 16]++; /* nr_types */
-	not_taken(img, len, "no index, nr_types wrong");
+	from_start(img, len, "no index, nr_types wrong");
 	img[HEADER + OBJ + 16]--;
 	v -= 4;
 	memcpy(img + HEADER + INDEX + 16, &v, 8);
@@ -201,7 +281,7 @@ int main(int argc, char **argv)
 	idd_target_close(t);
 	/* No btf_vmlinux (NULL). */
 	memset(img + HEADER + 0x4000, 0, 8);
-	not_taken(img, len, "btf_vmlinux NULL");
+	from_start(img, len, "btf_vmlinux NULL");
 	free(img);
 
 	/*
@@ -233,8 +313,9 @@ int main(int argc, char **argv)
 	b = open_img(img, len, &t, r);
 	if (b)
 		answers(b, "entries set to their neighbours'");
-	CHECKF(!b || !idd_btf_on_demand(b),
-	       "entries set to their neighbours': never answered on demand");
+	CHECKF(!b || !idd_btf_on_demand(b) || idd_btf_from_start(b),
+	       "entries set to their neighbours': never answered through "
+	       "the index");
 	idd_btf_free(b);
 	idd_target_close(t);
 	free(img);
