@@ -547,42 +547,32 @@ static bool lazy_read(struct lazy *lz, uint64_t addr, void *buf, size_t len)
 	return true;
 }
 
-/* Bytes of a record from its first 12 (btf_type), or 0 if no such kind. */
+/*
+ * Bytes of a record from its first 12 (btf_type), or 0 if no such kind:
+ * the head, then what each kind has after it, once or per vlen entry
+ * (the vlen of an int, a func or a var is not a count).
+ */
 static size_t record_size(const struct btf_type *t)
 {
-	size_t vlen = btf_vlen(t);
+	static const uint8_t once[BTF_KIND_ENUM64 + 1] = {
+		[BTF_KIND_INT] = 4,
+		[BTF_KIND_VAR] = 4,
+		[BTF_KIND_DECL_TAG] = 4,
+		[BTF_KIND_ARRAY] = sizeof(struct btf_array),
+	};
+	static const uint8_t each[BTF_KIND_ENUM64 + 1] = {
+		[BTF_KIND_STRUCT] = sizeof(struct btf_member),
+		[BTF_KIND_UNION] = sizeof(struct btf_member),
+		[BTF_KIND_ENUM] = sizeof(struct btf_enum),
+		[BTF_KIND_ENUM64] = sizeof(struct btf_enum64),
+		[BTF_KIND_FUNC_PROTO] = sizeof(struct btf_param),
+		[BTF_KIND_DATASEC] = sizeof(struct btf_var_secinfo),
+	};
+	unsigned kind = btf_kind(t);
 
-	switch (btf_kind(t)) {
-	case BTF_KIND_INT:
-	case BTF_KIND_VAR:
-	case BTF_KIND_DECL_TAG:
-		return 16;
-	case BTF_KIND_ARRAY:
-		return 12 + sizeof(struct btf_array);
-	case BTF_KIND_STRUCT:
-	case BTF_KIND_UNION:
-		return 12 + vlen * sizeof(struct btf_member);
-	case BTF_KIND_ENUM:
-		return 12 + vlen * sizeof(struct btf_enum);
-	case BTF_KIND_ENUM64:
-		return 12 + vlen * sizeof(struct btf_enum64);
-	case BTF_KIND_FUNC_PROTO:
-		return 12 + vlen * sizeof(struct btf_param);
-	case BTF_KIND_DATASEC:
-		return 12 + vlen * sizeof(struct btf_var_secinfo);
-	case BTF_KIND_PTR:
-	case BTF_KIND_FWD:
-	case BTF_KIND_TYPEDEF:
-	case BTF_KIND_VOLATILE:
-	case BTF_KIND_CONST:
-	case BTF_KIND_RESTRICT:
-	case BTF_KIND_FUNC:
-	case BTF_KIND_FLOAT:
-	case BTF_KIND_TYPE_TAG:
-		return 12;
-	default:
+	if (kind == BTF_KIND_UNKN || kind > BTF_KIND_ENUM64)
 		return 0;
-	}
+	return 12 + once[kind] + (size_t)each[kind] * btf_vlen(t);
 }
 
 /* The record at addr, copied whole and checked to lie in the types. */
@@ -693,20 +683,24 @@ static bool scan_to(struct lazy *lz, uint32_t id)
 
 	while (id >= lz->scan_n && !lz->failed) {
 		/* Every record read whole, up to one that is not a record. */
-		while (!lz->bad && lz->types_have - lz->types_next >= 12) {
-			const struct btf_type *r =
-				(const void *)(lz->types_buf + lz->types_next);
-			size_t size = record_size(r);
+		size_t next = lz->types_next, have = lz->types_have;
+		uint32_t n = lz->scan_n, *offs = lz->offs;
 
-			if (!size || size > len - lz->types_next)
+		while (!lz->bad && have - next >= 12) {
+			size_t size = record_size(
+				(const void *)(lz->types_buf + next));
+
+			if (!size || size > len - next)
 				lz->bad = true;
-			else if (size > lz->types_have - lz->types_next)
+			else if (size > have - next)
 				break;
 			else {
-				lz->offs[lz->scan_n++] = (uint32_t)lz->types_next;
-				lz->types_next += size;
+				offs[n++] = (uint32_t)next;
+				next += size;
 			}
 		}
+		lz->types_next = next;
+		lz->scan_n = n;
 		if (id < lz->scan_n)
 			break;
 		if (lz->bad) {
