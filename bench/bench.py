@@ -928,17 +928,19 @@ def main():
     if rep.btf:
         print("### No vmlinux: BTF and kallsyms from the dump (one inode, same alternation)")
         print()
-        print("Kallsyms are looked up in place. A kernel whose BTF is sorted "
-              "(stock73's 7.3; not 6.12's) has its BTF read on demand through the kernel's "
-              "index of it, every run, nothing cached (`read whole`: the same "
-              "run with `INODEDUMP_BTF_WHOLE=1`); on the `-d 31` dump, which "
-              "does not keep that index, its type records are read whole and "
-              "kept (`cached`). Any other kernel's first run "
-              "reads the BTF (~5 MB) out of the dump's pages "
-              "(a compressed dump's on one thread per CPU, at most 8; "
-              "`INODEDUMP_READ_THREADS=1`: one) and keeps it, indexed, under "
-              "`$XDG_CACHE_HOME/inodedump/kernel/BUILD-ID/`, which later runs "
-              "map. Instructions are callgrind's, every thread's (loader "
+        print("Kallsyms are looked up in place. The BTF is read on demand "
+              "(`read whole`: the same run with `INODEDUMP_BTF_WHOLE=1`, "
+              "libbpf parsing all of it). A kernel whose BTF is sorted "
+              "(stock73's 7.3) has it read through the kernel's index of "
+              "it, every run, nothing cached; on the `-d 31` dump, which "
+              "does not keep that index, its type records are read whole "
+              "and kept (`cached`). Any other (stock's 6.12) has it read "
+              "from its start as far as the lookups need, and what was read "
+              "kept for later runs (`cached`), under "
+              "`$XDG_CACHE_HOME/inodedump/kernel/BUILD-ID/`. Reads of 64 "
+              "pages or more of a compressed dump are inflated on one thread "
+              "per CPU, at most 8 (`INODEDUMP_READ_THREADS=1`: one). "
+              "Instructions are callgrind's, every thread's (loader "
               "included). This machine has %d online CPUs." % os.cpu_count())
         print()
         print("| set | path | wall, median (min–max) | CPU | peak RSS | instructions | wall / DWARF | instructions / DWARF | same output as DWARF? |")
