@@ -457,8 +457,9 @@ struct lazy {
 	char *strs_buf;
 	size_t strs_have;
 	/*
-	 * What earlier runs read of it, kept in the cache (cache_dir, NULL:
-	 * none): this much of each was taken from there.
+	 * The cache (NULL: none), where what earlier runs read from the start
+	 * of BTF in no order is kept (this much of each was taken from
+	 * there), and the whole BTF once read whole.
 	 */
 	char *cache_dir;
 	size_t cached_types, cached_strs;
@@ -1797,7 +1798,8 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 
 	if (!lz)
 		return false;
-	if (!lazy_header(lz, t, start, stop, &h))
+	if (!lazy_header(lz, t, start, stop, &h) ||
+	    (cache_dir && !(lz->cache_dir = strdup(cache_dir))))
 		goto no;
 	/* Sorted BTF begins with its anonymous types. */
 	if (!lazy_read(lz, lz->types_at, &first, 12) || first.name_off ||
@@ -1959,7 +1961,9 @@ static bool lazy_settle(struct idd_btf *b)
 	if (!lz || !lz->failed)
 		return false;
 	b->lz = NULL;
-	err = read_whole(lz->t, lz->start, lz->stop - lz->start, NULL, &whole);
+	/* Kept, as any whole read is: the next run maps it instead. */
+	err = read_whole(lz->t, lz->start, lz->stop - lz->start, lz->cache_dir,
+			 &whole);
 	lazy_free(lz);
 	b->ntypes = 0;
 	if (err) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "target/target.h"
@@ -46,7 +47,7 @@ static uint8_t *load(const char *dir, const char *name, size_t *len)
  */
 static struct idd_btf *open_hole(const uint8_t *img, size_t len, size_t from,
 				 size_t to, struct idd_target **t,
-				 struct idd_memory_region *r)
+				 struct idd_memory_region *r, const char *cache)
 {
 	uint32_t h[4];
 	size_t n = 1;
@@ -65,14 +66,78 @@ static struct idd_btf *open_hole(const uint8_t *img, size_t len, size_t from,
 	if (!*t)
 		return NULL;
 	return idd_btf_open_on_demand(*t, IMAGE + h[0], IMAGE + h[1],
-				      IMAGE + h[2], NULL);
+				      IMAGE + h[2], cache);
 }
 
 static struct idd_btf *open_img(const uint8_t *img, size_t len,
 				struct idd_target **t,
 				struct idd_memory_region *r)
 {
-	return open_hole(img, len, 0, 0, t, r);
+	return open_hole(img, len, 0, 0, t, r, NULL);
+}
+
+static void answers(struct idd_btf *b, const char *what);
+
+static bool exists(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static void unlink_in(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	unlink(path);
+}
+
+/*
+ * Unsorted BTF with a cache: what a run read from its start is kept and
+ * taken by the next; a miss reads the whole, which is kept too.
+ */
+static void from_start_cached(const uint8_t *img, size_t len)
+{
+	char dir[] = "/tmp/idd-btf-cache-XXXXXX";
+	struct idd_memory_region r[2];
+	struct idd_target *t = NULL;
+	struct idd_btf *b;
+	struct idd_struct s;
+	struct inodedump_error *err;
+
+	if (!mkdtemp(dir)) {
+		CHECKF(false, "mkdtemp");
+		return;
+	}
+	b = open_hole(img, len, 0, 0, &t, r, dir);
+	CHECKF(b && idd_btf_from_start(b) &&
+	       !strstr(idd_btf_reading(b), "from the cache"),
+	       "cache empty: from its start, nothing from the cache");
+	if (b)
+		answers(b, "cache empty");
+	idd_btf_free(b);
+	idd_target_close(t);
+	CHECKF(exists(dir, "vmlinux.btf.start"), "what was read is kept");
+	b = open_hole(img, len, 0, 0, &t, r, dir);
+	CHECKF(b && idd_btf_from_start(b) &&
+	       strstr(idd_btf_reading(b), "from the cache"),
+	       "next run: what earlier runs read, from the cache (%s)",
+	       b ? idd_btf_reading(b) : "");
+	if (b) {
+		answers(b, "from the cache");
+		err = idd_btf_struct(b, "no_such_struct", &s);
+		CHECKF(err && !idd_btf_on_demand(b), "a miss reads it whole");
+		inodedump_error_free(err);
+	}
+	idd_btf_free(b);
+	idd_target_close(t);
+	CHECKF(exists(dir, "vmlinux.btf"), "the whole BTF read is kept");
+	unlink_in(dir, "vmlinux.btf.start");
+	unlink_in(dir, "vmlinux.btf");
+	unlink_in(dir, "vmlinux.btf.index");
+	CHECKF(rmdir(dir) == 0, "only those files kept in %s", dir);
 }
 
 static void member(struct idd_btf *b, const struct idd_struct *s,
@@ -184,6 +249,7 @@ int main(int argc, char **argv)
 	/* Named types out of order: read from the start. */
 	img = load(dir, "unsorted.img", &len);
 	from_start(img, len, "unsorted");
+	from_start_cached(img, len);
 	/*
 	 * Its last record's kind made one no BTF has: struct inode comes
 	 * before it; struct btf is that record, met as its lookup reads that
@@ -336,7 +402,8 @@ int main(int argc, char **argv)
 		at = memmem(strs, len - (size_t)(strs - img), "\0i_mode\0", 8);
 		CHECK(at != NULL);
 		b = at ? open_hole(img, len, (size_t)(at + 1 - (img + HEADER)),
-				   (size_t)(at + 7 - (img + HEADER)), &t, r)
+				   (size_t)(at + 7 - (img + HEADER)), &t, r,
+				   NULL)
 		       : NULL;
 	}
 	CHECKF(b != NULL, "i_mode's name missing: opened on demand");
