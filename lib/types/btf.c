@@ -786,13 +786,19 @@ static uint64_t kaslr_of(struct idd_target *t)
 	return v ? strtoull(v, NULL, 16) : 0;
 }
 
+/* h: the header of the kept file f, when it is one (magic, size). */
+static bool start_header(const struct idd_cache_file *f, uint64_t h[7])
+{
+	if (f->size < START_HEADER || memcmp(f->data, START_MAGIC, 8))
+		return false;
+	memcpy(h, (const uint8_t *)f->data + 8, 7 * sizeof(*h));
+	return true;
+}
+
 static void start_to_cache(const struct lazy *lz)
 {
 	uint8_t head[START_HEADER];
-	uint64_t kaslr = kaslr_of(lz->t);
-	uint64_t h[7] = { lz->stop - lz->start, lz->types_end - lz->types_at,
-			  lz->strs_len, lz->types_have, lz->strs_have,
-			  lz->start - kaslr, lz->stop - kaslr };
+	uint64_t kaslr, h[7];
 	struct idd_cache_part parts[] = {
 		{ head, sizeof(head) },
 		{ lz->types_buf, lz->types_have },
@@ -803,6 +809,14 @@ static void start_to_cache(const struct lazy *lz)
 	    (lz->types_have <= lz->cached_types &&
 	     lz->strs_have <= lz->cached_strs))
 		return;
+	kaslr = kaslr_of(lz->t);
+	h[0] = lz->stop - lz->start;
+	h[1] = lz->types_end - lz->types_at;
+	h[2] = lz->strs_len;
+	h[3] = lz->types_have;
+	h[4] = lz->strs_have;
+	h[5] = lz->start - kaslr;
+	h[6] = lz->stop - kaslr;
 	memcpy(head, START_MAGIC, 8);
 	memcpy(head + 8, h, sizeof(h));
 	idd_cache_store(lz->cache_dir, START_CACHE_NAME, parts, 3);
@@ -823,9 +837,8 @@ static void start_from_cache(struct lazy *lz)
 	if (!lz->cache_dir ||
 	    !idd_cache_map(lz->cache_dir, START_CACHE_NAME, &f))
 		return;
-	ok = f.size >= START_HEADER && !memcmp(f.data, START_MAGIC, 8);
+	ok = start_header(&f, h);
 	if (ok) {
-		memcpy(h, (const uint8_t *)f.data + 8, sizeof(h));
 		ok = h[0] == lz->stop - lz->start &&
 		     h[1] == lz->types_end - lz->types_at &&
 		     h[2] == lz->strs_len && h[3] <= h[1] && h[4] <= h[2] &&
@@ -1639,12 +1652,6 @@ static bool index_kept(struct idd_target *t, uint64_t index, uint32_t nr)
 #define TYPES_CACHE_NAME "vmlinux.btf.types"
 
 /*
- * The type records from the cache (cache_dir, NULL: none) when its copy
- * has their size and the dump's bytes at eight places along them, the
- * first and the last included (a few pages read against a whole
- * section's).
- */
-/*
  * Whether data (len bytes from the cache) has the dump's bytes at at, as
  * far as eight samples of 256 bytes along it tell, the first and the
  * last included (a few pages read against a whole section's).
@@ -1667,6 +1674,10 @@ static bool same_as_dump(struct lazy *lz, uint64_t at, const uint8_t *data,
 	return same;
 }
 
+/*
+ * The type records from the cache (cache_dir, NULL: none) when its copy
+ * has their size and the dump's bytes where same_as_dump() samples them.
+ */
 static bool types_from_cache(struct lazy *lz, const char *cache_dir,
 			     size_t len)
 {
@@ -1716,6 +1727,13 @@ static uint32_t own_offsets(struct lazy *lz, const char *cache_dir)
 		off += size;
 	}
 	return n;
+}
+
+/* Whether lz's BTF begins with an anonymous type, as sorted BTF does. */
+static bool first_anonymous_in(struct lazy *lz, struct btf_type *first)
+{
+	return lazy_read(lz, lz->types_at, first, 12) && !first->name_off &&
+	       record_size(first);
 }
 
 /* lz set up for the BTF at start..stop, from its header; false: not BTF. */
@@ -1802,8 +1820,7 @@ static bool lazy_open(struct idd_btf *b, struct idd_target *t,
 	    (cache_dir && !(lz->cache_dir = strdup(cache_dir))))
 		goto no;
 	/* Sorted BTF begins with its anonymous types. */
-	if (!lazy_read(lz, lz->types_at, &first, 12) || first.name_off ||
-	    !record_size(&first))
+	if (!first_anonymous_in(lz, &first))
 		goto no;
 	addr[0] = lz->types_at;
 	addr[1] = lz->types_at + record_size(&first);
@@ -1998,7 +2015,7 @@ static bool first_anonymous(struct idd_target *t, uint64_t start,
 	struct btf_type first;
 
 	return lazy_header(&lz, t, start, stop, &h) &&
-	       lazy_read(&lz, lz.types_at, &first, 12) && !first.name_off;
+	       first_anonymous_in(&lz, &first);
 }
 
 /*
@@ -2013,16 +2030,13 @@ static struct idd_btf *start_cached(struct idd_target *t,
 	struct idd_cache_file f;
 	uint64_t h[7], kaslr = kaslr_of(t);
 	struct idd_btf *b;
+	bool ok;
 
 	if (!cache_dir || !idd_cache_map(cache_dir, START_CACHE_NAME, &f))
 		return NULL;
-	if (f.size < START_HEADER || memcmp(f.data, START_MAGIC, 8)) {
-		idd_cache_unmap(&f);
-		return NULL;
-	}
-	memcpy(h, (const uint8_t *)f.data + 8, sizeof(h));
+	ok = start_header(&f, h);
 	idd_cache_unmap(&f);
-	if (h[6] <= h[5] || h[6] - h[5] != h[0] || h[0] > BTF_MAX_SIZE ||
+	if (!ok || h[6] <= h[5] || h[6] - h[5] != h[0] || h[0] > BTF_MAX_SIZE ||
 	    bpf_load() || !(b = calloc(1, sizeof(*b))))
 		return NULL;
 	if (!scan_open(b, t, h[5] + kaslr, h[6] + kaslr, cache_dir) ||
