@@ -8,8 +8,11 @@
 #
 # Per dump: every truth address in text and JSON (one run each, and one
 # run with all of them plus --holders), the report mode in text and JSON,
-# --log, --info, --sweep in text and --jsonl. stdout, stderr and the exit
-# code are recorded. Lines that name the binary's own build (none today)
+# --log, --info, --sweep in text and --jsonl; and the same addresses with
+# no vmlinux (types from the dump's BTF, symbols from its kallsyms), once
+# with an empty cache and once with the cache that run wrote (the cache
+# lives in one fixed folder, so that both records name the same path: run
+# one record at a time). stdout, stderr and the exit code are recorded. Lines that name the binary's own build (none today)
 # would have to be filtered here; nothing else is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +49,13 @@ run)
 			one "$d.sweep" -k "$setdir/vmlinux" --sweep "$dump"
 			one "$d.sweep.jsonl" -k "$setdir/vmlinux" --sweep --jsonl \
 				"$dump"
+			cache=${TMPDIR:-/tmp}/inodedump-compare-cache
+			rm -rf "$cache"
+			XDG_CACHE_HOME=$cache one "$d.btf-cold.json" "$dump" --json \
+				"${addrs[@]}"
+			XDG_CACHE_HOME=$cache one "$d.btf-warm.json" "$dump" --json \
+				"${addrs[@]}"
+			rm -rf "$cache"
 			for a in "${addrs[@]}"; do
 				one "$d.$a" "${k[@]}" "$a"
 				one "$d.$a.json" "${k[@]}" --json "$a"
