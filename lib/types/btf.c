@@ -36,6 +36,7 @@
 
 #include "core/cleanup.h"
 #include "target/target.h"
+#include "types/source.h"
 #include "types/types.h"
 
 #define BTF_MAX_SIZE (64u << 20)
@@ -2100,3 +2101,57 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 	err = read_whole(t, start, stop - start, cache_dir, out);
 	return err;
 }
+
+/* ------------------------------------------------------ type source -- */
+
+static void source_close(void *src)
+{
+	idd_btf_free(src);
+}
+
+/* One namespace: no unit to look in. */
+static struct inodedump_error *source_struct(void *src, const char *name,
+					     const char *cu_hint,
+					     struct idd_struct *out)
+{
+	(void)cu_hint;
+	return idd_btf_struct(src, name, out);
+}
+
+static void source_member(void *src, const struct idd_struct *s,
+			  const char *path, struct idd_member *out)
+{
+	idd_btf_types_member(src, s, path, out);
+}
+
+static struct inodedump_error *source_pointee(void *src,
+					      const struct idd_member *m,
+					      struct idd_struct *out)
+{
+	return idd_btf_pointee(src, m, out);
+}
+
+static bool source_enumerator(void *src, const char *cu_hint,
+			      const char *enum_hint, const char *name,
+			      int64_t *value)
+{
+	(void)cu_hint;
+	return idd_btf_enumerator_in(src, enum_hint, name, value);
+}
+
+static bool source_enum(void *src, const char *cu_hint, const char *enum_name,
+			idd_enumerator_fn fn, void *arg)
+{
+	(void)cu_hint;
+	return idd_btf_enum(src, enum_name, fn, arg);
+}
+
+const struct idd_type_ops idd_btf_ops = {
+	.close = source_close,
+	.find_struct = source_struct,
+	.member = source_member,
+	.pointee = source_pointee,
+	.enumerator = source_enumerator,
+	.enum_values = source_enum,
+	.member_enum = idd_btf_member_enum,
+};
