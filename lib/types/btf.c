@@ -121,14 +121,13 @@ struct inodedump_error *idd_btf_parse_cached(const void *data, size_t size,
 	return NULL;
 }
 
-
 /*
  * The kernel's BTF at start (size bytes) read whole out of the dump and
  * parsed by libbpf; kept in cache_dir (NULL: not) once parsed.
  */
 struct inodedump_error *idd_btf_read_whole(struct idd_target *t, uint64_t start,
-					  size_t size, const char *cache_dir,
-					  struct idd_btf **out)
+					   size_t size, const char *cache_dir,
+					   struct idd_btf **out)
 {
 	_cleanup_free_ uint8_t *copy = malloc(size);
 	struct inodedump_error *err;

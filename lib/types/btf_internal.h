@@ -178,7 +178,6 @@ struct btf_lazy {
 	int64_t off_types, off_nr;
 };
 
-
 /* len bytes at addr; false (and lz->failed) when the read fails. */
 bool idd_lazy_read(struct btf_lazy *lz, uint64_t addr, void *buf, size_t len);
 /* The same up to a NUL where reading len bytes fails. */

@@ -272,9 +272,10 @@ bool idd_btf_enumerator(struct idd_btf *b, const char *name, int64_t *value)
 		*value = f.value;
 	return f.found;
 }
+
 /* A member's byte offset in struct agg, or -1. */
 int64_t idd_btf_member_offset(struct idd_btf *b, uint32_t agg,
-				  const char *name)
+			      const char *name)
 {
 	uint64_t bits = 0;
 	uint32_t type = 0, bitfield = 0;

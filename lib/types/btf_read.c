@@ -146,7 +146,7 @@ struct btf_type *idd_lazy_record(struct btf_lazy *lz, uint64_t addr)
  * NUL (a name may end just before memory that is not there).
  */
 bool idd_lazy_read_upto_nul(struct btf_lazy *lz, uint64_t addr, char *buf,
-			  size_t len)
+			    size_t len)
 {
 	struct inodedump_error *err =
 		idd_target_read_unexplained(lz->t, addr, buf, len);
@@ -171,7 +171,7 @@ bool idd_lazy_read_upto_nul(struct btf_lazy *lz, uint64_t addr, char *buf,
  * last included (a few pages read against a whole section's).
  */
 bool idd_lazy_same_as_dump(struct btf_lazy *lz, uint64_t at, const uint8_t *data,
-			 size_t len)
+			   size_t len)
 {
 	uint8_t sample[256];
 	size_t n = len < sizeof(sample) ? len : sizeof(sample);
@@ -205,7 +205,7 @@ bool idd_lazy_first_anonymous(struct btf_lazy *lz, struct btf_type *first)
 
 /* lz set up for the BTF at start..stop, from its header; false: not BTF. */
 bool idd_lazy_header(struct btf_lazy *lz, struct idd_target *t, uint64_t start,
-			uint64_t stop, struct btf_header *h)
+		     uint64_t stop, struct btf_header *h)
 {
 	lz->t = t;
 	lz->start = start;

@@ -9,8 +9,8 @@
 #include "types/source.h"
 
 static struct inodedump_error *struct_once(struct idd_btf *b,
-					    const char *name,
-					    struct idd_struct *out)
+					   const char *name,
+					   struct idd_struct *out)
 {
 	uint32_t id = idd_btf_lookup(b, name, 0);
 	const struct btf_type *t = idd_btf_type(b, id);
@@ -68,8 +68,8 @@ struct inodedump_error *idd_btf_struct(struct idd_btf *b, const char *name,
 }
 
 static struct inodedump_error *pointee_once(struct idd_btf *base,
-					     const struct idd_member *m,
-					     struct idd_struct *out)
+					    const struct idd_member *m,
+					    struct idd_struct *out)
 {
 	struct idd_btf *b = m->btf ? m->btf : base;
 	const struct btf_type *p = idd_btf_type(b, m->btf_type), *t;

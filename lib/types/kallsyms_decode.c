@@ -238,7 +238,7 @@ bool idd_ksym_skip_name(const struct idd_kallsyms_tables *t, size_t *off)
  * short.
  */
 bool idd_ksym_expand(const struct idd_kallsyms_tables *t, const struct kallsyms_tokens *k,
-		   size_t *off, char *type, char *out, size_t *outlen)
+		     size_t *off, char *type, char *out, size_t *outlen)
 {
 	size_t len, o = *off, n = 0;
 	char buf[KSYM_NAME_LEN + 256];
@@ -269,7 +269,7 @@ bool idd_ksym_expand(const struct idd_kallsyms_tables *t, const struct kallsyms_
 
 /* The address offset entry i (whose value is off) stands for. */
 uint64_t idd_ksym_address_value(const struct idd_kallsyms_tables *t,
-			      bool absolute_percpu, size_t i, int32_t off)
+				bool absolute_percpu, size_t i, int32_t off)
 {
 	if (!t->has_relative_base) /* 7.0: place-relative */
 		return t->offsets_addr + 4 * (uint64_t)i + (uint64_t)(int64_t)off;
@@ -291,7 +291,7 @@ static uint64_t address_of(const struct idd_kallsyms_tables *t,
  * *out); nothing for an empty name.
  */
 struct inodedump_error *idd_ksym_format_hit(const char *name, uint64_t base,
-					  uint64_t addr, char **out)
+					    uint64_t addr, char **out)
 {
 	if (!*name)
 		return NULL;

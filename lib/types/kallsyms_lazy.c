@@ -397,7 +397,7 @@ bool idd_ksym_lazy_address(struct kallsyms_lazy *z, const char *name, uint64_t *
 
 /* As idd_kallsyms_name, by a search of kallsyms_offsets in the dump. */
 struct inodedump_error *idd_ksym_lazy_name(struct kallsyms_lazy *z, uint64_t addr,
-					 char **out)
+					   char **out)
 {
 	uint32_t lo = 0, hi = z->tab.num_syms, i;
 	uint64_t a, base;
