@@ -4,7 +4,8 @@
  * vmlinux DWARF with libdw. No index of the whole file is ever built: a
  * struct is looked for CU by CU and the search stops at the first complete
  * definition; structs reachable through a member's pointer type are taken
- * from that type directly.
+ * from that type directly. A type source (source.h): the front door,
+ * types.c, hands it a session's lookups when vmlinux is given.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -17,9 +18,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "target/target.h"
+#include "types/source.h"
 #include "types/types.h"
 
 #define CACHE_MAX 32
@@ -55,7 +56,7 @@ struct member_table {
 
 #define MEMBER_TABLES 64
 
-struct idd_types {
+struct idd_dwarf {
 	struct member_table tables[MEMBER_TABLES];
 	size_t ntables;
 	struct cu_hint hints[8];
@@ -68,54 +69,29 @@ struct idd_types {
 	size_t ncache;
 	/* Where the last successful search ended: the next starts there. */
 	Dwarf_Off resume_cu;
-	struct idd_btf *btf; /* set: every type from BTF, no DWARF */
 };
 
-struct inodedump_error *idd_types_open_btf(struct idd_btf *btf,
-					   struct idd_types **out)
-{
-	struct idd_types *types = calloc(1, sizeof(*types));
-
-	if (!types) {
-		idd_btf_free(btf);
-		return idd_nomem();
-	}
-	types->fd = -1;
-	types->btf = btf;
-	*out = types;
-	return NULL;
-}
-
-struct idd_btf *idd_types_btf(struct idd_types *types)
-{
-	return types->btf;
-}
-
-struct idd_struct idd_member_struct(const struct idd_member *m)
-{
-	return (struct idd_struct){ .die = m->type, .btf_id = m->btf_type,
-				    .btf = m->btf, .size = m->size };
-}
-
-Elf *idd_types_elf(struct idd_types *types)
+struct Elf *idd_dwarf_elf(struct idd_dwarf *types)
 {
 	return types->elf;
 }
 
-int idd_types_fd(struct idd_types *types)
+int idd_dwarf_fd(struct idd_dwarf *types)
 {
 	return types->fd;
 }
 
-static void types_closep(struct idd_types **types)
+static void dwarf_close(void *src);
+
+static void types_closep(struct idd_dwarf **types)
 {
-	idd_types_close(*types);
+	dwarf_close(*types);
 }
 
-struct inodedump_error *idd_types_open(const char *vmlinux,
-				       struct idd_types **out)
+struct inodedump_error *idd_dwarf_open(const char *vmlinux,
+				       struct idd_dwarf **out)
 {
-	_cleanup_(types_closep) struct idd_types *types =
+	_cleanup_(types_closep) struct idd_dwarf *types =
 		calloc(1, sizeof(*types));
 	const char *why;
 
@@ -151,8 +127,10 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 	return NULL;
 }
 
-void idd_types_close(struct idd_types *types)
+static void dwarf_close(void *src)
 {
+	struct idd_dwarf *types = src;
+
 	if (!types)
 		return;
 	for (size_t i = 0; i < types->ncache; i++)
@@ -167,7 +145,6 @@ void idd_types_close(struct idd_types *types)
 		elf_end(types->elf);
 	if (types->fd >= 0)
 		close(types->fd);
-	idd_btf_free(types->btf);
 	free(types->path);
 	free(types);
 }
@@ -214,7 +191,7 @@ static bool search_cu(Dwarf_Die *cudie, const char *name, struct idd_struct *out
 	return false;
 }
 
-static void cache_put(struct idd_types *types, const char *name,
+static void cache_put(struct idd_dwarf *types, const char *name,
 		      const struct idd_struct *s)
 {
 	if (types->ncache == CACHE_MAX)
@@ -230,7 +207,7 @@ static void cache_put(struct idd_types *types, const char *name,
  * Walk the CUs starting at start, wrapping around once, so that a run of
  * lookups for related structs tends to stay in the CU that had the last one.
  */
-static bool search_all(struct idd_types *types, const char *name,
+static bool search_all(struct idd_dwarf *types, const char *name,
 		       struct idd_struct *out)
 {
 	Dwarf_Off start = types->resume_cu;
@@ -263,7 +240,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-static bool unit_die(struct idd_types *types, Dwarf_Off off, Dwarf_Die *out)
+static bool unit_die(struct idd_dwarf *types, Dwarf_Off off, Dwarf_Die *out)
 {
 	Dwarf_Off next;
 	size_t hsize;
@@ -278,7 +255,7 @@ static bool unit_die(struct idd_types *types, Dwarf_Off off, Dwarf_Die *out)
  * one pass over a small section instead of touching every unit header of
  * .debug_info (libdw's own arange table maps far more).
  */
-static bool aranges_unit(struct idd_types *types, uint64_t addr, Dwarf_Off *cu)
+static bool aranges_unit(struct idd_dwarf *types, uint64_t addr, Dwarf_Off *cu)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -350,15 +327,14 @@ static bool aranges_unit(struct idd_types *types, uint64_t addr, Dwarf_Off *cu)
 	return false;
 }
 
-void idd_types_anchor(struct idd_types *types, const char *suffix,
-		      uint64_t code_addr)
+static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 {
+	struct idd_dwarf *types = src;
 	Dwarf_Off cu;
 	Dwarf_Die cudie;
 	const char *name;
 
-	if (types->btf ||
-	    types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
+	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
 	    !code_addr || !aranges_unit(types, code_addr, &cu) ||
 	    !unit_die(types, cu, &cudie) || !(name = dwarf_diename(&cudie)) ||
 	    !ends_with(name, suffix))
@@ -369,7 +345,7 @@ void idd_types_anchor(struct idd_types *types, const char *suffix,
 }
 
 /* The CU whose name ends with suffix ("kernel/printk/printk_ringbuffer.c"). */
-static bool find_cu(struct idd_types *types, const char *suffix,
+static bool find_cu(struct idd_dwarf *types, const char *suffix,
 		    Dwarf_Die *out)
 {
 	size_t slen = strlen(suffix);
@@ -399,15 +375,17 @@ static bool find_cu(struct idd_types *types, const char *suffix,
 	return false;
 }
 
-struct inodedump_error *idd_types_struct_in(struct idd_types *types,
-					    const char *name,
+static struct inodedump_error *struct_any(struct idd_dwarf *types,
+					  const char *name,
+					  struct idd_struct *out);
+
+static struct inodedump_error *dwarf_struct(void *src, const char *name,
 					    const char *cu_hint,
 					    struct idd_struct *out)
 {
+	struct idd_dwarf *types = src;
 	Dwarf_Die cudie;
 
-	if (types->btf) /* one namespace: no unit to look in */
-		return idd_btf_struct(types->btf, name, out);
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
 			*out = types->cache[i].s;
@@ -420,7 +398,7 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 		cache_put(types, name, out);
 		return NULL;
 	}
-	return idd_types_struct(types, name, out);
+	return struct_any(types, name, out);
 }
 
 /*
@@ -452,14 +430,15 @@ static bool enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out)
 	return true;
 }
 
-bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
-			  const char *enum_hint, const char *name,
-			  int64_t *value)
+/* One namespace of enumerators per unit: enum_hint is not needed. */
+static bool dwarf_enumerator(void *src, const char *cu_hint,
+			     const char *enum_hint, const char *name,
+			     int64_t *value)
 {
+	struct idd_dwarf *types = src;
 	Dwarf_Die cudie, die;
 
-	if (types->btf)
-		return idd_btf_enumerator_in(types->btf, enum_hint, name, value);
+	(void)enum_hint;
 	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
 		return false;
 	do {
@@ -479,13 +458,12 @@ bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 	return false;
 }
 
-bool idd_types_enum(struct idd_types *types, const char *cu_hint,
-		    const char *enum_name, idd_enumerator_fn fn, void *arg)
+static bool dwarf_enum(void *src, const char *cu_hint,
+		       const char *enum_name, idd_enumerator_fn fn, void *arg)
 {
+	struct idd_dwarf *types = src;
 	Dwarf_Die cudie, die;
 
-	if (types->btf)
-		return idd_btf_enum(types->btf, enum_name, fn, arg);
 	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
 		return false;
 	do {
@@ -509,12 +487,11 @@ bool idd_types_enum(struct idd_types *types, const char *cu_hint,
 	return false;
 }
 
-struct inodedump_error *idd_types_struct(struct idd_types *types,
-					 const char *name,
-					 struct idd_struct *out)
+/* The first complete definition in any unit. */
+static struct inodedump_error *struct_any(struct idd_dwarf *types,
+					  const char *name,
+					  struct idd_struct *out)
 {
-	if (types->btf)
-		return idd_btf_struct(types->btf, name, out);
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
 			*out = types->cache[i].s;
@@ -617,7 +594,7 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 
 /* Find a member by name in one aggregate, looking into anonymous ones. */
 /* The member table of an aggregate, read on first use; NULL if none. */
-static const struct member_table *members_of(struct idd_types *types,
+static const struct member_table *members_of(struct idd_dwarf *types,
 					     Dwarf_Die *agg)
 {
 	Dwarf_Off at = dwarf_dieoffset(agg);
@@ -664,7 +641,7 @@ static const struct member_table *members_of(struct idd_types *types,
 	return t;
 }
 
-static bool find_in(struct idd_types *types, Dwarf_Die *agg,
+static bool find_in(struct idd_dwarf *types, Dwarf_Die *agg,
 		    const char *name, size_t namelen, uint64_t base, int depth,
 		    Dwarf_Die *found, uint64_t *off)
 {
@@ -722,16 +699,13 @@ static bool find_in(struct idd_types *types, Dwarf_Die *agg,
 	return false;
 }
 
-void idd_types_member(struct idd_types *types, const struct idd_struct *s,
-		      const char *path, struct idd_member *out)
+static void dwarf_member(void *src, const struct idd_struct *s,
+			 const char *path, struct idd_member *out)
 {
+	struct idd_dwarf *types = src;
 	Dwarf_Die agg = s->die;
 	uint64_t offset = 0;
 
-	if (types->btf) {
-		idd_btf_types_member(types->btf, s, path, out);
-		return;
-	}
 	memset(out, 0, sizeof(*out));
 	for (const char *p = path;;) {
 		const char *dot = strchr(p, '.');
@@ -757,15 +731,14 @@ void idd_types_member(struct idd_types *types, const struct idd_struct *s,
 	}
 }
 
-struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
-						 const struct idd_member *m,
-						 struct idd_struct *out)
+static struct inodedump_error *dwarf_pointee(void *src,
+					     const struct idd_member *m,
+					     struct idd_struct *out)
 {
+	struct idd_dwarf *types = src;
 	Dwarf_Die ptr = m->type, target;
 	const char *name;
 
-	if (types->btf)
-		return idd_btf_pointee(types->btf, m, out);
 	if (m->kind != IDD_KIND_PTR || !member_type(&ptr, &target))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "member is not a pointer to a struct");
@@ -777,16 +750,14 @@ struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "pointer to an anonymous incomplete type");
 	/* Only declared in this CU: look for the definition elsewhere. */
-	return idd_types_struct(types, name, out);
+	return struct_any(types, name, out);
 }
 
-bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
-			   void *arg)
+static bool dwarf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
+			      void *arg)
 {
 	Dwarf_Die type = m->type, child;
 
-	if (m->btf)
-		return idd_btf_member_enum(m, fn, arg);
 	if (dwarf_tag(&type) != DW_TAG_enumeration_type)
 		return false;
 	if (dwarf_child(&type, &child) != 0)
@@ -802,25 +773,13 @@ bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 	return true;
 }
 
-uint64_t idd_member_uval(const struct idd_member *m, const uint8_t *buf)
-{
-	/* Target memory is little-endian (x86_64, arm64, ...). */
-	uint64_t v = idd_load_le(buf + m->offset, (size_t)m->size);
-
-	if (m->bit_size) {
-		v >>= m->bit_offset;
-		if (m->bit_size < 64)
-			v &= (UINT64_C(1) << m->bit_size) - 1;
-	}
-	return v;
-}
-
-int64_t idd_member_sval(const struct idd_member *m, const uint8_t *buf)
-{
-	uint64_t v = idd_member_uval(m, buf);
-	unsigned bits = m->bit_size ? m->bit_size : 8 * (unsigned)m->size;
-
-	if (bits > 0 && bits < 64 && (v >> (bits - 1)) & 1)
-		v |= ~UINT64_C(0) << bits;
-	return (int64_t)v;
-}
+const struct idd_type_ops idd_dwarf_ops = {
+	.close = dwarf_close,
+	.find_struct = dwarf_struct,
+	.member = dwarf_member,
+	.pointee = dwarf_pointee,
+	.enumerator = dwarf_enumerator,
+	.enum_values = dwarf_enum,
+	.member_enum = dwarf_member_enum,
+	.anchor = dwarf_anchor,
+};

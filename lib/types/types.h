@@ -9,7 +9,10 @@
 
 struct idd_target;
 
-/* ---- types (dwarf.c): struct layouts from vmlinux DWARF, found lazily ---- */
+/*
+ * ---- types (types.c): struct layouts from the session's type source,
+ * chosen at open (source.h): vmlinux DWARF (dwarf.c) or BTF (btf_*.c) ----
+ */
 struct idd_types;
 
 struct inodedump_error *idd_types_open(const char *vmlinux,
@@ -171,7 +174,10 @@ struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
 /* The kallsyms the symbols come from, or NULL (vmlinux's .symtab). */
 const struct idd_kallsyms *idd_symbols_kallsyms(const struct idd_symbols *s);
 
-/* ---- kallsyms.c: vmlinux's symbols from the dump's kallsyms tables ---- */
+/*
+ * ---- kallsyms*.c: vmlinux's symbols from the dump's kallsyms tables
+ * (kallsyms_internal.h) ----
+ */
 
 /* The tables as the kernel lays them out (the dump's, or a test's). */
 struct idd_kallsyms_tables {
@@ -245,7 +251,10 @@ void idd_cache_unmap(struct idd_cache_file *f);
 bool idd_cache_store(const char *dir, const char *name,
 		     const struct idd_cache_part *parts, size_t nparts);
 
-/* ---- btf.c: BTF through libbpf ---- */
+/*
+ * ---- btf*.c: BTF, parsed by libbpf or read on demand (btf_internal.h
+ * says which file does what) ----
+ */
 
 /* Parse BTF bytes (copied); where names them in messages. */
 void idd_btf_free(struct idd_btf *btf);

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Types' front door: a session's type source (DWARF or BTF, source.h),
+ * chosen when it is opened, and every idd_types_* lookup handed to it.
+ */
+#include <stdlib.h>
+
+#include "types/source.h"
+#include "types/types.h"
+
+struct idd_types {
+	const struct idd_type_ops *ops;
+	void *src;
+	struct idd_dwarf *dwarf; /* the source, when DWARF */
+	struct idd_btf *btf;	 /* the source, when BTF */
+};
+
+struct inodedump_error *idd_types_open(const char *vmlinux,
+				       struct idd_types **out)
+{
+	struct idd_types *types = calloc(1, sizeof(*types));
+	struct inodedump_error *err;
+
+	if (!types)
+		return idd_nomem();
+	err = idd_dwarf_open(vmlinux, &types->dwarf);
+	if (err) {
+		free(types);
+		return err;
+	}
+	types->ops = &idd_dwarf_ops;
+	types->src = types->dwarf;
+	*out = types;
+	return NULL;
+}
+
+struct inodedump_error *idd_types_open_btf(struct idd_btf *btf,
+					   struct idd_types **out)
+{
+	struct idd_types *types = calloc(1, sizeof(*types));
+
+	if (!types) {
+		idd_btf_ops.close(btf);
+		return idd_nomem();
+	}
+	types->ops = &idd_btf_ops;
+	types->src = types->btf = btf;
+	*out = types;
+	return NULL;
+}
+
+void idd_types_close(struct idd_types *types)
+{
+	if (!types)
+		return;
+	types->ops->close(types->src);
+	free(types);
+}
+
+struct idd_btf *idd_types_btf(struct idd_types *types)
+{
+	return types->btf;
+}
+
+struct Elf *idd_types_elf(struct idd_types *types)
+{
+	return types->dwarf ? idd_dwarf_elf(types->dwarf) : NULL;
+}
+
+int idd_types_fd(struct idd_types *types)
+{
+	return types->dwarf ? idd_dwarf_fd(types->dwarf) : -1;
+}
+
+void idd_types_anchor(struct idd_types *types, const char *cu_hint,
+		      uint64_t code_addr)
+{
+	if (types->ops->anchor)
+		types->ops->anchor(types->src, cu_hint, code_addr);
+}
+
+struct inodedump_error *idd_types_struct(struct idd_types *types,
+					 const char *name,
+					 struct idd_struct *out)
+{
+	return types->ops->find_struct(types->src, name, NULL, out);
+}
+
+struct inodedump_error *idd_types_struct_in(struct idd_types *types,
+					    const char *name,
+					    const char *cu_hint,
+					    struct idd_struct *out)
+{
+	return types->ops->find_struct(types->src, name, cu_hint, out);
+}
+
+bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
+			  const char *enum_hint, const char *name,
+			  int64_t *value)
+{
+	return types->ops->enumerator(types->src, cu_hint, enum_hint, name,
+				      value);
+}
+
+bool idd_types_enum(struct idd_types *types, const char *cu_hint,
+		    const char *enum_name, idd_enumerator_fn fn, void *arg)
+{
+	return types->ops->enum_values(types->src, cu_hint, enum_name, fn, arg);
+}
+
+void idd_types_member(struct idd_types *types, const struct idd_struct *s,
+		      const char *path, struct idd_member *out)
+{
+	types->ops->member(types->src, s, path, out);
+}
+
+struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
+						 const struct idd_member *m,
+						 struct idd_struct *out)
+{
+	return types->ops->pointee(types->src, m, out);
+}
+
+/* No session at hand: a member found in BTF says so (m->btf). */
+bool idd_types_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
+			   void *arg)
+{
+	const struct idd_type_ops *ops = m->btf ? &idd_btf_ops : &idd_dwarf_ops;
+
+	return ops->member_enum(m, fn, arg);
+}
