@@ -208,8 +208,7 @@ int main(int argc, char **argv)
 			inodedump_fact(id, INODEDUMP_FACT_TYPES),
 			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
 	if (info) {
-		inodedump_facts_print(id, stdout);
-		status = RUN_CLEAN;
+		status = run_info(id, &o);
 	} else if (sweep) {
 		sweep_opts.flags = flags | (sweep_paths ? 0 : INODEDUMP_DECODE_NO_PATHS);
 		o.progress = isatty(STDERR_FILENO);
