@@ -7,10 +7,7 @@
  * kernel address through our page walk (x86_64.c) or the backend. A
  * failed read says which address and why.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +18,10 @@
 #include "core/bytes.h"
 #include "target/backend.h"
 #include "target/target.h"
+#include "target/vmcoreinfo.h"
 #include "target/x86_64.h"
 
 #define PROC_SUPER_MAGIC_ 0x9fa0
-
-struct vmcoreinfo_entry {
-	char *key;
-	char *value;
-};
 
 struct idd_target {
 	struct idd_backend *backend;
@@ -45,12 +38,7 @@ struct idd_target {
 	bool flattened;	    /* rearranged from makedumpfile's flattened format */
 	bool little_endian;
 	int dump_level; /* what the diskdump header says, for libkdumpfile */
-	struct vmcoreinfo_entry *info;
-	size_t ninfo;
-	/* What the VMCOREINFO text breaks, one line each (the session's notes). */
-	char **problems;
-	size_t nproblems;
-	bool has_vmcoreinfo;
+	struct idd_vmcoreinfo vmcoreinfo;
 	char default_arch[32];
 	/* Our page walk: 0 not tried, 1 usable, -1 not usable. */
 	int walk_state;
@@ -75,210 +63,24 @@ struct idd_target *idd_target_new(void)
 	return t;
 }
 
-/* ---- VMCOREINFO, read strictly ---- */
-
-/*
- * Problems said about one text: a binary blob would make one a line, and
- * one is enough to know it cannot be trusted.
- */
-#define MAX_PROBLEMS 8
-
-static void problem(struct idd_target *t, const char *fmt, ...)
-	IDD_ATTR_PRINTF(2, 3);
-static void problem(struct idd_target *t, const char *fmt, ...)
-{
-	char **v;
-	va_list ap;
-	char *msg;
-
-	if (t->nproblems > MAX_PROBLEMS)
-		return;
-	if (t->nproblems == MAX_PROBLEMS) {
-		t->nproblems++; /* counted, said by idd_target_problem() */
-		return;
-	}
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	v = msg ? realloc(t->problems, (t->nproblems + 1) * sizeof(*v)) : NULL;
-	if (!v) {
-		free(msg);
-		return;
-	}
-	t->problems = v;
-	v[t->nproblems++] = msg;
-}
-
-/*
- * A key as kernels write them: a word of A-Z a-z 0-9 _ - ("OSRELEASE",
- * "BUILD-ID", "CONFIG_X86_PAE"), optionally a parenthesised name of the
- * same bytes and dots ("SYMBOL(init_uts_ns)", "OFFSET(list_head.next)").
- */
-static bool key_ok(const char *k, size_t len)
-{
-	size_t i = 0, word;
-
-	while (i < len && (isalnum((unsigned char)k[i]) || k[i] == '_' ||
-			   k[i] == '-'))
-		i++;
-	if (!i)
-		return false;
-	if (i == len)
-		return true;
-	if (k[i++] != '(')
-		return false;
-	word = i;
-	while (i < len && (isalnum((unsigned char)k[i]) || k[i] == '_' ||
-			   k[i] == '.'))
-		i++;
-	return i > word && i + 1 == len && k[i] == ')';
-}
-
-/* The first byte of [s, s + len) that is not printable ASCII, or len. */
-static size_t first_binary(const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
-			return i;
-	return len;
-}
-
-static bool add_entry(struct idd_target *t, const char *line, size_t len,
-		      size_t klen)
-{
-	struct vmcoreinfo_entry *e = &t->info[t->ninfo];
-
-	e->key = strndup(line, klen);
-	e->value = strndup(line + klen + 1, len - klen - 1);
-	if (!e->key || !e->value) {
-		free(e->key);
-		free(e->value);
-		return false;
-	}
-	t->ninfo++;
-	return true;
-}
-
-/*
- * A key written twice: neither value can be trusted over the other, so
- * every copy goes (an absent key is what the session knows how to
- * replace), each key said once.
- */
-static void drop_twice(struct idd_target *t)
-{
-	bool *twice = calloc(t->ninfo ? t->ninfo : 1, sizeof(*twice));
-	size_t kept = 0;
-
-	if (!twice)
-		return;
-	for (size_t i = 0; i < t->ninfo; i++) {
-		bool said = twice[i];
-
-		for (size_t j = i + 1; j < t->ninfo; j++) {
-			if (strcmp(t->info[i].key, t->info[j].key))
-				continue;
-			if (!said)
-				problem(t, "VMCOREINFO: %s is written more than "
-					"once: no value of it is trusted",
-					t->info[i].key);
-			said = twice[i] = twice[j] = true;
-		}
-	}
-	for (size_t i = 0; i < t->ninfo; i++) {
-		if (twice[i]) {
-			free(t->info[i].key);
-			free(t->info[i].value);
-		} else {
-			t->info[kept++] = t->info[i];
-		}
-	}
-	t->ninfo = kept;
-	free(twice);
-}
-
-/*
- * "KEY=value\n" lines as the kernel's vmcoreinfo_append_str() writes them.
- * Tolerated: keys this code does not know (new kernels add some) and NUL
- * padding after the last newline. A line that breaks the grammar is left
- * out and said, as is a key written twice (both copies left out): what
- * depends on a key must not be decided on a malformed answer.
- */
-static void parse_vmcoreinfo(struct idd_target *t, const char *raw, size_t size)
-{
-	size_t lines = 1, end = size;
-
-	t->has_vmcoreinfo = true;
-	while (end && !raw[end - 1])
-		end--;
-	for (size_t i = 0; i < end; i++)
-		lines += raw[i] == '\n';
-	t->info = calloc(lines, sizeof(*t->info));
-	if (!t->info)
-		return;
-	if (!end)
-		problem(t, "VMCOREINFO: empty (%zu bytes, none of them text)",
-			size);
-	for (size_t at = 0; at < end;) {
-		const char *line = raw + at;
-		const char *nl = memchr(line, '\n', end - at);
-		size_t len = nl ? (size_t)(nl - line) : end - at;
-		const char *eq = memchr(line, '=', len);
-		size_t bin = first_binary(line, len);
-
-		if (bin < len)
-			problem(t, "VMCOREINFO: byte 0x%02x at byte %zu is not "
-				"text", (unsigned char)line[bin], at + bin);
-		else if (!nl)
-			problem(t, "VMCOREINFO: its last line (at byte %zu) "
-				"does not end with a newline: cut short?", at);
-		else if (!eq)
-			problem(t, "VMCOREINFO: the line at byte %zu has no "
-				"'=': not KEY=value", at);
-		else if (!key_ok(line, (size_t)(eq - line)))
-			problem(t, "VMCOREINFO: the line at byte %zu has no "
-				"key of the kernel's (SYMBOL(x), OFFSET(a.b), "
-				"NAME...) before its '='", at);
-		else if (t->ninfo < lines &&
-			 !add_entry(t, line, len, (size_t)(eq - line)))
-			break;
-		at += len + (nl ? 1 : 0);
-	}
-	drop_twice(t);
-	if (end && !memchr(raw, '\0', end) && strncmp(raw, "OSRELEASE=", 10) &&
-	    !strstr(raw, "\nOSRELEASE=")) {
-		/* Kernels write it first: its absence shows a shifted start. */
-		size_t first = strcspn(raw, "\n");
-
-		problem(t, "VMCOREINFO: no OSRELEASE line, which kernels write "
-			"first; its first line is \"%.*s\"%s (does the text begin "
-			"where the header says?)", (int)(first < 48 ? first : 48),
-			raw, first > 48 ? "..." : "");
-	}
-}
-
 void idd_target_parse_vmcoreinfo(struct idd_target *t, const char *raw)
 {
-	parse_vmcoreinfo(t, raw, strlen(raw));
+	idd_vmcoreinfo_parse(&t->vmcoreinfo, raw, strlen(raw));
 }
 
 bool idd_target_has_vmcoreinfo(const struct idd_target *t)
 {
-	return t->has_vmcoreinfo;
+	return t->vmcoreinfo.present;
 }
 
 size_t idd_target_problems(const struct idd_target *t)
 {
-	return t->nproblems;
+	return t->vmcoreinfo.nproblems;
 }
 
 const char *idd_target_problem(const struct idd_target *t, size_t i)
 {
-	if (i >= t->nproblems)
-		return NULL;
-	if (i == MAX_PROBLEMS)
-		return "VMCOREINFO: more problems than these, not said";
-	return t->problems[i];
+	return idd_vmcoreinfo_problem(&t->vmcoreinfo, i);
 }
 
 void idd_target_attach(struct idd_target *t, struct idd_backend *b)
@@ -295,7 +97,7 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 	raw = ops->vmcoreinfo ? ops->vmcoreinfo(b) : NULL;
 	/* Our readers know the text's size: a NUL inside it is said. */
 	if (raw)
-		parse_vmcoreinfo(t, raw,
+		idd_vmcoreinfo_parse(&t->vmcoreinfo, raw,
 				 ops->vmcoreinfo_size ? ops->vmcoreinfo_size(b)
 						      : strlen(raw));
 }
@@ -442,14 +244,7 @@ void idd_target_close(struct idd_target *t)
 	}
 	if (t->fd >= 0)
 		close(t->fd);
-	for (size_t i = 0; i < t->ninfo; i++) {
-		free(t->info[i].key);
-		free(t->info[i].value);
-	}
-	free(t->info);
-	for (size_t i = 0; i < t->nproblems && i < MAX_PROBLEMS; i++)
-		free(t->problems[i]);
-	free(t->problems);
+	idd_vmcoreinfo_free(&t->vmcoreinfo);
 	free(t->path);
 	inodedump_error_free(t->walk_damage);
 	free(t);
@@ -459,10 +254,7 @@ void idd_target_close(struct idd_target *t)
 
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key)
 {
-	for (size_t i = 0; i < t->ninfo; i++)
-		if (!strcmp(t->info[i].key, key))
-			return t->info[i].value;
-	return NULL;
+	return idd_vmcoreinfo_get(&t->vmcoreinfo, key);
 }
 
 const char *idd_target_format(struct idd_target *t)
