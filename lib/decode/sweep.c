@@ -424,7 +424,7 @@ static struct inodedump_error *fs_type_name(struct inodedump *id,
 {
 	uint64_t s_type = idd_member_uval(&l->s_type, buf), at;
 	struct inodedump_error *err;
-	bool truncated;
+	bool truncated, unprintable = false;
 
 	*name = NULL;
 	if (!l->fs_name.present)
@@ -440,8 +440,8 @@ static struct inodedump_error *fs_type_name(struct inodedump *id,
 		return idd_error_wrap(err, "s_type->name 0x%" PRIx64
 				      " unreadable", at);
 	for (const char *p = *name; !truncated && *p; p++)
-		truncated = (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e;
-	if (truncated || !**name) {
+		unprintable |= (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e;
+	if (truncated || unprintable || !**name) {
 		free(*name);
 		*name = NULL;
 		return idd_error_at(INODEDUMP_ERR_DUMP, at, "s_type->name 0x%"
