@@ -22,7 +22,7 @@ rm -rf "$dir/profiles"
 mkdir -p "$dir/profiles"
 # The files each target is about (its line coverage is shown).
 declare -A focus=([report_parse]="lib/log/reports.c" [printk]="lib/log/ring.c lib/log/reports.c"
-  [flattened]="lib/target/target.c lib/target/flattened.c lib/target/kdumpfile.c"
+  [flattened]="lib/target/target.c lib/target/vmcoreinfo.c lib/target/flattened.c lib/target/kdumpfile.c"
   [dumpfile]="lib/target/diskdump.c lib/target/elf.c lib/target/pagecache.c"
   [json]="lib/output/report.c lib/decode/decode.c"
   [decode]="lib/decode/decode.c lib/decode/paths.c lib/decode/holders.c lib/types/modules.c lib/checks/checks.c lib/output/report.c"

@@ -183,8 +183,15 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
  * Keys of inodedump_fact(): what the session knows about the dump and
  * where it came from. Each value is text.
  */
-/* The kernel release, VMCOREINFO OSRELEASE ("6.12.118"). */
+/*
+ * The kernel release ("6.12.118"): VMCOREINFO OSRELEASE, else the dump
+ * header's utsname, else init_uts_ns in memory (a note says so); NULL
+ * when none gives it.
+ */
 #define INODEDUMP_FACT_OSRELEASE "osrelease"
+/* Whence the release came: "VMCOREINFO OSRELEASE", "the dump header's
+ * utsname", "init_uts_ns in the dump's memory". */
+#define INODEDUMP_FACT_OSRELEASE_SOURCE "osrelease_source"
 /* VMCOREINFO BUILD-ID: the build-id of the kernel that wrote the dump. */
 #define INODEDUMP_FACT_BUILD_ID "build_id"
 /* The GNU build-id note of vmlinux, lowercase hex. */
@@ -238,6 +245,16 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
  */
 INODEDUMP_API const char *inodedump_fact(struct inodedump *id,
 					 const char *name);
+
+/*
+ * What the session could not trust about the dump, one line each: a
+ * VMCOREINFO that breaks its grammar (a line that is no KEY=value, a key
+ * written twice, a byte that is no text), a release or KASLR offset it
+ * lacks and where they were taken from instead. Note i, or NULL past the
+ * last; the same text is never noted twice. The runs of vmcore-inode say
+ * each on stderr and end partial (exit 4). Valid until inodedump_close().
+ */
+INODEDUMP_API const char *inodedump_note(const struct inodedump *id, size_t i);
 
 struct inodedump_inode;
 
@@ -378,6 +395,12 @@ struct inodedump_sweep_sb {
 	size_t violations;
 	size_t unreadable;    /* list entries that could not be read */
 	const char *error;    /* why the walk of s_inodes stopped early */
+	/*
+	 * Why s_type->name is not known (fs_type is then "?"), or NULL. With
+	 * a --fs filter (opts->fs) such a superblock is handed over unwalked:
+	 * it may be the one asked for.
+	 */
+	const char *fs_type_error;
 };
 
 typedef void (*inodedump_sweep_inode_fn)(const struct inodedump_sweep_sb *sb,

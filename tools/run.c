@@ -42,6 +42,23 @@ int run_error(const struct run_out *o, struct inodedump_error *err)
 	return code;
 }
 
+/*
+ * What the session could not trust about the dump (a malformed VMCOREINFO,
+ * a release taken from elsewhere): said once each run, before its output,
+ * and the run is partial whatever else it finds.
+ */
+static int say_notes(struct inodedump *id, const struct run_out *o)
+{
+	const char *note;
+	int status = RUN_CLEAN;
+
+	for (size_t i = 0; (note = inodedump_note(id, i)); i++) {
+		say(o, note);
+		status = RUN_PARTIAL;
+	}
+	return status;
+}
+
 /* The run as a whole failed: the caller may want the error itself. */
 static int failed(const struct run_out *o, struct inodedump_error *err)
 {
@@ -134,7 +151,7 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 {
 	struct inodedump_document *doc;
 	struct inodedump_error *err;
-	int status = RUN_CLEAN;
+	int status = say_notes(id, o);
 	bool holders_said = false;
 
 	err = inodedump_document_begin(id, NULL, format, o->out, &doc);
@@ -209,28 +226,37 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 int run_reports(struct inodedump *id, unsigned int flags,
 		enum inodedump_format format, const struct run_out *o)
 {
+	int status = say_notes(id, o);
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
-	int status;
 
 	if (err)
 		return failed(o, err);
-	status = reports_document(id, log, flags, format, o, log_status(o, log));
+	run_worse(&status, log_status(o, log));
+	status = reports_document(id, log, flags, format, o, status);
 	inodedump_log_free(log);
 	return status;
 }
 
 int run_log(struct inodedump *id, const struct run_out *o)
 {
+	int status = say_notes(id, o);
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
-	int status;
 
 	if (err)
 		return failed(o, err);
-	status = log_status(o, log);
+	run_worse(&status, log_status(o, log));
 	inodedump_log_print(log, o->out);
 	inodedump_log_free(log);
+	return status;
+}
+
+int run_info(struct inodedump *id, const struct run_out *o)
+{
+	int status = say_notes(id, o);
+
+	inodedump_facts_print(id, o->out);
 	return status;
 }
 
@@ -245,6 +271,8 @@ struct sweep_run {
 	FILE *pending_f;
 	struct inodedump_sweep_totals totals;
 	struct timespec start, last;
+	/* Superblocks whose filesystem type's name could not be read. */
+	size_t fs_unknown;
 	/* Inodes whose paths or holders (asked) could not be read in full. */
 	size_t incomplete[N_PARTS];
 	char *first_incomplete[N_PARTS];
@@ -305,11 +333,21 @@ static void sweep_sb(const struct inodedump_sweep_sb *sb, void *arg)
 
 	if (sb->error)
 		r->totals.cut_short++;
+	if (sb->fs_type_error) { /* once a superblock: each is its own cause */
+		char message[640];
+
+		snprintf(message, sizeof(message),
+			 "superblock 0x%" PRIx64 ": its filesystem type is "
+			 "unknown: %s", sb->address, sb->fs_type_error);
+		say(r->o, message);
+		r->fs_unknown++;
+	}
 	if (r->jsonl) {
 		inodedump_sweep_sb_print(sb, INODEDUMP_FORMAT_JSON, out);
 		return;
 	}
-	if (r->violations_only && !sb->violations && !sb->error)
+	if (r->violations_only && !sb->violations && !sb->error &&
+	    !sb->fs_type_error)
 		return;
 	inodedump_sweep_sb_print(sb, INODEDUMP_FORMAT_TEXT, out);
 	if (r->pending_f) {
@@ -328,7 +366,7 @@ int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 	struct sweep_run r = { .o = o, .jsonl = jsonl,
 			       .violations_only = violations_only };
 	struct inodedump_error *err;
-	int status;
+	int notes = say_notes(id, o), status;
 
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.last = r.start;
@@ -349,6 +387,9 @@ int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 		return failed(o, err);
 	}
 	status = r.totals.violations ? RUN_VIOLATION : RUN_CLEAN;
+	run_worse(&status, notes);
+	if (r.fs_unknown)
+		status = RUN_PARTIAL;
 	if (r.totals.cut_short) {
 		char message[160];
 

@@ -73,6 +73,9 @@ int run_reports(struct inodedump *id, unsigned int flags,
 /* vmcore-inode --log VMCORE. */
 int run_log(struct inodedump *id, const struct run_out *o);
 
+/* vmcore-inode --info VMCORE: the facts, and the session's notes. */
+int run_info(struct inodedump *id, const struct run_out *o);
+
 /*
  * vmcore-inode --sweep [--jsonl] [--violations-only]: opts->flags as the
  * command sets them (NO_PATHS unless --paths).

@@ -63,8 +63,9 @@ static const char usage_text[] =
 	"exit status: 0 decoded, no violation; 1 decoded, at least one\n"
 	"violation; 2 usage error; 3 input could not be read or decoded;\n"
 	"4 partial: some of what was asked (the kernel log, a superblock's\n"
-	"inodes, an inode's paths, its holders) could not be read, said on\n"
-	"stderr (4 wins over 1, 3 over 4).\n";
+	"inodes or type name, an inode's paths, its holders) could not be\n"
+	"read, or the dump's VMCOREINFO cannot be trusted, said on stderr\n"
+	"(4 wins over 1, 3 over 4).\n";
 
 /* Long options without a short one. */
 enum { OPT_VERSION = 0x100 };
@@ -208,8 +209,7 @@ int main(int argc, char **argv)
 			inodedump_fact(id, INODEDUMP_FACT_TYPES),
 			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
 	if (info) {
-		inodedump_facts_print(id, stdout);
-		status = RUN_CLEAN;
+		status = run_info(id, &o);
 	} else if (sweep) {
 		sweep_opts.flags = flags | (sweep_paths ? 0 : INODEDUMP_DECODE_NO_PATHS);
 		o.progress = isatty(STDERR_FILENO);

@@ -167,7 +167,7 @@ static void cmd_inode(void)
 	if (!inode_session())
 		return;
 	if (info) {
-		inodedump_facts_print(session, fp);
+		run_info(session, &o);
 		return;
 	}
 	if (log) {

@@ -57,6 +57,7 @@ static void find_kaslr(struct inodedump *id)
 			return;
 		}
 	}
+	idd_session_note_kaslr(id);
 }
 
 /*
@@ -334,8 +335,7 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 static struct inodedump_error *session_facts(struct inodedump *id)
 {
 	idd_target_set_explain(id->target, idd_explain_filtered, id);
-	id->version = idd_parse_release(
-		idd_target_vmcoreinfo(id->target, "OSRELEASE"));
+	idd_session_find_release(id);
 	id->kaslr_text = idd_strdup_printf("0x%llx",
 					   (unsigned long long)id->kaslr);
 	if (idd_target_dump_level(id->target) >= 0)
@@ -391,8 +391,10 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 		if (!id->vmlinux) {
 			if (!parse_hex(idd_target_vmcoreinfo(id->target,
 							     "KERNELOFFSET"),
-				       &id->kaslr))
+				       &id->kaslr)) {
 				id->kaslr = 0;
+				idd_session_note_kaslr(id);
+			}
 			if ((err = open_from_dump(id, tried)) ||
 			    (err = session_facts(id)))
 				goto fail;
@@ -609,6 +611,7 @@ void inodedump_close(struct inodedump *id)
 	free(id->kaslr_text);
 	free(id->dump_level_text);
 	free(id->page_size_text);
+	idd_session_notes_free(id);
 	free(id);
 }
 
@@ -617,7 +620,9 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 	if (!id || !name)
 		return NULL;
 	if (!strcmp(name, INODEDUMP_FACT_OSRELEASE))
-		return idd_target_vmcoreinfo(id->target, "OSRELEASE");
+		return id->release;
+	if (!strcmp(name, INODEDUMP_FACT_OSRELEASE_SOURCE))
+		return id->release ? id->release_source : NULL;
 	if (!strcmp(name, INODEDUMP_FACT_BUILD_ID))
 		return idd_target_vmcoreinfo(id->target, "BUILD-ID");
 	if (!strcmp(name, INODEDUMP_FACT_VMLINUX_BUILD_ID))

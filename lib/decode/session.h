@@ -28,7 +28,11 @@ struct inodedump {
 	char *kaslr_text, *dump_level_text, *page_size_text;
 	uint64_t kaslr;
 	bool kaslr_from_vmcoreinfo; /* KERNELOFFSET, not derived */
-	uint32_t version;
+	uint32_t version;	    /* of release; 0: not known */
+	char *release;		    /* the kernel's, or NULL (release.c) */
+	const char *release_source; /* whence release came */
+	char **notes;		    /* inodedump_note() */
+	size_t nnotes;
 	struct inode_layout *layout;
 	struct idd_modules *modules; /* loaded on first use */
 	struct path_layout *paths_layout;
@@ -74,6 +78,17 @@ struct inodedump_error *idd_open_target(struct idd_target *target,
 struct inodedump_error *idd_session_open(struct idd_target *target,
 					 const struct idd_session_config *cfg,
 					 struct inodedump **out);
+/*
+ * release.c: a note of the session (printf-like; the same text once), the
+ * kernel's release and the notes of what VMCOREINFO breaks, and the note
+ * of a KASLR offset nothing gave.
+ */
+void idd_session_note(struct inodedump *id, const char *fmt, ...)
+	IDD_ATTR_PRINTF(2, 3);
+void idd_session_notes_free(struct inodedump *id);
+void idd_session_find_release(struct inodedump *id);
+void idd_session_note_kaslr(struct inodedump *id);
+
 /*
  * A symbol vmlinux does not name: the caller's symbol callback, then the
  * dump's modules. *name "name" or "name+0x10" and *module the module's

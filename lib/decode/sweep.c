@@ -112,7 +112,7 @@ static struct inodedump_error *sb_layout(struct inodedump *id,
 
 /* A superblock's strings, alive until its on_sb event has run. */
 struct pipe_sb {
-	char *fs_type, *s_id, *error;
+	char *fs_type, *s_id, *error, *fs_type_error;
 };
 
 /* One callback to run: on_inode (ino) or, with ino NULL, on_sb. */
@@ -251,6 +251,7 @@ static void free_names(struct pipe_sb *names)
 	free(names->fs_type);
 	free(names->s_id);
 	free(names->error);
+	free(names->fs_type_error);
 	free(names);
 }
 
@@ -270,6 +271,7 @@ static void pipe_drain(struct pipe *p, inodedump_sweep_inode_fn on_inode,
 			ev->sb.fs_type = ev->names->fs_type;
 			ev->sb.s_id = ev->names->s_id;
 			ev->sb.error = ev->names->error;
+			ev->sb.fs_type_error = ev->names->fs_type_error;
 			if (ev->ino) {
 				if (on_inode)
 					on_inode(&ev->sb, ev->ino, arg);
@@ -393,18 +395,59 @@ static struct inodedump_error *emit_sb(struct sweep_state *st,
 
 /* The superblock's strings for the events of its walk (pipe only). */
 static struct inodedump_error *sb_names(struct sweep_state *st,
-					const char *fs_type, const char *s_id)
+					const struct inodedump_sweep_sb *sb)
 {
 	struct pipe_sb *n;
 
 	if (!st->pipe)
 		return NULL;
 	n = calloc(1, sizeof(*n));
-	if (!n || !(n->fs_type = strdup(fs_type)) || !(n->s_id = strdup(s_id))) {
+	if (!n || !(n->fs_type = strdup(sb->fs_type)) ||
+	    !(n->s_id = strdup(sb->s_id)) ||
+	    (sb->fs_type_error &&
+	     !(n->fs_type_error = strdup(sb->fs_type_error)))) {
 		free_names(n);
 		return idd_nomem();
 	}
 	st->names = n;
+	return NULL;
+}
+
+/*
+ * s_type->name of the superblock in buf: *name malloc'd, or an error that
+ * says why it is not known (fault, filtered page, no such member, no
+ * short printable string): never a "?" that passes for a name.
+ */
+static struct inodedump_error *fs_type_name(struct inodedump *id,
+					    const struct sb_layout *l,
+					    const uint8_t *buf, char **name)
+{
+	uint64_t s_type = idd_member_uval(&l->s_type, buf), at;
+	struct inodedump_error *err;
+	bool truncated, unprintable = false;
+
+	*name = NULL;
+	if (!l->fs_name.present)
+		return idd_error(INODEDUMP_ERR_TYPE, "struct file_system_type "
+				 "has no member name in this kernel's types");
+	err = idd_target_read_u64(id->target, s_type + l->fs_name.offset, &at);
+	if (err)
+		return idd_error_wrap(err, "s_type 0x%" PRIx64 " unreadable",
+				      s_type);
+	err = idd_target_read_string(id->target, at, NAME_MAX_SB, name,
+				     &truncated);
+	if (err)
+		return idd_error_wrap(err, "s_type->name 0x%" PRIx64
+				      " unreadable", at);
+	for (const char *p = *name; !truncated && *p; p++)
+		unprintable |= (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e;
+	if (truncated || unprintable || !**name) {
+		free(*name);
+		*name = NULL;
+		return idd_error_at(INODEDUMP_ERR_DUMP, at, "s_type->name 0x%"
+				    PRIx64 " is not a short printable string",
+				    at);
+	}
 	return NULL;
 }
 
@@ -435,8 +478,8 @@ static struct inodedump_error *walk_superblocks(struct walk_args *w)
 		uint64_t sb_addr = node - l->s_list.offset;
 		struct inodedump_sweep_sb out = { .address = sb_addr };
 		char s_id[NAME_MAX_SB] = "", *fs_type = NULL;
-		uint64_t name;
-		bool truncated, again;
+		struct inodedump_error *fs_error;
+		bool again;
 
 		if ((err = idd_visit(&seen, node, &again)))
 			break;
@@ -452,26 +495,27 @@ static struct inodedump_error *walk_superblocks(struct walk_args *w)
 		memcpy(s_id, buf + l->s_id.offset,
 		       l->s_id.size < sizeof(s_id) ? l->s_id.size
 						   : sizeof(s_id) - 1);
-		if (l->fs_name.present) {
-			struct inodedump_error *e2 = idd_target_read_u64(
-				id->target,
-				idd_member_uval(&l->s_type, buf) +
-					l->fs_name.offset,
-				&name);
-
-			if (!e2)
-				e2 = idd_target_read_string(id->target, name, 64,
-							    &fs_type, &truncated);
-			inodedump_error_free(e2);
+		fs_error = fs_type_name(id, l, buf, &fs_type);
+		if (fs_error && idd_error_is_nomem(fs_error)) {
+			err = fs_error;
+			break;
 		}
 		out.fs_type = fs_type ? fs_type : "?";
+		if (fs_error && w->fs)
+			fs_error = idd_error_wrap(fs_error, "not walked, it may "
+						  "be the %s asked for", w->fs);
+		out.fs_type_error =
+			fs_error ? inodedump_error_message(fs_error) : NULL;
 		out.s_id = s_id;
-		if ((!w->fs || (fs_type && !strcmp(fs_type, w->fs))) &&
+		/*
+		 * A superblock whose name is unreadable may be the one --fs
+		 * asks for: it is said (not walked), never left out unsaid.
+		 */
+		if ((!w->fs || fs_error || !strcmp(fs_type, w->fs)) &&
 		    (!w->only_sb || w->only_sb == sb_addr)) {
-			struct inodedump_error *stopped = sb_names(st, out.fs_type,
-								   s_id);
+			struct inodedump_error *stopped = sb_names(st, &out);
 
-			if (!stopped)
+			if (!stopped && !(w->fs && fs_error))
 				stopped = walk_inodes(st, l, sb_addr, buf, &out);
 			if (stopped && idd_error_is_nomem(stopped)) {
 				/*
@@ -479,6 +523,7 @@ static struct inodedump_error *walk_superblocks(struct walk_args *w)
 				 * point at its strings: freed after the join.
 				 */
 				free(fs_type);
+				inodedump_error_free(fs_error);
 				st->orphan = st->names;
 				st->names = NULL;
 				err = stopped;
@@ -490,6 +535,7 @@ static struct inodedump_error *walk_superblocks(struct walk_args *w)
 			inodedump_error_free(stopped);
 		}
 		free(fs_type);
+		inodedump_error_free(fs_error);
 		node = idd_member_uval(&l->s_list_next, buf);
 	}
 	idd_visited_free(&seen);

@@ -62,7 +62,7 @@ inodedump_document_begin(struct inodedump *id, const struct inodedump_log *log,
 			 struct inodedump_document **docp)
 {
 	struct inodedump_document *doc = calloc(1, sizeof(*doc));
-	const char *release;
+	const char *release, *source;
 
 	if (!doc)
 		return idd_nomem();
@@ -78,8 +78,14 @@ inodedump_document_begin(struct inodedump *id, const struct inodedump_log *log,
 	idd_json_object(&doc->j, IDD_JSON_LINES);
 	idd_json_key(&doc->j, "schema");
 	idd_json_u64(&doc->j, INODEDUMP_JSON_SCHEMA);
+	/* Not known is null, never "": a reader would take that for one. */
 	idd_json_key(&doc->j, "osrelease");
-	idd_json_string(&doc->j, release ? release : "");
+	idd_json_string(&doc->j, release);
+	source = inodedump_fact(id, INODEDUMP_FACT_OSRELEASE_SOURCE);
+	if (source && strcmp(source, "VMCOREINFO OSRELEASE")) {
+		idd_json_key(&doc->j, "osrelease_source");
+		idd_json_string(&doc->j, source);
+	}
 	idd_json_key(&doc->j, "inodes");
 	if (log) {
 		/* Each report holds its inode: "inodes" stays empty. */
@@ -329,7 +335,9 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 		{ INODEDUMP_FACT_EXCLUDED_PAGES, "excluded", "dump bitmaps" },
 		{ INODEDUMP_FACT_EXCLUDED_BY_KIND, "excluded, by kind", "each page's struct page" },
 		{ INODEDUMP_FACT_ARCH, "architecture", "dump header, else vmlinux" },
-		{ INODEDUMP_FACT_OSRELEASE, "release", "VMCOREINFO OSRELEASE" },
+		/* whence when unknown; else its source fact */
+		{ INODEDUMP_FACT_OSRELEASE, "release",
+		  "none of VMCOREINFO OSRELEASE, the dump header, init_uts_ns" },
 		{ INODEDUMP_FACT_BUILD_ID, "build-id", "VMCOREINFO BUILD-ID" },
 		{ INODEDUMP_FACT_KASLR_OFFSET, "KASLR offset", "VMCOREINFO KERNELOFFSET" },
 		{ INODEDUMP_FACT_PAGE_SIZE, "page size", "dump header" },
@@ -350,7 +358,11 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 			fputs("(none)", out);
 		else
 			fputs("(unknown)", out);
-		if (facts[i].whence || !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX))
+		if (!strcmp(facts[i].fact, INODEDUMP_FACT_OSRELEASE) && v)
+			fprintf(out, "  [%s]",
+				inodedump_fact(id, INODEDUMP_FACT_OSRELEASE_SOURCE));
+		else if (facts[i].whence ||
+			 !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX))
 			fprintf(out, "  [%s]",
 				facts[i].whence ? facts[i].whence
 						: inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
@@ -382,7 +394,9 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 
 	flockfile(out);
 	if (format == INODEDUMP_FORMAT_TEXT) {
-		padded(out, sb->fs_type, 12);
+		/* a "?" would pass for a name: say it is not known */
+		padded(out, sb->fs_type_error ? "(unreadable)" : sb->fs_type,
+		       12);
 		fputc(' ', out);
 		padded(out, sb->s_id, 16);
 		fprintf(out, " 0x%" PRIx64 "  %zu inodes", sb->address,
@@ -393,6 +407,11 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 					inodedump_inode_type_name(
 						(enum inodedump_inode_type)i));
 		fprintf(out, "; %zu with violations\n", sb->violations);
+		if (sb->fs_type_error) {
+			fputs("  FILESYSTEM TYPE UNREADABLE: ", out);
+			idd_text_escape(out, sb->fs_type_error);
+			fputc('\n', out);
+		}
 		if (sb->error)
 		{
 			fputs("  WALK STOPPED: ", out);
@@ -407,7 +426,7 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 	idd_json_key(&j, "superblock");
 	idd_json_hex(&j, sb->address);
 	idd_json_key(&j, "fs_type");
-	idd_json_string(&j, sb->fs_type);
+	idd_json_string(&j, sb->fs_type_error ? NULL : sb->fs_type);
 	idd_json_key(&j, "s_id");
 	idd_json_string(&j, sb->s_id);
 	idd_json_key(&j, "inodes");
@@ -426,6 +445,10 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 	idd_json_end(&j);
 	idd_json_key(&j, "error");
 	idd_json_string(&j, sb->error);
+	if (sb->fs_type_error) { /* only then: fs_type is null */
+		idd_json_key(&j, "fs_type_error");
+		idd_json_string(&j, sb->fs_type_error);
+	}
 	idd_json_end(&j);
 	fputc('\n', out);
 	funlockfile(out);

@@ -230,7 +230,11 @@ static void row_line(struct text *t, const struct idd_row *row)
 	case IDD_ROW_STR: {
 		const struct idd_str *s = IDD_ROW_CFIELD(ino, row, struct idd_str);
 
-		idd_text_escape(t->out, s->state == IDD_OK ? s->s : NULL);
+		/* as a number's: a "?" would pass for the string itself */
+		if (s->state == IDD_UNREADABLE)
+			fputs("(unreadable)", t->out);
+		else
+			idd_text_escape(t->out, s->state == IDD_OK ? s->s : NULL);
 		break;
 	}
 	case IDD_ROW_VIEW:
@@ -266,7 +270,10 @@ static void raw_value(struct text *t, const struct idd_row *row)
 	case IDD_ROW_STR: {
 		const struct idd_str *s = IDD_ROW_CFIELD(ino, row, struct idd_str);
 
-		idd_text_escape(t->out, s->s);
+		if (s->state == IDD_UNREADABLE)
+			fputs("(unreadable)", t->out);
+		else
+			idd_text_escape(t->out, s->s);
 		break;
 	}
 	default:
@@ -284,7 +291,10 @@ static void text_header(struct text *t, const struct idd_row *row)
 	fprintf(t->out, "%s 0x%" PRIx64 "  %s  ino %" PRIu64 "  on ",
 		row->label, ino->address,
 		idd_mode_type_name((unsigned)ino->mode.v), (uint64_t)ino->ino.v);
-	idd_text_escape(t->out, ino->fs_type.s);
+	if (ino->fs_type.state == IDD_UNREADABLE)
+		fputs("(unreadable)", t->out);
+	else
+		idd_text_escape(t->out, ino->fs_type.s);
 	fputs(" (", t->out);
 	idd_text_escape(t->out, ino->s_id.s);
 	fputc(')', t->out);

@@ -59,6 +59,11 @@ struct idd_backend_ops {
 	/* The VMCOREINFO text, read once by the target at open. */
 	const char *(*vmcoreinfo)(struct idd_backend *b);
 	/*
+	 * Its size as the file gives it, NULs included (so that a NUL inside
+	 * the text is seen); NULL: strlen() of it.
+	 */
+	size_t (*vmcoreinfo_size)(struct idd_backend *b);
+	/*
 	 * The backend keeps a default architecture itself (libkdumpfile
 	 * needs it for its own translation); else the target answers with
 	 * the default when arch() has none.

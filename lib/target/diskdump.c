@@ -100,6 +100,7 @@ struct diskdump {
 	uint64_t bits1_block;
 	bool bits1_valid;
 	char *vmcoreinfo;
+	size_t vmcoreinfo_size; /* as the sub-header gives it */
 	uint32_t page_size;
 	uint64_t max_pfn;
 	uint64_t bitmap2_off, desc_off;
@@ -347,6 +348,7 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 	if (err || truncated)
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
+	d->vmcoreinfo_size = (size_t)vi_size;
 	d->in.cbuf = malloc(d->page_size);
 	*taken = idd_page_cache_init(&d->cache, d->page_size) && d->vmcoreinfo &&
 		 d->in.cbuf;
@@ -800,6 +802,11 @@ static const char *diskdump_vmcoreinfo(struct idd_backend *b)
 	return to_diskdump(b)->vmcoreinfo;
 }
 
+static size_t diskdump_vmcoreinfo_size(struct idd_backend *b)
+{
+	return to_diskdump(b)->vmcoreinfo_size;
+}
+
 static void diskdump_close(struct idd_backend *b)
 {
 	struct diskdump *d = to_diskdump(b);
@@ -828,6 +835,7 @@ static const struct idd_backend_ops diskdump_ops = {
 	.pfn_state = diskdump_pfn_state,
 	.max_pfn = diskdump_max_pfn,
 	.vmcoreinfo = diskdump_vmcoreinfo,
+	.vmcoreinfo_size = diskdump_vmcoreinfo_size,
 	.close = diskdump_close,
 };
 

@@ -34,6 +34,7 @@ struct elf {
 	struct idd_backend base;
 	int fd;
 	char *vmcoreinfo;
+	size_t vmcoreinfo_size; /* the note's descsz */
 	struct seg *segs;
 	size_t nsegs;
 	struct idd_page_cache cache; /* one pread(2) a page, not a read */
@@ -175,7 +176,8 @@ static int seg_cmp(const void *a, const void *b)
 }
 
 /* The VMCOREINFO note among the ELF notes at [off, off + size). */
-static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen)
+static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen,
+			     size_t *found_size)
 {
 	uint8_t *notes;
 	char *found = NULL;
@@ -201,6 +203,7 @@ static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen)
 			if (found) {
 				memcpy(found, notes + desc, descsz);
 				found[descsz] = '\0';
+				*found_size = (size_t)descsz;
 			}
 		}
 		p = desc + ((descsz + 3) & ~3ULL);
@@ -248,7 +251,8 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		uint64_t pa = le64toh(ph[i].p_paddr);
 
 		if (type == PT_NOTE && !e->vmcoreinfo)
-			e->vmcoreinfo = find_vmcoreinfo(e->fd, off, filesz, &xen);
+			e->vmcoreinfo = find_vmcoreinfo(e->fd, off, filesz, &xen,
+						&e->vmcoreinfo_size);
 		if (type != PT_LOAD || !filesz)
 			continue;
 		/* Zero-filled tails and segments past the end: not ours. */
@@ -412,6 +416,11 @@ static const char *elf_vmcoreinfo(struct idd_backend *b)
 	return to_elf(b)->vmcoreinfo;
 }
 
+static size_t elf_vmcoreinfo_size(struct idd_backend *b)
+{
+	return to_elf(b)->vmcoreinfo_size;
+}
+
 static void elf_close(struct idd_backend *b)
 {
 	struct elf *e = to_elf(b);
@@ -432,6 +441,7 @@ static const struct idd_backend_ops elf_ops = {
 	.page_size = elf_page_size,
 	.uts_release = elf_uts_release,
 	.vmcoreinfo = elf_vmcoreinfo,
+	.vmcoreinfo_size = elf_vmcoreinfo_size,
 	.close = elf_close,
 };
 

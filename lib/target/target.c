@@ -18,14 +18,10 @@
 #include "core/bytes.h"
 #include "target/backend.h"
 #include "target/target.h"
+#include "target/vmcoreinfo.h"
 #include "target/x86_64.h"
 
 #define PROC_SUPER_MAGIC_ 0x9fa0
-
-struct vmcoreinfo_entry {
-	char *key;
-	char *value;
-};
 
 struct idd_target {
 	struct idd_backend *backend;
@@ -42,8 +38,7 @@ struct idd_target {
 	bool flattened;	    /* rearranged from makedumpfile's flattened format */
 	bool little_endian;
 	int dump_level; /* what the diskdump header says, for libkdumpfile */
-	struct vmcoreinfo_entry *info;
-	size_t ninfo;
+	struct idd_vmcoreinfo vmcoreinfo;
 	char default_arch[32];
 	/* Our page walk: 0 not tried, 1 usable, -1 not usable. */
 	int walk_state;
@@ -70,32 +65,22 @@ struct idd_target *idd_target_new(void)
 
 void idd_target_parse_vmcoreinfo(struct idd_target *t, const char *raw)
 {
-	size_t lines = 1;
+	idd_vmcoreinfo_parse(&t->vmcoreinfo, raw, strlen(raw));
+}
 
-	for (const char *p = raw; *p; p++)
-		lines += *p == '\n';
-	t->info = calloc(lines, sizeof(*t->info));
-	if (!t->info)
-		return;
-	for (const char *line = raw; *line;) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		const char *eq = memchr(line, '=', len);
+bool idd_target_has_vmcoreinfo(const struct idd_target *t)
+{
+	return t->vmcoreinfo.present;
+}
 
-		if (eq && t->ninfo < lines) {
-			struct vmcoreinfo_entry *e = &t->info[t->ninfo];
+size_t idd_target_problems(const struct idd_target *t)
+{
+	return t->vmcoreinfo.nproblems;
+}
 
-			e->key = strndup(line, eq - line);
-			e->value = strndup(eq + 1, len - (eq + 1 - line));
-			if (e->key && e->value)
-				t->ninfo++;
-			else {
-				free(e->key);
-				free(e->value);
-			}
-		}
-		line += len + (end ? 1 : 0);
-	}
+const char *idd_target_problem(const struct idd_target *t, size_t i)
+{
+	return idd_vmcoreinfo_problem(&t->vmcoreinfo, i);
 }
 
 void idd_target_attach(struct idd_target *t, struct idd_backend *b)
@@ -110,8 +95,11 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 	if (ops->translates)
 		t->walk_state = -1; /* the backend translates */
 	raw = ops->vmcoreinfo ? ops->vmcoreinfo(b) : NULL;
+	/* Our readers know the text's size: a NUL inside it is said. */
 	if (raw)
-		idd_target_parse_vmcoreinfo(t, raw);
+		idd_vmcoreinfo_parse(&t->vmcoreinfo, raw,
+				 ops->vmcoreinfo_size ? ops->vmcoreinfo_size(b)
+						      : strlen(raw));
 }
 
 /* ---- opening a file ---- */
@@ -256,11 +244,7 @@ void idd_target_close(struct idd_target *t)
 	}
 	if (t->fd >= 0)
 		close(t->fd);
-	for (size_t i = 0; i < t->ninfo; i++) {
-		free(t->info[i].key);
-		free(t->info[i].value);
-	}
-	free(t->info);
+	idd_vmcoreinfo_free(&t->vmcoreinfo);
 	free(t->path);
 	inodedump_error_free(t->walk_damage);
 	free(t);
@@ -270,10 +254,7 @@ void idd_target_close(struct idd_target *t)
 
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key)
 {
-	for (size_t i = 0; i < t->ninfo; i++)
-		if (!strcmp(t->info[i].key, key))
-			return t->info[i].value;
-	return NULL;
+	return idd_vmcoreinfo_get(&t->vmcoreinfo, key);
 }
 
 const char *idd_target_format(struct idd_target *t)

@@ -86,8 +86,19 @@ struct inodedump_error *idd_target_read_u64(struct idd_target *t,
 struct inodedump_error *idd_target_read_string(struct idd_target *t,
 					       uint64_t addr, size_t max,
 					       char **out, bool *truncated);
-/* A VMCOREINFO value ("OSRELEASE", "KERNELOFFSET", "SYMBOL(prb)"), or NULL. */
+/*
+ * A VMCOREINFO value ("OSRELEASE", "KERNELOFFSET", "SYMBOL(prb)"), or NULL:
+ * absent, on a malformed line, or written twice.
+ */
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
+/*
+ * What the VMCOREINFO text breaks ("VMCOREINFO: ... at byte N"): how many,
+ * and each (NULL past the last). The session makes each a note.
+ */
+size_t idd_target_problems(const struct idd_target *t);
+/* Whether there was a VMCOREINFO text at all (a caller may give none). */
+bool idd_target_has_vmcoreinfo(const struct idd_target *t);
+const char *idd_target_problem(const struct idd_target *t, size_t i);
 const char *idd_target_format(struct idd_target *t);
 /* The dump file's name, or "memory". */
 const char *idd_target_path(const struct idd_target *t);

@@ -166,7 +166,7 @@ class Session(_Session):
 
     def info_text(self):
         """The facts as ``vmcore-inode --info`` prints them."""
-        return self._info_text()
+        return self._run_info()[0]
 
     def __enter__(self):
         return self

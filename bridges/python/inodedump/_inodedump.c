@@ -524,16 +524,40 @@ static PyObject *session_run_sweep(Session *s, PyObject *args, PyObject *kw)
 	return capture_end(s, &c, status);
 }
 
-static PyObject *session_info_text(Session *s, PyObject *unused)
+/* The facts as --info prints them, with the session's notes said. */
+static PyObject *session_run_info(Session *s, PyObject *unused)
 {
 	struct capture c;
+	int status;
 
 	(void)unused;
 	if (!session_usable(s) || !capture_begin(&c))
 		return NULL;
-	Py_DECREF(c.errors);
-	inodedump_facts_print(s->id, c.f);
-	return capture_str(&c);
+	status = run_info(s->id, &c.out);
+	return capture_end(s, &c, status);
+}
+
+/* notes() -> list of str: what the session could not trust. */
+static PyObject *session_notes(Session *s, PyObject *unused)
+{
+	PyObject *list;
+	const char *note;
+
+	(void)unused;
+	if (!session_usable(s) || !(list = PyList_New(0)))
+		return NULL;
+	for (size_t i = 0; (note = inodedump_note(s->id, i)); i++) {
+		PyObject *m = PyUnicode_DecodeUTF8(note, strlen(note),
+						   "surrogateescape");
+
+		if (!m || PyList_Append(list, m) < 0) {
+			Py_XDECREF(m);
+			Py_DECREF(list);
+			return NULL;
+		}
+		Py_DECREF(m);
+	}
+	return list;
 }
 
 static PyObject *session_fact(Session *s, PyObject *args)
@@ -614,8 +638,11 @@ static PyMethodDef session_methods[] = {
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_run_sweep(jsonl, violations_only, fs, sb, types, paths, holders, "
 	  "force) -> (out, errors, status)" },
-	{ "_info_text", (PyCFunction)session_info_text, METH_NOARGS,
-	  "_info_text() -> str" },
+	{ "_run_info", (PyCFunction)session_run_info, METH_NOARGS,
+	  "_run_info() -> (out, errors, status)" },
+	{ "notes", (PyCFunction)session_notes, METH_NOARGS,
+	  "notes() -> list of str: what the session could not trust about "
+	  "the dump (vmcore-inode says each and exits 4)" },
 	{ "fact", (PyCFunction)session_fact, METH_VARARGS,
 	  "fact(name) -> str or None: one of the INODEDUMP_FACT_* keys." },
 	{ "_log_records", (PyCFunction)session_log_records, METH_NOARGS,
@@ -688,7 +715,8 @@ static int add_constants(PyObject *m)
 		{ "ERR_NOT_INODE", INODEDUMP_ERR_NOT_INODE },
 	};
 	static const char *facts[] = {
-		INODEDUMP_FACT_OSRELEASE, INODEDUMP_FACT_BUILD_ID,
+		INODEDUMP_FACT_OSRELEASE, INODEDUMP_FACT_OSRELEASE_SOURCE,
+		INODEDUMP_FACT_BUILD_ID,
 		INODEDUMP_FACT_VMLINUX_BUILD_ID, INODEDUMP_FACT_FORMAT,
 		INODEDUMP_FACT_READER, INODEDUMP_FACT_TRANSLATION,
 		INODEDUMP_FACT_KASLR_OFFSET, INODEDUMP_FACT_VMLINUX,

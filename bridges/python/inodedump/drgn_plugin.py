@@ -37,7 +37,7 @@ def session(prog):
 def _run(prog, args):
     s = session(prog)
     if args.info:
-        return s.info_text(), [], 0
+        return s._run_info()
     if args.log:
         return s._run_log()
     if args.sweep:

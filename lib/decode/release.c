@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The session's notes — what it could not trust about the dump, said by
+ * every run and making it partial — and the kernel's release, with whence
+ * it came: what depends on the kernel's version is never decided on an
+ * empty or malformed answer without a note.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/session.h"
+
+void idd_session_note(struct inodedump *id, const char *fmt, ...)
+{
+	char **v;
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	for (size_t i = 0; i < id->nnotes; i++) {
+		if (!strcmp(id->notes[i], msg)) { /* once per cause */
+			free(msg);
+			return;
+		}
+	}
+	v = realloc(id->notes, (id->nnotes + 1) * sizeof(*v));
+	if (!v) {
+		free(msg);
+		return;
+	}
+	id->notes = v;
+	v[id->nnotes++] = msg;
+}
+
+void idd_session_notes_free(struct inodedump *id)
+{
+	for (size_t i = 0; i < id->nnotes; i++)
+		free(id->notes[i]);
+	free(id->notes);
+	free(id->release);
+}
+
+const char *inodedump_note(const struct inodedump *id, size_t i)
+{
+	return id && i < id->nnotes ? id->notes[i] : NULL;
+}
+
+/* init_uts_ns.name.release in the dump's memory, malloc'd, or NULL. */
+static char *release_in_memory(struct inodedump *id, char **why)
+{
+	struct idd_struct uts;
+	struct idd_member release;
+	struct inodedump_error *err;
+	uint64_t at;
+	char *s = NULL;
+	bool truncated;
+
+	*why = NULL;
+	if (!id->syms || !idd_symbols_address(id->syms, "init_uts_ns", &at)) {
+		*why = strdup("vmlinux has no init_uts_ns");
+		return NULL;
+	}
+	err = idd_types_struct(id->types, "uts_namespace", &uts);
+	if (!err) {
+		idd_types_member(id->types, &uts, "name.release", &release);
+		if (!release.present || !release.size)
+			err = idd_error(INODEDUMP_ERR_TYPE, "struct uts_namespace "
+					"has no name.release");
+	}
+	if (!err)
+		err = idd_target_read_string(id->target, at + release.offset,
+					     release.size, &s, &truncated);
+	if (!err && (truncated || !idd_parse_release(s)))
+		err = idd_error(INODEDUMP_ERR_DUMP, "init_uts_ns.name.release "
+				"is no release");
+	if (err) {
+		*why = strdup(inodedump_error_message(err));
+		inodedump_error_free(err);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * The release: VMCOREINFO's OSRELEASE, else the dump header's utsname,
+ * else init_uts_ns in memory; said unless VMCOREINFO gave it, or there was
+ * no VMCOREINFO to give it (a caller's reader without one) and memory did.
+ */
+void idd_session_find_release(struct inodedump *id)
+{
+	const char *vi = idd_target_vmcoreinfo(id->target, "OSRELEASE");
+	const char *header = idd_target_uts_release(id->target);
+	char lack[256], *why = NULL;
+	bool given = idd_target_has_vmcoreinfo(id->target);
+
+	for (size_t i = 0; i < idd_target_problems(id->target); i++)
+		idd_session_note(id, "%s", idd_target_problem(id->target, i));
+	if (vi && idd_parse_release(vi)) {
+		id->release = strdup(vi);
+		id->release_source = "VMCOREINFO OSRELEASE";
+		if (header && *header && strcmp(header, vi))
+			idd_session_note(id, "VMCOREINFO's OSRELEASE %s and "
+					 "the dump header's utsname %.64s differ: "
+					 "VMCOREINFO's is taken", vi, header);
+		goto done;
+	}
+	if (vi)
+		snprintf(lack, sizeof(lack), "VMCOREINFO's OSRELEASE \"%.64s\" "
+			 "is no kernel release", vi);
+	else
+		snprintf(lack, sizeof(lack), "%s",
+			 given ? "VMCOREINFO gives no OSRELEASE to trust"
+			       : "no VMCOREINFO");
+	/* The header's own utsname, not its answer from VMCOREINFO. */
+	if (header && idd_parse_release(header)) {
+		id->release = strdup(header);
+		id->release_source = "the dump header's utsname";
+	} else if ((id->release = release_in_memory(id, &why))) {
+		id->release_source = "init_uts_ns in the dump's memory";
+		if (!given)
+			goto done;
+	}
+	if (id->release)
+		idd_session_note(id, "the kernel's release %s is taken from "
+				 "%s (%s)", id->release, id->release_source,
+				 lack);
+	else
+		idd_session_note(id, "%s, and neither the dump header nor "
+				 "init_uts_ns gives it (%s): the kernel's version "
+				 "is unknown, and what depends on it (the flag "
+				 "tables' names, ctime's flag bits) assumes the "
+				 "newest kernel this inodedump knows", lack,
+				 why ? why : "no release there");
+	free(why);
+done:
+	id->version = idd_parse_release(id->release);
+}
+
+/*
+ * The KASLR offset was not given by VMCOREINFO's KERNELOFFSET nor derived
+ * from one of its SYMBOL()s: addresses are taken as vmlinux links them.
+ */
+void idd_session_note_kaslr(struct inodedump *id)
+{
+	if (!idd_target_has_vmcoreinfo(id->target))
+		return;
+	idd_session_note(id, "VMCOREINFO has no KERNELOFFSET%s: the KASLR "
+			 "offset is taken as 0",
+			 idd_target_vmcoreinfo(id->target, "KERNELOFFSET")
+				 ? " that is a hex number"
+				 : " (or none to trust)");
+}

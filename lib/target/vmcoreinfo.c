@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * VMCOREINFO's text read strictly: the KEY=value lines a kernel writes,
+ * and a problem said for each thing that breaks them (issue 29), so that
+ * nothing is decided on a malformed answer without a note.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target/vmcoreinfo.h"
+
+/*
+ * Problems said about one text: a binary blob would make one a line, and
+ * one is enough to know it cannot be trusted.
+ */
+#define MAX_PROBLEMS 8
+
+static void problem(struct idd_vmcoreinfo *vi, const char *fmt, ...)
+	IDD_ATTR_PRINTF(2, 3);
+static void problem(struct idd_vmcoreinfo *vi, const char *fmt, ...)
+{
+	char **v;
+	va_list ap;
+	char *msg;
+
+	if (vi->nproblems > MAX_PROBLEMS)
+		return;
+	if (vi->nproblems == MAX_PROBLEMS) {
+		vi->nproblems++; /* counted, said by idd_vmcoreinfo_problem() */
+		return;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	v = msg ? realloc(vi->problems, (vi->nproblems + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(msg);
+		return;
+	}
+	vi->problems = v;
+	v[vi->nproblems++] = msg;
+}
+
+/*
+ * A key as kernels write them: a word of A-Z a-z 0-9 _ - ("OSRELEASE",
+ * "BUILD-ID", "CONFIG_X86_PAE"), optionally a parenthesised name of the
+ * same bytes and dots ("SYMBOL(init_uts_ns)", "OFFSET(list_head.next)").
+ */
+static bool key_ok(const char *k, size_t len)
+{
+	size_t i = 0, word;
+
+	while (i < len && (isalnum((unsigned char)k[i]) || k[i] == '_' ||
+			   k[i] == '-'))
+		i++;
+	if (!i)
+		return false;
+	if (i == len)
+		return true;
+	if (k[i++] != '(')
+		return false;
+	word = i;
+	while (i < len && (isalnum((unsigned char)k[i]) || k[i] == '_' ||
+			   k[i] == '.'))
+		i++;
+	return i > word && i + 1 == len && k[i] == ')';
+}
+
+/* The first byte of [s, s + len) that is not printable ASCII, or len. */
+static size_t first_binary(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e)
+			return i;
+	return len;
+}
+
+static bool add_entry(struct idd_vmcoreinfo *vi, const char *line, size_t len,
+		      size_t klen)
+{
+	struct idd_vmcoreinfo_entry *e = &vi->entry[vi->n];
+
+	e->key = strndup(line, klen);
+	e->value = strndup(line + klen + 1, len - klen - 1);
+	if (!e->key || !e->value) {
+		free(e->key);
+		free(e->value);
+		return false;
+	}
+	vi->n++;
+	return true;
+}
+
+/*
+ * A key written twice: neither value can be trusted over the other, so
+ * every copy goes (an absent key is what the session knows how to
+ * replace), each key said once.
+ */
+static void drop_twice(struct idd_vmcoreinfo *vi)
+{
+	bool *twice = calloc(vi->n ? vi->n : 1, sizeof(*twice));
+	size_t kept = 0;
+
+	if (!twice)
+		return;
+	for (size_t i = 0; i < vi->n; i++) {
+		bool said = twice[i];
+
+		for (size_t j = i + 1; j < vi->n; j++) {
+			if (strcmp(vi->entry[i].key, vi->entry[j].key))
+				continue;
+			if (!said)
+				problem(vi, "VMCOREINFO: %s is written more than "
+					"once: no value of it is trusted",
+					vi->entry[i].key);
+			said = twice[i] = twice[j] = true;
+		}
+	}
+	for (size_t i = 0; i < vi->n; i++) {
+		if (twice[i]) {
+			free(vi->entry[i].key);
+			free(vi->entry[i].value);
+		} else {
+			vi->entry[kept++] = vi->entry[i];
+		}
+	}
+	vi->n = kept;
+	free(twice);
+}
+
+/*
+ * "KEY=value\n" lines as the kernel's vmcoreinfo_append_str() writes them.
+ * Tolerated: keys this code does not know (new kernels add some) and NUL
+ * padding after the last newline. A line that breaks the grammar is left
+ * out and said, as is a key written twice (both copies left out): what
+ * depends on a key must not be decided on a malformed answer.
+ */
+void idd_vmcoreinfo_parse(struct idd_vmcoreinfo *vi, const char *raw,
+			  size_t size)
+{
+	size_t lines = 1, end = size;
+
+	vi->present = true;
+	while (end && !raw[end - 1])
+		end--;
+	for (size_t i = 0; i < end; i++)
+		lines += raw[i] == '\n';
+	vi->entry = calloc(lines, sizeof(*vi->entry));
+	if (!vi->entry)
+		return;
+	if (!end)
+		problem(vi, "VMCOREINFO: empty (%zu bytes, none of them text)",
+			size);
+	for (size_t at = 0; at < end;) {
+		const char *line = raw + at;
+		const char *nl = memchr(line, '\n', end - at);
+		size_t len = nl ? (size_t)(nl - line) : end - at;
+		const char *eq = memchr(line, '=', len);
+		size_t bin = first_binary(line, len);
+
+		if (bin < len)
+			problem(vi, "VMCOREINFO: byte 0x%02x at byte %zu is not "
+				"text", (unsigned char)line[bin], at + bin);
+		else if (!nl)
+			problem(vi, "VMCOREINFO: its last line (at byte %zu) "
+				"does not end with a newline: cut short?", at);
+		else if (!eq)
+			problem(vi, "VMCOREINFO: the line at byte %zu has no "
+				"'=': not KEY=value", at);
+		else if (!key_ok(line, (size_t)(eq - line)))
+			problem(vi, "VMCOREINFO: the line at byte %zu has no "
+				"key of the kernel's (SYMBOL(x), OFFSET(a.b), "
+				"NAME...) before its '='", at);
+		else if (vi->n < lines &&
+			 !add_entry(vi, line, len, (size_t)(eq - line)))
+			break;
+		at += len + (nl ? 1 : 0);
+	}
+	drop_twice(vi);
+	if (end && !memchr(raw, '\0', end) && strncmp(raw, "OSRELEASE=", 10) &&
+	    !strstr(raw, "\nOSRELEASE=")) {
+		/* Kernels write it first: its absence shows a shifted start. */
+		size_t first = strcspn(raw, "\n");
+
+		problem(vi, "VMCOREINFO: no OSRELEASE line, which kernels write "
+			"first; its first line is \"%.*s\"%s (does the text begin "
+			"where the header says?)", (int)(first < 48 ? first : 48),
+			raw, first > 48 ? "..." : "");
+	}
+}
+
+const char *idd_vmcoreinfo_get(const struct idd_vmcoreinfo *vi,
+			       const char *key)
+{
+	for (size_t i = 0; i < vi->n; i++)
+		if (!strcmp(vi->entry[i].key, key))
+			return vi->entry[i].value;
+	return NULL;
+}
+
+const char *idd_vmcoreinfo_problem(const struct idd_vmcoreinfo *vi, size_t i)
+{
+	if (i >= vi->nproblems)
+		return NULL;
+	if (i == MAX_PROBLEMS)
+		return "VMCOREINFO: more problems than these, not said";
+	return vi->problems[i];
+}
+
+void idd_vmcoreinfo_free(struct idd_vmcoreinfo *vi)
+{
+	for (size_t i = 0; i < vi->n; i++) {
+		free(vi->entry[i].key);
+		free(vi->entry[i].value);
+	}
+	free(vi->entry);
+	for (size_t i = 0; i < vi->nproblems && i < MAX_PROBLEMS; i++)
+		free(vi->problems[i]);
+	free(vi->problems);
+	*vi = (struct idd_vmcoreinfo){ 0 };
+}
