@@ -1,24 +1,17 @@
-# shellcheck shell=bash
-# The stock73 set's recipe: sourced by make-fixtures.sh (uses its log, step,
-# die, hash16, CACHE, PY). Kept in its own file so that editing the 7.3 recipe
-# re-keys only the stock73 set, not the 6.12 sets (their hash covers
-# make-fixtures.sh, not this file). See README.md, "The stock73 set".
-#
-# Nothing is installed on the host: the trixie-backports and sid package
-# lists live in a private apt state under the cache, the kernel packages are
-# downloaded and only the files needed are extracted, and drgn 0.3.0 runs in
-# a debootstrapped sid chroot.
+# shellcheck shell=bash disable=SC2034  # the recipes and the library share these
+# Fixture library, kernels from Debian packages: the private apt state
+# (trixie-backports and sid lists under the cache; the host's lists and
+# sources untouched), the stock 6.12 kernel (the host's apt) and the stock
+# 7.3 kernel (the private state), each reduced to vmlinuz, the -dbg vmlinux
+# and the modules the guest loads with their modinfo closure.
 
+# Modules the stock 6.12 initramfs loads (dependencies are added first).
+STOCK_MODULES="qemu_fw_cfg crc32c_generic ext4 loop"
 STOCK73_SERIES=7.3
 # Modules the 7.3 initramfs loads, dependencies first (modinfo closure):
 # ext4 needs jbd2, crc16 (kernel/lib/crc/ on 7.x) and mbcache; crc32c is
 # built in since 6.14. qemu_fw_cfg first: without it no VMCOREINFO.
 STOCK73_MODULES="qemu_fw_cfg ext4 loop"
-# The one sid chroot: every tool taken from sid (drgn 0.3.0 for truth,
-# QEMU 11 and makedumpfile 1.7.8 for the writers and big sets, crash 9.0.2
-# and the libraries our crash extension and Python module load for the
-# bridges' tests). One debootstrap (~4 min) instead of one per tool.
-SID_INCLUDE=python3-drgn,qemu-system-x86,makedumpfile,crash,libdw1t64,libelf1t64,liblzo2-2,libzstd1,zlib1g,libbpf1
 # Refresh the private package lists when they are older than this (seconds).
 APT_MAX_AGE=${FX_APT_MAX_AGE:-86400}
 
@@ -59,13 +52,18 @@ apt73_opts() {
 apt73() { local cmd=$1; shift; # shellcheck disable=SC2046
 	"$cmd" $(apt73_opts) "$@"; }
 
-# prepare_apt73: the private apt state, updated when missing or stale.
+# prepare_apt73: the private apt state, updated when missing or stale (key
+# mode: used as it is, never updated).
 prepare_apt73() {
 	step "private apt state for trixie-backports and sid"
 	local mirror age
 	mirror=$(host_mirror) || die "no Debian mirror in /etc/apt/sources.list.d/*.sources"
 	MIRROR=$mirror
 	APT73=$CACHE/apt-state
+	if [ -n "${FX_KEY_ONLY:-}" ]; then
+		[ -f "$APT73/updated" ] || die "no private apt state in $APT73 (a build makes it)"
+		return 0
+	fi
 	mkdir -p "$APT73/lists/partial" "$APT73/cache/archives/partial"
 	touch "$APT73/status"
 	local key=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -107,6 +105,104 @@ suite_versions() {
 		v != "" && $0 ~ (" " suite "/") && !(pkg in seen) { seen[pkg] = 1; print pkg, v }'
 }
 
+# fx_deb DIR PKG VER [APT]: the .deb of PKG=VER in $CACHE/debs (downloaded
+# there first when missing, with APT: apt73 or nothing for the host's).
+fx_deb() {
+	local pkg=$1 ver=$2 apt=${3:-}
+	if ! ls "$CACHE/debs/${pkg}_"*.deb 2>/dev/null | grep -qF "_${ver}_"; then
+		step "download $pkg=$ver"
+		(cd "$CACHE/debs" && $apt apt-get -q download "$pkg=$ver") >&2 || die "apt-get download $pkg=$ver"
+	fi
+	ls "$CACHE/debs/${pkg}_"*.deb | grep -F "_${ver}_" | head -1
+}
+
+# fx_modules MODDIR DEST MODULE...: each MODULE found under MODDIR, depth
+# first (modinfo's depends before the module), decompressed into DEST/;
+# DEST/../modules.list gets the load order.
+fx_modules() {
+	local mdir=$1 dest=$2 order="" m
+	shift 2
+	add_module() {
+		local name=$1 file deps d
+		case " $order " in *" $name "*) return 0 ;; esac
+		file=$(find "$mdir" \( -name "$name.ko" -o -name "$name.ko.xz" -o -name "$name.ko.zst" \) | head -1)
+		[ -n "$file" ] || die "module $name not in $mdir"
+		deps=$(modinfo -F depends "$file" | tr ',' ' ')
+		for d in $deps; do add_module "$d"; done
+		case "$file" in
+		*.xz) xz -dc "$file" > "$dest/$name.ko" ;;
+		*.zst) zstd -qdc "$file" > "$dest/$name.ko" ;;
+		*) cp "$file" "$dest/$name.ko" ;;
+		esac
+		order="$order $name"
+	}
+	for m in "$@"; do add_module "$m"; done
+	echo "$order" | sed 's/^ //' > "$dest/../modules.list"
+}
+
+# fx_kernel_done TMP: the extracted kernel's release and packages files,
+# then TMP becomes KDIR (complete).
+fx_kernel_done() {
+	local tmp=$1 rel=$2
+	echo "$rel" > "$tmp/release"
+	echo "$KERNEL_ID" > "$tmp/packages"
+	rm -rf "$tmp/x"
+	touch "$tmp/.complete"
+	rm -rf "$KDIR"; mv "$tmp" "$KDIR"
+	log "kernel cached in $KDIR (modules: $(cat "$KDIR/modules.list"))"
+}
+
+# ---------------------------------------------------------------- stock 6.12
+# Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
+# and a -dbg of the same version. Prints "release version".
+find_stock_kernel() {
+	local name rel ver dver
+	for name in $(apt-cache pkgnames linux-image-6.12. |
+		grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' | sort -rV); do
+		rel=${name#linux-image-}; rel=${rel%-unsigned}
+		ver=$(apt-cache policy "$name" | awk '/Candidate:/ { print $2 }')
+		dver=$(apt-cache policy "linux-image-$rel-dbg" | awk '/Candidate:/ { print $2 }')
+		if [ -n "$ver" ] && [ "$ver" != "(none)" ] && [ "$ver" = "$dver" ]; then
+			echo "$rel $ver"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# prepare_stock_kernel -> KDIR (vmlinuz, vmlinux, modules/*.ko, release,
+# modules.list, packages), KERNEL_ID
+prepare_stock_kernel() {
+	step "find newest stock Debian 6.12 kernel"
+	local rv rel ver img dbg h tmp
+	rv=$(find_stock_kernel) || die "no linux-image-6.12.*+deb12-amd64-unsigned with a matching -dbg in apt-cache (apt-get update?)"
+	rel=${rv% *}; ver=${rv#* }
+	log "kernel $rel version $ver"
+	h=$(printf '%s\n' "unsigned=$ver dbg=$ver rel=$rel modules=$STOCK_MODULES v2" | hash16)
+	KDIR=$CACHE/stock-kernel-$h
+	KERNEL_ID="linux-image-$rel-unsigned=$ver linux-image-$rel-dbg=$ver"
+	[ -z "${FX_KEY_ONLY:-}" ] || return 0
+	if [ -f "$KDIR/.complete" ]; then
+		log "reusing $KDIR"
+		return 0
+	fi
+	mkdir -p "$CACHE/debs"
+	img=$(fx_deb "linux-image-$rel-unsigned" "$ver")
+	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver")
+	tmp=$KDIR.tmp.$$
+	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
+	step "extract vmlinux-$rel from the -dbg package (only that member; ~90 s)"
+	dpkg-deb --fsys-tarfile "$dbg" | tar -x -C "$tmp/x" "./usr/lib/debug/boot/vmlinux-$rel" ||
+		die "extract vmlinux from $dbg"
+	mv "$tmp/x/usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
+	step "extract kernel and modules from the unsigned image package"
+	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
+	cp "$tmp/x/boot/vmlinuz-$rel" "$tmp/vmlinuz"
+	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $STOCK_MODULES
+	fx_kernel_done "$tmp" "$rel"
+}
+
+# ---------------------------------------------------------------- stock 7.3
 # Newest linux-binary-7.3.*+deb13-amd64 in trixie-backports whose modules
 # and -dbg packages have the same version. Prints "release version".
 find_stock73_kernel() {
@@ -130,11 +226,11 @@ find_stock73_kernel() {
 	return 1
 }
 
-# prepare_stock73_kernel -> KDIR (vmlinuz, vmlinux, modules/*.ko,
-# modules.list, release, packages), KERNEL_ID
+# prepare_stock73_kernel (after prepare_apt73) -> KDIR (vmlinuz, vmlinux,
+# modules/*.ko, modules.list, release, packages), KERNEL_ID
 prepare_stock73_kernel() {
 	step "find newest stock Debian $STOCK73_SERIES kernel in trixie-backports"
-	local rv rel ver h tmp debs bin mods dbg p
+	local rv rel ver h tmp bin mods dbg
 	rv=$(find_stock73_kernel) ||
 		die "no linux-binary-$STOCK73_SERIES.*+deb13-amd64 with matching linux-modules and -dbg in trixie-backports"
 	rel=${rv% *}; ver=${rv#* }
@@ -143,21 +239,15 @@ prepare_stock73_kernel() {
 	# v1: the extraction below; bump it when that changes what is extracted
 	h=$(printf '%s\n' "$KERNEL_ID modules=$STOCK73_MODULES stock73-kernel-v1" | hash16)
 	KDIR=$CACHE/stock73-kernel-$h
+	[ -z "${FX_KEY_ONLY:-}" ] || return 0
 	if [ -f "$KDIR/.complete" ]; then
 		log "reusing $KDIR"
 		return 0
 	fi
-	debs=$CACHE/debs
-	mkdir -p "$debs"
-	for p in "linux-binary-$rel" "linux-modules-$rel" "linux-image-$rel-dbg"; do
-		if ! ls "$debs/${p}_"*"_amd64.deb" 2>/dev/null | grep -qF "_${ver}_"; then
-			step "download $p=$ver"
-			(cd "$debs" && apt73 apt-get -q download "$p=$ver") >&2 || die "apt-get download $p=$ver"
-		fi
-	done
-	bin=$(ls "$debs/linux-binary-${rel}_"*"_amd64.deb" | grep -F "_${ver}_" | head -1)
-	mods=$(ls "$debs/linux-modules-${rel}_"*"_amd64.deb" | grep -F "_${ver}_" | head -1)
-	dbg=$(ls "$debs/linux-image-${rel}-dbg_"*"_amd64.deb" | grep -F "_${ver}_" | head -1)
+	mkdir -p "$CACHE/debs"
+	bin=$(fx_deb "linux-binary-$rel" "$ver" apt73)
+	mods=$(fx_deb "linux-modules-$rel" "$ver" apt73)
+	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver" apt73)
 	tmp=$KDIR.tmp.$$
 	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
 	step "extract vmlinux from the -dbg package (only that member)"
@@ -175,91 +265,6 @@ prepare_stock73_kernel() {
 	# module would pay each time), follow modinfo's depends, keep those.
 	dpkg-deb --fsys-tarfile "$mods" | tar -x -C "$tmp/x" --wildcards "./usr/lib/modules/$rel/kernel/*" ||
 		die "extract the modules from $mods"
-	local order="" m
-	add_module73() {   # depth-first: dependencies before the module
-		local name=$1 file deps d
-		case " $order " in *" $name "*) return 0 ;; esac
-		file=$(find "$tmp/x/usr/lib/modules/$rel/kernel" \( -name "$name.ko" -o -name "$name.ko.xz" -o -name "$name.ko.zst" \) | head -1)
-		[ -n "$file" ] || die "module $name not in $mods"
-		deps=$(modinfo -F depends "$file" | tr ',' ' ')
-		for d in $deps; do add_module73 "$d"; done
-		case "$file" in
-		*.xz) xz -dc "$file" > "$tmp/modules/$name.ko" ;;
-		*.zst) zstd -qdc "$file" > "$tmp/modules/$name.ko" ;;
-		*) cp "$file" "$tmp/modules/$name.ko" ;;
-		esac
-		order="$order $name"
-	}
-	for m in $STOCK73_MODULES; do add_module73 "$m"; done
-	echo "$order" | sed 's/^ //' > "$tmp/modules.list"
-	echo "$rel" > "$tmp/release"
-	echo "$KERNEL_ID" > "$tmp/packages"
-	rm -rf "$tmp/x"
-	touch "$tmp/.complete"
-	rm -rf "$KDIR"; mv "$tmp" "$KDIR"
-	log "kernel cached in $KDIR (modules: $(cat "$KDIR/modules.list"))"
-}
-
-# prepare_sid_chroot -> SID_CHROOT (a debootstrapped sid holding the
-# comma-separated packages $SID_INCLUDE), SID_ID (what it holds). Keyed by
-# debootstrap's version, the variant, the included packages and the
-# versions sid has of them and of python3; the chroot is made once per key
-# (~4 min) and shared by every set and test after.
-prepare_sid_chroot() {
-	step "sid chroot (debootstrap --variant=minbase --include=$SID_INCLUDE)"
-	local v h tmp p
-	command -v debootstrap >/dev/null || {
-		[ "$(id -u)" = 0 ] || die "debootstrap is missing (apt-get install debootstrap)"
-		log "installing debootstrap (Debian 12 package)"
-		apt-get install -y --no-install-recommends debootstrap >&2 || die "apt-get install debootstrap"
-	}
-	SID_ID="debootstrap=$(dpkg-query -W -f='${Version}' debootstrap) variant=minbase include=$SID_INCLUDE"
-	local want="${SID_INCLUDE//,/ } python3 libkdumpfile12" vers
-	# shellcheck disable=SC2086
-	vers=$(suite_versions sid $want)
-	for p in $want; do
-		v=$(printf '%s\n' "$vers" | awk -v p="$p" '$1 == p { print $2 }')
-		[ -n "$v" ] || die "sid has no $p (private package lists)"
-		SID_ID="$SID_ID $p=$v"
-	done
-	h=$(printf '%s\n' "$SID_ID" | hash16)
-	SID_CHROOT=$CACHE/sid-chroot-$h
-	if [ -f "$SID_CHROOT/.complete" ]; then
-		log "reusing $SID_CHROOT ($SID_ID)"
-		return 0
-	fi
-	tmp=$SID_CHROOT.tmp.$$
-	rm -rf "$tmp"
-	step "debootstrap sid into $tmp (~3 min)"
-	# debootstrap downloads with wget, whose defaults (900 s read timeout,
-	# 20 tries) made a stalled mirror connection hang a run for a quarter
-	# of an hour here: a stall now fails after 60 s and is retried.
-	printf 'read_timeout = 60\nconnect_timeout = 30\ntries = 5\nwaitretry = 5\n' > "$tmp.wgetrc"
-	WGETRC=$tmp.wgetrc debootstrap --variant=minbase --include="$SID_INCLUDE" \
-		--keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-		sid "$tmp" "$MIRROR" > "$tmp.log" 2>&1 || { tail -20 "$tmp.log" >&2; die "debootstrap sid"; }
-	mkdir -p "$tmp/fx" "$tmp/src"
-	rm -rf "$tmp/var/cache/apt/archives"/*.deb
-	case ",$SID_INCLUDE," in
-	*,python3-drgn,*)
-		chroot "$tmp" /usr/bin/python3 -c 'import drgn; print(drgn.__version__)' > "$tmp/drgn-version" ||
-			die "drgn does not import in the sid chroot"
-		log "drgn $(cat "$tmp/drgn-version") in the sid chroot" ;;
-	esac
-	printf '%s\n' "$SID_ID" > "$tmp/inodedump-inputs.txt"
-	mv "$tmp.log" "$tmp/debootstrap.log"
-	rm -f "$tmp.wgetrc"
-	touch "$tmp/.complete"
-	rm -rf "$SID_CHROOT"; mv "$tmp" "$SID_CHROOT"
-}
-
-# in_sid CHROOT FXDIR SRCDIR CMD...: CMD in the chroot with FXDIR at /fx and
-# SRCDIR at /src (read-only bind mounts in a private mount namespace: they
-# vanish with the command, whatever happens to it).
-in_sid() {
-	unshare --mount --propagation private sh -c '
-		c=$1 fx=$2 src=$3; shift 3
-		mount --bind "$fx" "$c/fx" && mount -o remount,bind,ro "$c/fx" &&
-		mount --bind "$src" "$c/src" && mount -o remount,bind,ro "$c/src" &&
-		exec chroot "$c" "$@"' in_sid "$@"
+	fx_modules "$tmp/x/usr/lib/modules/$rel/kernel" "$tmp/modules" $STOCK73_MODULES
+	fx_kernel_done "$tmp" "$rel"
 }
