@@ -140,6 +140,15 @@ fx_modules() {
 	echo "$order" | sed 's/^ //' > "$dest/../modules.list"
 }
 
+# fx_deb_member DEB MEMBER OUT: the one file MEMBER of DEB (unpacked in
+# OUT's directory's x/) as OUT, without unpacking the rest
+fx_deb_member() {
+	local x
+	x=$(dirname "$3")/x
+	dpkg-deb --fsys-tarfile "$1" | tar -x -C "$x" "./$2" || die "extract $2 from $1"
+	mv "$x/$2" "$3"
+}
+
 # fx_kernel_done TMP: the extracted kernel's release and packages files,
 # then TMP becomes KDIR (complete).
 fx_kernel_done() {
@@ -181,20 +190,14 @@ prepare_stock_kernel() {
 	h=$(printf '%s\n' "unsigned=$ver dbg=$ver rel=$rel modules=$STOCK_MODULES v2" | hash16)
 	KDIR=$CACHE/stock-kernel-$h
 	KERNEL_ID="linux-image-$rel-unsigned=$ver linux-image-$rel-dbg=$ver"
-	[ -z "${FX_KEY_ONLY:-}" ] || return 0
-	if [ -f "$KDIR/.complete" ]; then
-		log "reusing $KDIR"
-		return 0
-	fi
+	! fx_cached "$KDIR" || return 0
 	mkdir -p "$CACHE/debs"
 	img=$(fx_deb "linux-image-$rel-unsigned" "$ver")
 	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver")
 	tmp=$KDIR.tmp.$$
 	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
 	step "extract vmlinux-$rel from the -dbg package (only that member; ~90 s)"
-	dpkg-deb --fsys-tarfile "$dbg" | tar -x -C "$tmp/x" "./usr/lib/debug/boot/vmlinux-$rel" ||
-		die "extract vmlinux from $dbg"
-	mv "$tmp/x/usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
+	fx_deb_member "$dbg" "usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
 	step "extract kernel and modules from the unsigned image package"
 	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
 	cp "$tmp/x/boot/vmlinuz-$rel" "$tmp/vmlinuz"
@@ -239,11 +242,7 @@ prepare_stock73_kernel() {
 	# v1: the extraction below; bump it when that changes what is extracted
 	h=$(printf '%s\n' "$KERNEL_ID modules=$STOCK73_MODULES stock73-kernel-v1" | hash16)
 	KDIR=$CACHE/stock73-kernel-$h
-	[ -z "${FX_KEY_ONLY:-}" ] || return 0
-	if [ -f "$KDIR/.complete" ]; then
-		log "reusing $KDIR"
-		return 0
-	fi
+	! fx_cached "$KDIR" || return 0
 	mkdir -p "$CACHE/debs"
 	bin=$(fx_deb "linux-binary-$rel" "$ver" apt73)
 	mods=$(fx_deb "linux-modules-$rel" "$ver" apt73)
@@ -252,13 +251,9 @@ prepare_stock73_kernel() {
 	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
 	step "extract vmlinux from the -dbg package (only that member)"
 	# ./usr/lib/debug/boot/vmlinux-R is a symlink to this file
-	dpkg-deb --fsys-tarfile "$dbg" | tar -x -C "$tmp/x" "./usr/lib/debug/lib/modules/$rel/vmlinux" ||
-		die "extract vmlinux from $dbg"
-	mv "$tmp/x/usr/lib/debug/lib/modules/$rel/vmlinux" "$tmp/vmlinux"
+	fx_deb_member "$dbg" "usr/lib/debug/lib/modules/$rel/vmlinux" "$tmp/vmlinux"
 	step "extract vmlinuz from linux-binary"
-	dpkg-deb --fsys-tarfile "$bin" | tar -x -C "$tmp/x" "./usr/lib/modules/$rel/vmlinuz" ||
-		die "extract vmlinuz from $bin"
-	mv "$tmp/x/usr/lib/modules/$rel/vmlinuz" "$tmp/vmlinuz"
+	fx_deb_member "$bin" "usr/lib/modules/$rel/vmlinuz" "$tmp/vmlinuz"
 	step "extract the modules the guest needs from linux-modules"
 	# The package has no modules.dep (made at install): unpack every module
 	# once (~15 s; 13 s is the decompression of the .deb, which a pass per

@@ -176,6 +176,14 @@ fx_shared() {
 	exec 9>&-
 }
 
+# fx_cached DIR [NOTE]: true when there is nothing to make: key mode (the
+# caller has set what the key needs), or DIR complete (logged as reused)
+fx_cached() {
+	[ -z "${FX_KEY_ONLY:-}" ] || return 0
+	[ -f "$1/.complete" ] || return 1
+	log "reusing $1${2:+ ($2)}"
+}
+
 fx_link_vmlinux() {   # DIR: KDIR's vmlinux there (a hard link when it can)
 	ln -f "$KDIR/vmlinux" "$1/vmlinux" 2>/dev/null || cp "$KDIR/vmlinux" "$1/vmlinux"
 }

@@ -197,36 +197,43 @@ fx_kbuild_done() {
 	rm -rf "$KDIR"; mv "$KTMP" "$KDIR"
 }
 
+# dv73_kernel LOCK BUILD: KDIR made by the function BUILD under the cache's
+# .LOCK.lock (~15 min to build: the shared lock would keep every other user
+# of the apt state and the chroot waiting); nothing in key mode or when
+# KDIR is complete.
+dv73_kernel() {
+	[ -z "${FX_KEY_ONLY:-}" ] || return 0
+	exec 7>"$CACHE/.$1.lock"
+	flock 7
+	if ! fx_cached "$KDIR"; then
+		"$2"
+	fi
+	exec 7>&-
+}
+
 # prepare_debugvfs73_kernel (after prepare_dv73_source) -> KDIR (bzImage,
 # vmlinux, $DV73_MODULE.ko, config, release), KERNEL_ID. Two cache
 # directories, as build-kernel.sh has: dv73-kbuild-<h> the built tree
 # (source version, fragment, toolchain, the build function),
-# dv73-kernel-<h> the artefacts (that + the trigger). Under its own lock
-# (~15 min to build): the shared one would keep every other user of the apt
-# state and the chroot waiting.
+# dv73-kernel-<h> the artefacts (that + the trigger).
 prepare_debugvfs73_kernel() {
-	local kh h kb
-	kh=$(dv73_tree_key)
-	kb=$CACHE/dv73-kbuild-$kh
-	h=$(dv73_kernel_key "kbuild=$kh")
+	DV73_KH=$(dv73_tree_key)
+	local h
+	h=$(dv73_kernel_key "kbuild=$DV73_KH")
 	KDIR=$CACHE/dv73-kernel-$h
 	KERNEL_ID="linux-source-$DV73_SERIES=$DV73_SRC_VER dv73-kernel=$h"
-	[ -z "${FX_KEY_ONLY:-}" ] || return 0
-	exec 7>"$CACHE/.dv73-kernel.lock"
-	flock 7
-	if [ -f "$KDIR/.complete" ]; then
-		log "reusing $KDIR"
+	dv73_kernel dv73-kernel dv73_make_kernel
+}
+dv73_make_kernel() {
+	local kb=$CACHE/dv73-kbuild-$DV73_KH
+	if [ -f "$kb/.complete" ]; then
+		log "reusing kernel tree $kb"
 	else
-		if [ -f "$kb/.complete" ]; then
-			log "reusing kernel tree $kb"
-		else
-			dv73_build_tree "$kb" "$DV73_DIR/kernel.config"
-		fi
-		dv73_collect "$kb"
-		fx_kbuild_done
-		log "kernel $(cat "$KDIR/release") in $KDIR"
+		dv73_build_tree "$kb" "$DV73_DIR/kernel.config"
 	fi
-	exec 7>&-
+	dv73_collect "$kb"
+	fx_kbuild_done
+	log "kernel $(cat "$KDIR/release") in $KDIR"
 }
 
 # prepare_nobtf_kernel (after prepare_dv73_source) -> KDIR, KERNEL_ID.
@@ -234,22 +241,16 @@ prepare_debugvfs73_kernel() {
 # missing, under its lock and key), nobtf-kbuild-<h> (that + the fragment +
 # nobtf_build_tree), nobtf-kernel-<h> (that + the trigger's sources).
 prepare_nobtf_kernel() {
-	local kh nh h kb nb
-	kh=$(dv73_tree_key)
-	kb=$CACHE/dv73-kbuild-$kh
-	nh=$(nobtf_tree_key "$kh")
-	nb=$CACHE/nobtf-kbuild-$nh
-	h=$(dv73_kernel_key "nobtf-kbuild=$nh")
+	DV73_KH=$(dv73_tree_key)
+	NOBTF_NH=$(nobtf_tree_key "$DV73_KH")
+	local h
+	h=$(dv73_kernel_key "nobtf-kbuild=$NOBTF_NH")
 	KDIR=$CACHE/nobtf-kernel-$h
 	KERNEL_ID="linux-source-$DV73_SERIES=$DV73_SRC_VER nobtf-kernel=$h"
-	[ -z "${FX_KEY_ONLY:-}" ] || return 0
-	exec 7>"$CACHE/.nobtf-kernel.lock"
-	flock 7
-	if [ -f "$KDIR/.complete" ]; then
-		log "reusing $KDIR"
-		exec 7>&-
-		return 0
-	fi
+	dv73_kernel nobtf-kernel nobtf_make_kernel
+}
+nobtf_make_kernel() {
+	local kb=$CACHE/dv73-kbuild-$DV73_KH nb=$CACHE/nobtf-kbuild-$NOBTF_NH
 	if [ -f "$nb/.complete" ]; then
 		log "reusing kernel tree $nb"
 	else
@@ -276,6 +277,5 @@ prepare_nobtf_kernel() {
 	grep -qE '\] \.debug_info ' "$KTMP/sections.txt" || die "vmlinux has no DWARF (.debug_info)"
 	rm -f "$KTMP/sections.txt" "$KTMP/nm.txt"
 	fx_kbuild_done
-	exec 7>&-
 	log "kernel $(cat "$KDIR/release") without BTF in $KDIR"
 }

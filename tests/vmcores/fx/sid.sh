@@ -34,11 +34,7 @@ prepare_sid_chroot() {
 	done
 	h=$(printf '%s\n' "$SID_ID" | hash16)
 	SID_CHROOT=$CACHE/sid-chroot-$h
-	[ -z "${FX_KEY_ONLY:-}" ] || return 0
-	if [ -f "$SID_CHROOT/.complete" ]; then
-		log "reusing $SID_CHROOT ($SID_ID)"
-		return 0
-	fi
+	! fx_cached "$SID_CHROOT" "$SID_ID" || return 0
 	tmp=$SID_CHROOT.tmp.$$
 	rm -rf "$tmp"
 	step "debootstrap sid into $tmp (~3 min)"
