@@ -8,12 +8,12 @@
 # only sources fx/apt.sh and fx/sid.sh.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/../vmcores" && pwd)
-CACHE=${INODEDUMP_CACHE:-$HOME/.cache/inodedump}
+# shellcheck source=../vmcores/fx/core.sh
+. "$HERE/fx/core.sh"   # CACHE, hash16, fx_cached; log and die as below
 SET=bridges STEP=start
 log() { printf 'sid_chroot: %s\n' "$*" >&2; }
 step() { STEP=$1; log "== $STEP"; }
 die() { printf 'sid_chroot: FAILED in step "%s": %s\n' "$STEP" "$*" >&2; exit 1; }
-hash16() { sha256sum | cut -c1-16; }
 [ $# -eq 0 ] || die "usage: sid_chroot.sh"
 mkdir -p "$CACHE"
 # shellcheck source=../vmcores/fx/apt.sh

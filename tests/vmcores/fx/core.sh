@@ -238,6 +238,7 @@ fx_finish() {   # .complete last, out/SET linked, the set's lock released
 fx_build() {
 	local set=$1 recipe=${FX_RECIPE:-$RECIPES/$1.sh}
 	[ -f "$recipe" ] || die "no recipe for set '$set' ($recipe)"
+	SET=$set STEP="recipe $set"   # what a failure below is reported as, out here too
 	(
 		trap on_err ERR
 		trap cleanup EXIT
