@@ -2,8 +2,14 @@
 # inodedump benchmark: vmcore-inode against drgn (and crash) on the fixture
 # vmcores. One command; prints a Markdown report on stdout, progress on stderr.
 #
-#   bench/run.sh [--runs N] [--no-profile] [--no-crash] [--vmcore-inode PATH]
+#   bench/run.sh [--runs N] [--no-profile] [--no-crash] [--no-sid]
+#                [--vmcore-inode PATH] [--baseline PATH]
 #                [--sweep-scale]   (the big sets' sweep rows: bench/sweep_bench.py)
+#   bench/run.sh --sweep-only [--set big|big73] [--stages ..] [--formats ..]
+#                             (that section alone)
+#
+# The one entry point: bench.py, which imports sweep_bench.py; what both use
+# is in common.py.
 #
 # Needs the fixture sets (tests/vmcores/make-fixtures.sh): tests/vmcores/out/stock
 # and, when it has been built, tests/vmcores/out/patched. See bench/README.md.

@@ -2,8 +2,12 @@
 """The sweep at scale (issue 18): vmcore-inode --sweep against drgn's bare
 walk of the same lists and a bare-read floor, on the big fixture set.
 
-    bench/run.sh --sweep-scale [--runs N]      (bench.py runs main() here)
-    /usr/bin/python3 bench/sweep_bench.py --vmcore-inode PATH [--runs N]
+    bench/run.sh --sweep-scale [--runs N]      (after the rest of the report)
+    bench/run.sh --sweep-only [--runs N] [--set big|big73] [--stages S,..]
+                 [--formats F,..] [--baseline PATH]   (this section alone)
+
+A module of bench.py (which calls main() here); it has no entry point of
+its own. What both use is in common.py.
 
 For each stage of a big set (`--set big`: the stock 6.12 kernel, the
 default; `--set big73`: the stock 7.3 kernel, which drgn 0.0.22 cannot read,
@@ -31,16 +35,11 @@ import argparse
 import os
 import shlex
 import subprocess
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-import bench  # noqa: E402
-import sid_drgn  # noqa: E402
+import common
+from common import HERE, PY, ROOT
+import sid_drgn  # noqa: E402 - common put tests/ on the path
 
-PY = bench.PY
 STAGES = ("small", "big")
 FORMATS = ("d17-zlib", "d17-lzo", "d17-zstd", "elf")
 CONSUMER = ("import json, sys\n"
@@ -54,7 +53,7 @@ CONSUMER = ("import json, sys\n"
 def drgn_chroot():
     """The sid chroot with drgn 0.3.0: the stock73 set's, else any complete
     one in the cache that has drgn."""
-    d, _ = bench.fixture_set("stock73")
+    d, _ = common.fixture_set("stock73")
     if d and sid_drgn.chroot_of(d):
         c = sid_drgn.chroot_of(d)
         if os.path.exists(os.path.join(c, ".complete")):
@@ -96,7 +95,7 @@ def floor_args(setdir, vmlinux, dump, chroot=None):
             "      drgn.offsetof(sb, 's_inodes'), drgn.offsetof(ino, 'i_sb_list'),\n"
             "      drgn.offsetof(ino, 'i_mode'), drgn.offsetof(ino, 'i_ino'))\n")
     if chroot:
-        cmd = bench.in_sid(chroot, setdir, [
+        cmd = common.in_sid(chroot, setdir, [
             "/usr/bin/python3", "-c", code, "/fx/" + os.path.basename(dump),
             "/fx/" + os.path.basename(vmlinux)])
     else:
@@ -138,7 +137,7 @@ def main(argv=None, vmci=None, runs=None):
                     "alternation (rows '..., baseline')")
     args = ap.parse_args(argv)
     vmci = os.path.abspath(args.vmcore_inode)
-    setdir, why = bench.fixture_set(args.set)
+    setdir, why = common.fixture_set(args.set)
     if not setdir:
         print("**Sweep at scale (%s) not measured**: %s." % (args.set, why))
         return
@@ -170,7 +169,7 @@ def main(argv=None, vmci=None, runs=None):
                      PY, shlex.quote(CONSUMER))]),
             ]
             if old_drgn:
-                cmds.append(("drgn 0.0.22", [PY, bench.DRGN_SCRIPT, "sweep", vml, dump]))
+                cmds.append(("drgn 0.0.22", [PY, common.DRGN_SCRIPT, "sweep", vml, dump]))
             if args.baseline:
                 base = [os.path.abspath(args.baseline), "-k", vml, "--sweep"]
                 cmds[4:4] = [
@@ -178,7 +177,7 @@ def main(argv=None, vmci=None, runs=None):
                     ("ours jsonl file, 1 thread, baseline",
                      base + ["--jsonl", "--threads", "1", dump])]
             if chroot:
-                cmds.append(("drgn 0.3.0", bench.in_sid(chroot, setdir, [
+                cmds.append(("drgn 0.3.0", common.in_sid(chroot, setdir, [
                     "/usr/bin/python3", "/src/drgn_bench.py", "sweep", "/fx/vmlinux",
                     "/fx/" + os.path.basename(dump)])))
             fargs = floor_args(setdir, vml, dump, None if old_drgn else chroot)
@@ -187,9 +186,9 @@ def main(argv=None, vmci=None, runs=None):
             if floor_ours:
                 cmds.append(("our floor (our reader, 3 reads an inode)",
                              [floor_ours, dump] + fargs))
-            bench.log("sweep at scale: %s %s (%d commands, %d runs)" % (
+            common.log("sweep at scale: %s %s (%d commands, %d runs)" % (
                 stage, fmt, len(cmds), args.runs))
-            st, warm = bench.measure(cmds, args.runs, (0, 1))
+            st, warm = common.measure(cmds, args.runs, (0, 1))
             counts = {name: count(name, warm[name].out) for name, _ in cmds}
             rows.append((stage, fmt, (cmds, st, counts), None))
     report(rows, args.set, setdir, chroot, args.runs)
@@ -228,8 +227,8 @@ def report(rows, set_name, setdir, chroot, runs):
             agree = "" if c is None or c == truth else " **DIFFER: %s inodes**" % c
             ours = name.startswith("ours")
             print("| %s | %s | %s | %s%s | %s (%s–%s) | %s | %s | %.0f | %s | %s | %s | %s |" % (
-                stage, fmt, truth, name, agree, bench.ms(s.median), bench.ms(s.min),
-                bench.ms(s.max), bench.ms(s.cpu), bench.mb(s.rss_kb), n / s.median,
+                stage, fmt, truth, name, agree, common.ms(s.median), common.ms(s.min),
+                common.ms(s.max), common.ms(s.cpu), common.mb(s.rss_kb), n / s.median,
                 ns(s.median, n),
                 "%.2f×" % (d22.median / s.median) if d22 and ours else "",
                 "%.2f×" % (d30.median / s.median) if d30 and ours else "",
@@ -250,9 +249,6 @@ def report(rows, set_name, setdir, chroot, runs):
         print("| %s | %s | %s | %.2f× | %s | %s | %s | %s |" % (
             stage, fmt, name, ratio, "met" if ratio >= 10 else "**missed**",
             "%.2f" % fl if fl else "?", "met" if fl and fl <= 3 else "**missed**",
-            bench.mb(rss)))
+            common.mb(rss)))
     print()
 
-
-if __name__ == "__main__":
-    main()

@@ -2,7 +2,7 @@
 
 Debian 12's drgn 0.0.22 cannot read a 7.3 kernel (`i_state` became a
 struct, module and mount helpers predate it); the stock73 set's recipe
-(tests/vmcores/stock73.sh) debootstraps sid with python3-drgn 0.3.0 and
+(tests/vmcores/recipes/stock73.sh) debootstraps sid with python3-drgn 0.3.0 and
 names that chroot in the set's info.txt (`sid_chroot=`). A test calls
 run(set_dir, script, args): the script (a path under tests/) runs with the
 chroot's python3, the set directory bind-mounted read-only at /fx and tests/

@@ -3,7 +3,7 @@
 
     test_nobtf.py
 
-The nobtf set (tests/vmcores/nobtf.sh): the debugvfs73 kernel rebuilt
+The nobtf set (tests/vmcores/recipes/nobtf.sh): the debugvfs73 kernel rebuilt
 without CONFIG_DEBUG_INFO_BTF, booted, its own truth lines printed, dumped
 after may_open()'s panic. The kernel's console says it had no BTF (its
 /proc/kallsyms has no __start_BTF, /sys/kernel/btf/vmlinux is absent);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""--sweep at real-server scale (the big sets: tests/vmcores/big.sh).
+"""--sweep at real-server scale (the big sets: tests/vmcores/recipes/big.sh).
 
     test_sweep_big.py [SET] STAGE FORMAT SET big (stock 6.12, the default)
                                          or big73 (stock 7.3); STAGE small

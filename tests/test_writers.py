@@ -4,7 +4,7 @@ decodes from it exactly as from QEMU's full ELF dump of the same moment.
 
 usage: test_writers.py SET DUMP [--damaged]
 
-SET is writers/stock or writers/stock73 (tests/vmcores/writers.sh): one
+SET is writers/stock or writers/stock73 (tests/vmcores/recipes/writers.sh): one
 guest per kernel, every dump of a SET taken from it at the same moment
 (QEMU's formats while it was stopped, makedumpfile's from its ELF dump).
 The reference is elf-paging.vmcore. A lossless DUMP (QEMU's, -d 17) must

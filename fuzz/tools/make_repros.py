@@ -8,7 +8,7 @@ that shows its bug; see fuzz/README.md.
 Every address and offset is read with drgn from the committed fixture
 (tests/vmcores/committed/{d17-zlib.vmcore,vmlinux}), with its KASLR offset
 applied as the fuzz session relocates them. The 7.3 fixture needs drgn 0.3.0
-(the sid chroot of tests/vmcores/stock73.sh; Debian 12's 0.0.22 cannot read
+(the sid chroot of tests/vmcores/recipes/stock73.sh; Debian 12's 0.0.22 cannot read
 it), e.g. with the worktree bound at /src:
 
     /usr/bin/python3 /src/fuzz/tools/make_repros.py

@@ -41,11 +41,12 @@ log() { printf 'make-committed: %s\n' "$*" >&2; }
 step() { STEP=$1; log "== $STEP"; }
 trap 'printf "make-committed: FAILED in step \"%s\" (line %s)\n" "$STEP" "$LINENO" >&2' ERR
 # in_sid (drgn 0.3.0 in the sid chroot the debugvfs73 set names) and
-# dv73_truth_roles; sourcing them only defines functions
-# shellcheck source=stock73.sh
-. "$HERE/stock73.sh"
-# shellcheck source=debugvfs73.sh
-. "$HERE/debugvfs73.sh"
+# fx_truth_roles, from the fixture library; sourcing them only defines
+# functions
+# shellcheck source=fx/sid.sh
+. "$HERE/fx/sid.sh"
+# shellcheck source=fx/truth.sh
+. "$HERE/fx/truth.sh"
 case $FROM in
 debugvfs73 | patched) ;;
 *) log "usage: make-committed.sh [debugvfs73|patched] [DEST]"; exit 2 ;;
@@ -107,7 +108,7 @@ else
 	step "check the committed fixture with drgn 0.3.0 (the set's sid chroot)"
 	chroot_dir=$(sed -n 's/^drgn=.* sid_chroot=//p' "$SRC/info.txt")
 	[ -f "$chroot_dir/.complete" ] || { log "FAILED: no sid chroot in $SRC/info.txt"; exit 1; }
-	roles=$(dv73_truth_roles "$TMP/truth.txt")
+	roles=$(fx_truth_roles "$TMP/truth.txt")
 	# shellcheck disable=SC2086
 	in_sid "$chroot_dir" "$TMP" "$HERE/.." /usr/bin/python3 /src/vmcores/drgn_truth73.py \
 		/fx/vmlinux /fx/d17-zlib.vmcore $roles > "$TMP/drgn-truth.txt"

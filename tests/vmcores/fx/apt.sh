@@ -1,0 +1,265 @@
+# shellcheck shell=bash disable=SC2034  # the recipes and the library share these
+# Fixture library, kernels from Debian packages: the private apt state
+# (trixie-backports and sid lists under the cache; the host's lists and
+# sources untouched), the stock 6.12 kernel (the host's apt) and the stock
+# 7.3 kernel (the private state), each reduced to vmlinuz, the -dbg vmlinux
+# and the modules the guest loads with their modinfo closure.
+
+# Modules the stock 6.12 initramfs loads (dependencies are added first).
+STOCK_MODULES="qemu_fw_cfg crc32c_generic ext4 loop"
+STOCK73_SERIES=7.3
+# Modules the 7.3 initramfs loads, dependencies first (modinfo closure):
+# ext4 needs jbd2, crc16 (kernel/lib/crc/ on 7.x) and mbcache; crc32c is
+# built in since 6.14. qemu_fw_cfg first: without it no VMCOREINFO.
+STOCK73_MODULES="qemu_fw_cfg ext4 loop"
+# Refresh the private package lists when they are older than this (seconds).
+APT_MAX_AGE=${FX_APT_MAX_AGE:-86400}
+
+# The host's own Debian mirror: the URIs of the first deb822 stanza (in
+# /etc/apt/sources.list.d/*.sources) whose suites are not -security ones.
+# Read at run time: no mirror is written into this repository.
+host_mirror() {
+	local f uri
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk '
+			BEGIN { RS = ""; FS = "\n" }
+			{
+				u = ""; s = ""; en = 1
+				for (i = 1; i <= NF; i++) {
+					if ($i ~ /^URIs:/) { u = $i; sub(/^URIs:[ \t]*/, "", u); sub(/[ \t].*/, "", u) }
+					if ($i ~ /^Suites:/) { s = $i }
+					if ($i ~ /^Enabled:[ \t]*no/) { en = 0 }
+				}
+				if (en && u != "" && s != "" && s !~ /-security/) { print u; exit }
+			}' "$f")
+		if [ -n "$uri" ]; then
+			echo "${uri%/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# apt73 ARGS...: apt-get/apt-cache against the private state in $APT73
+# (trixie-backports and sid lists; the host's lists and sources untouched).
+apt73_opts() {
+	echo "-o Dir::Etc::sourcelist=$APT73/sources.list -o Dir::Etc::sourceparts=- \
+-o Dir::State::Lists=$APT73/lists -o Dir::State::status=$APT73/status \
+-o Dir::Cache=$APT73/cache -o APT::Architecture=amd64 -o APT::Architectures=amd64 \
+-o Debug::NoLocking=1 -o APT::Sandbox::User=root"
+}
+apt73() { local cmd=$1; shift; # shellcheck disable=SC2046
+	"$cmd" $(apt73_opts) "$@"; }
+
+# prepare_apt73: the private apt state, updated when missing or stale (key
+# mode: used as it is, never updated).
+prepare_apt73() {
+	step "private apt state for trixie-backports and sid"
+	local mirror age
+	mirror=$(host_mirror) || die "no Debian mirror in /etc/apt/sources.list.d/*.sources"
+	MIRROR=$mirror
+	APT73=$CACHE/apt-state
+	if [ -n "${FX_KEY_ONLY:-}" ]; then
+		[ -f "$APT73/updated" ] || die "no private apt state in $APT73 (a build makes it)"
+		return 0
+	fi
+	mkdir -p "$APT73/lists/partial" "$APT73/cache/archives/partial"
+	touch "$APT73/status"
+	local key=/usr/share/keyrings/debian-archive-keyring.gpg
+	printf 'deb [signed-by=%s] %s %s main\n' "$key" "$mirror" trixie-backports "$key" "$mirror" sid \
+		> "$APT73/sources.list.new"
+	if ! cmp -s "$APT73/sources.list.new" "$APT73/sources.list"; then
+		mv "$APT73/sources.list.new" "$APT73/sources.list"
+		rm -f "$APT73/updated"
+	else
+		rm -f "$APT73/sources.list.new"
+	fi
+	age=$APT_MAX_AGE
+	if [ -f "$APT73/updated" ]; then
+		age=$(( $(date +%s) - $(stat -c %Y "$APT73/updated") ))
+	fi
+	if [ "$age" -ge "$APT_MAX_AGE" ]; then
+		step "apt-get update (private state: trixie-backports, sid)"
+		if apt73 apt-get -q update >&2; then
+			touch "$APT73/updated"
+		elif [ -f "$APT73/updated" ]; then
+			# offline with complete caches still builds: the versions the old
+			# lists name are what the cache is keyed by
+			log "apt-get update failed: using the package lists of $(date -r "$APT73/updated" '+%F %T')"
+		else
+			die "apt-get update (private state)"
+		fi
+	else
+		log "package lists are ${age}s old (FX_APT_MAX_AGE=$APT_MAX_AGE): not updating"
+	fi
+}
+
+# suite_versions SUITE PKG...: "PKG VERSION" for each PKG that SUITE has,
+# from one apt-cache policy (each apt-cache run costs ~1 s with sid's lists).
+suite_versions() {
+	local suite=$1; shift
+	apt73 apt-cache policy "$@" 2>/dev/null | awk -v suite="$suite" '
+		/^[^ ]+:$/ { pkg = substr($0, 1, length($0) - 1); v = ""; next }
+		/^ +(\*\*\* )?[^ ]+ -?[0-9]+$/ { sub(/^ *\*\*\* /, ""); v = $1; next }
+		v != "" && $0 ~ (" " suite "/") && !(pkg in seen) { seen[pkg] = 1; print pkg, v }'
+}
+
+# fx_deb DIR PKG VER [APT]: the .deb of PKG=VER in $CACHE/debs (downloaded
+# there first when missing, with APT: apt73 or nothing for the host's).
+fx_deb() {
+	local pkg=$1 ver=$2 apt=${3:-}
+	if ! ls "$CACHE/debs/${pkg}_"*.deb 2>/dev/null | grep -qF "_${ver}_"; then
+		step "download $pkg=$ver"
+		(cd "$CACHE/debs" && $apt apt-get -q download "$pkg=$ver") >&2 || die "apt-get download $pkg=$ver"
+	fi
+	ls "$CACHE/debs/${pkg}_"*.deb | grep -F "_${ver}_" | head -1
+}
+
+# fx_modules MODDIR DEST MODULE...: each MODULE found under MODDIR, depth
+# first (modinfo's depends before the module), decompressed into DEST/;
+# DEST/../modules.list gets the load order.
+fx_modules() {
+	local mdir=$1 dest=$2 order="" m
+	shift 2
+	add_module() {
+		local name=$1 file deps d
+		case " $order " in *" $name "*) return 0 ;; esac
+		file=$(find "$mdir" \( -name "$name.ko" -o -name "$name.ko.xz" -o -name "$name.ko.zst" \) | head -1)
+		[ -n "$file" ] || die "module $name not in $mdir"
+		deps=$(modinfo -F depends "$file" | tr ',' ' ')
+		for d in $deps; do add_module "$d"; done
+		case "$file" in
+		*.xz) xz -dc "$file" > "$dest/$name.ko" ;;
+		*.zst) zstd -qdc "$file" > "$dest/$name.ko" ;;
+		*) cp "$file" "$dest/$name.ko" ;;
+		esac
+		order="$order $name"
+	}
+	for m in "$@"; do add_module "$m"; done
+	echo "$order" | sed 's/^ //' > "$dest/../modules.list"
+}
+
+# fx_deb_member DEB MEMBER OUT: the one file MEMBER of DEB (unpacked in
+# OUT's directory's x/) as OUT, without unpacking the rest
+fx_deb_member() {
+	local x
+	x=$(dirname "$3")/x
+	dpkg-deb --fsys-tarfile "$1" | tar -x -C "$x" "./$2" || die "extract $2 from $1"
+	mv "$x/$2" "$3"
+}
+
+# fx_kernel_done TMP: the extracted kernel's release and packages files,
+# then TMP becomes KDIR (complete).
+fx_kernel_done() {
+	local tmp=$1 rel=$2
+	echo "$rel" > "$tmp/release"
+	echo "$KERNEL_ID" > "$tmp/packages"
+	rm -rf "$tmp/x"
+	touch "$tmp/.complete"
+	rm -rf "$KDIR"; mv "$tmp" "$KDIR"
+	log "kernel cached in $KDIR (modules: $(cat "$KDIR/modules.list"))"
+}
+
+# ---------------------------------------------------------------- stock 6.12
+# Newest linux-image-6.12.*+deb12-amd64-unsigned with an installable candidate
+# and a -dbg of the same version. Prints "release version".
+find_stock_kernel() {
+	local name rel ver dver
+	for name in $(apt-cache pkgnames linux-image-6.12. |
+		grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' | sort -rV); do
+		rel=${name#linux-image-}; rel=${rel%-unsigned}
+		ver=$(apt-cache policy "$name" | awk '/Candidate:/ { print $2 }')
+		dver=$(apt-cache policy "linux-image-$rel-dbg" | awk '/Candidate:/ { print $2 }')
+		if [ -n "$ver" ] && [ "$ver" != "(none)" ] && [ "$ver" = "$dver" ]; then
+			echo "$rel $ver"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# prepare_stock_kernel -> KDIR (vmlinuz, vmlinux, modules/*.ko, release,
+# modules.list, packages), KERNEL_ID
+prepare_stock_kernel() {
+	step "find newest stock Debian 6.12 kernel"
+	local rv rel ver img dbg h tmp
+	rv=$(find_stock_kernel) || die "no linux-image-6.12.*+deb12-amd64-unsigned with a matching -dbg in apt-cache (apt-get update?)"
+	rel=${rv% *}; ver=${rv#* }
+	log "kernel $rel version $ver"
+	h=$(printf '%s\n' "unsigned=$ver dbg=$ver rel=$rel modules=$STOCK_MODULES v2" | hash16)
+	KDIR=$CACHE/stock-kernel-$h
+	KERNEL_ID="linux-image-$rel-unsigned=$ver linux-image-$rel-dbg=$ver"
+	! fx_cached "$KDIR" || return 0
+	mkdir -p "$CACHE/debs"
+	img=$(fx_deb "linux-image-$rel-unsigned" "$ver")
+	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver")
+	tmp=$KDIR.tmp.$$
+	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
+	step "extract vmlinux-$rel from the -dbg package (only that member; ~90 s)"
+	fx_deb_member "$dbg" "usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
+	step "extract kernel and modules from the unsigned image package"
+	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
+	cp "$tmp/x/boot/vmlinuz-$rel" "$tmp/vmlinuz"
+	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $STOCK_MODULES
+	fx_kernel_done "$tmp" "$rel"
+}
+
+# ---------------------------------------------------------------- stock 7.3
+# Newest linux-binary-7.3.*+deb13-amd64 in trixie-backports whose modules
+# and -dbg packages have the same version. Prints "release version".
+find_stock73_kernel() {
+	local names rel vers ver
+	names=$(apt73 apt-cache pkgnames "linux-binary-$STOCK73_SERIES." |
+		grep -E "^linux-binary-${STOCK73_SERIES//./\\.}\.[0-9]+\+deb13-amd64$" | sort -rV)
+	[ -n "$names" ] || return 1
+	# shellcheck disable=SC2046
+	vers=$(suite_versions trixie-backports $(for n in $names; do
+		rel=${n#linux-binary-}; echo "$n linux-modules-$rel linux-image-$rel-dbg"; done))
+	for n in $names; do
+		rel=${n#linux-binary-}
+		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
+		if [ -n "$ver" ] &&
+			printf '%s\n' "$vers" | grep -qxF "linux-modules-$rel $ver" &&
+			printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
+			echo "$rel $ver"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# prepare_stock73_kernel (after prepare_apt73) -> KDIR (vmlinuz, vmlinux,
+# modules/*.ko, modules.list, release, packages), KERNEL_ID
+prepare_stock73_kernel() {
+	step "find newest stock Debian $STOCK73_SERIES kernel in trixie-backports"
+	local rv rel ver h tmp bin mods dbg
+	rv=$(find_stock73_kernel) ||
+		die "no linux-binary-$STOCK73_SERIES.*+deb13-amd64 with matching linux-modules and -dbg in trixie-backports"
+	rel=${rv% *}; ver=${rv#* }
+	log "kernel $rel version $ver"
+	KERNEL_ID="linux-binary-$rel=$ver linux-modules-$rel=$ver linux-image-$rel-dbg=$ver"
+	# v1: the extraction below; bump it when that changes what is extracted
+	h=$(printf '%s\n' "$KERNEL_ID modules=$STOCK73_MODULES stock73-kernel-v1" | hash16)
+	KDIR=$CACHE/stock73-kernel-$h
+	! fx_cached "$KDIR" || return 0
+	mkdir -p "$CACHE/debs"
+	bin=$(fx_deb "linux-binary-$rel" "$ver" apt73)
+	mods=$(fx_deb "linux-modules-$rel" "$ver" apt73)
+	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver" apt73)
+	tmp=$KDIR.tmp.$$
+	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
+	step "extract vmlinux from the -dbg package (only that member)"
+	# ./usr/lib/debug/boot/vmlinux-R is a symlink to this file
+	fx_deb_member "$dbg" "usr/lib/debug/lib/modules/$rel/vmlinux" "$tmp/vmlinux"
+	step "extract vmlinuz from linux-binary"
+	fx_deb_member "$bin" "usr/lib/modules/$rel/vmlinuz" "$tmp/vmlinuz"
+	step "extract the modules the guest needs from linux-modules"
+	# The package has no modules.dep (made at install): unpack every module
+	# once (~15 s; 13 s is the decompression of the .deb, which a pass per
+	# module would pay each time), follow modinfo's depends, keep those.
+	dpkg-deb --fsys-tarfile "$mods" | tar -x -C "$tmp/x" --wildcards "./usr/lib/modules/$rel/kernel/*" ||
+		die "extract the modules from $mods"
+	fx_modules "$tmp/x/usr/lib/modules/$rel/kernel" "$tmp/modules" $STOCK73_MODULES
+	fx_kernel_done "$tmp" "$rel"
+}
