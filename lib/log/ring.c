@@ -15,7 +15,6 @@
 #include "core/cleanup.h"
 #include "decode/session.h"
 #include "log/log.h"
-#include "output/output.h"
 
 #define RING_CU "kernel/printk/printk_ringbuffer.c"
 #define PRINTK_CU "kernel/printk/printk.c"
@@ -366,19 +365,6 @@ const struct inodedump_record *
 inodedump_log_record(const struct inodedump_log *log, size_t i)
 {
 	return i < log->n ? &log->recs[i] : NULL;
-}
-
-void inodedump_log_print(const struct inodedump_log *log, FILE *out)
-{
-	for (size_t i = 0; i < log->n; i++) {
-		const struct inodedump_record *r = &log->recs[i];
-
-		fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] ",
-			r->ts_nsec / 1000000000, r->ts_nsec % 1000000000 / 1000);
-		/* dmesg's look, without the dump's control bytes. */
-		idd_text_escape_len(out, r->text, r->text_len, true);
-		fputc('\n', out);
-	}
 }
 
 void inodedump_log_free(struct inodedump_log *log)

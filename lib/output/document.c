@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * output: the documents vmcore-inode writes: the inodes of a dump (or the
- * inodes its log reported, with the reports), --info's facts, the sweep's
- * superblock lines and summary. Text, or JSON through the one writer.
+ * inodes its log reported, with the reports), the log itself as dmesg
+ * shows it, --info's facts, the sweep's superblock lines and summary.
+ * Text, or JSON through the one writer.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -481,4 +482,20 @@ void inodedump_sweep_summary_print(const struct inodedump_sweep_totals *totals,
 	idd_json_end(&j);
 	fputc('\n', out);
 	funlockfile(out);
+}
+
+/* The kernel log as dmesg shows it (--log). */
+void inodedump_log_print(const struct inodedump_log *log, FILE *out)
+{
+	size_t n = inodedump_log_count(log);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct inodedump_record *r = inodedump_log_record(log, i);
+
+		fprintf(out, "[%5" PRIu64 ".%06" PRIu64 "] ",
+			r->ts_nsec / 1000000000, r->ts_nsec % 1000000000 / 1000);
+		/* dmesg's look, without the dump's control bytes. */
+		idd_text_escape_len(out, r->text, r->text_len, true);
+		fputc('\n', out);
+	}
 }
