@@ -25,7 +25,7 @@ declare -A focus=([report_parse]="lib/log/reports.c" [printk]="lib/log/ring.c li
   [flattened]="lib/target/target.c lib/target/vmcoreinfo.c lib/target/flattened.c lib/target/kdumpfile.c"
   [dumpfile]="lib/target/diskdump.c lib/target/elf.c lib/target/pagecache.c"
   [json]="lib/output/report.c lib/decode/decode.c"
-  [decode]="lib/decode/decode.c lib/decode/paths.c lib/decode/holders.c lib/types/modules.c lib/checks/checks.c lib/output/report.c"
+  [decode]="lib/decode/decode.c lib/decode/rows.c lib/decode/layout.c lib/decode/facts.c lib/decode/memo.c lib/decode/inode.c lib/core/notes.c lib/decode/paths.c lib/decode/holders.c lib/types/modules.c lib/checks/checks.c lib/output/report.c"
   [btf]="lib/types/btf.c")
 bins=()
 for t in "${targets[@]}"; do

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
-#include "decode/layout.h"
+#include "core/notes.h"
 
 static enum idd_check_verdict found(struct idd_check_finding *f,
 				    enum idd_check_verdict verdict,
@@ -135,7 +135,7 @@ check_cached_link_length(const struct idd_check_facts *facts,
 			     "i_link 0x%llx has no NUL within PATH_MAX (%d) "
 			     "bytes, i_linklen = %lld: the cached link is not "
 			     "a string", (unsigned long long)ino->i_link.addr,
-			     LINK_MAX_BYTES, (long long)linklen);
+			     IDD_LINK_MAX_BYTES, (long long)linklen);
 	if (ino->link_strlen.v == linklen)
 		return IDD_CHECK_HOLDS;
 	return found(f, IDD_CHECK_VIOLATED, false, 0,
@@ -488,36 +488,6 @@ unsigned idd_check_facts_have(const struct idd_check_facts *facts)
 	return have;
 }
 
-static uint64_t flag_value(const struct idd_flag *table, size_t n,
-			   const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(table[i].name, name))
-			return table[i].value;
-	return 0;
-}
-
-void idd_check_facts_from_layout(const struct inode_layout *l,
-				 struct idd_check_facts *facts)
-{
-	*facts = (struct idd_check_facts){
-		.iop_cached_link = l->cached_link,
-		.iop_flctx = flag_value(l->iop, l->niop, "IOP_FLCTX"),
-		.i_freeing = flag_value(l->state, l->nstate, "I_FREEING"),
-		.i_clear = flag_value(l->state, l->nstate, "I_CLEAR"),
-		.i_will_free = flag_value(l->state, l->nstate, "I_WILL_FREE"),
-		.s_private = flag_value(l->iflags, l->niflags, "S_PRIVATE"),
-		.s_anon_inode = flag_value(l->iflags, l->niflags,
-					   "S_ANON_INODE"),
-		.dcache_directory_type = l->alias_dtype_ok
-						 ? l->dcache_directory_type
-						 : 0,
-		.has_i_linklen = l->i_linklen.present,
-		.has_i_dentry = l->i_dentry_first.present,
-		.has_i_flctx = l->row[IDD_M_i_flctx].m.present,
-	};
-}
-
 /* An earlier row was skipped on this kernel for the same reason. */
 static bool skip_noted(size_t row, unsigned have)
 {
@@ -539,8 +509,8 @@ void idd_checks_run(const struct idd_check_facts *facts,
 
 		if (c->needs & ~have) {
 			if (!skip_noted(i, have))
-				idd_notes_add_static(ino, &ino->skipped, c->name,
-						     c->skip_reason);
+				idd_notes_add_static(&ino->arena, &ino->skipped,
+						     c->name, c->skip_reason);
 			continue;
 		}
 		/* not = { 0 }: the message buffer is large, and per check */
@@ -551,19 +521,15 @@ void idd_checks_run(const struct idd_check_facts *facts,
 		case IDD_CHECK_HOLDS:
 			break;
 		case IDD_CHECK_VIOLATED:
-			idd_notes_add(ino, &ino->violations, c->name, f.has_address,
-				      f.address, "%s", f.message);
+			idd_notes_add(&ino->arena, &ino->violations, c->name,
+				      f.has_address, f.address, "%s",
+				      f.message);
 			break;
 		case IDD_CHECK_SKIPPED:
-			idd_notes_add(ino, &ino->skipped, c->name, f.has_address,
-				      f.address, "%s", f.message);
+			idd_notes_add(&ino->arena, &ino->skipped, c->name,
+				      f.has_address, f.address, "%s",
+				      f.message);
 			break;
 		}
 	}
-}
-
-/* The layout found the facts once (build_layout): not again per inode. */
-void idd_run_checks(const struct inode_layout *l, struct inodedump_inode *ino)
-{
-	idd_checks_run(&l->facts, ino);
 }

@@ -13,8 +13,6 @@
 
 #include "decode/inode.h"
 
-struct inode_layout;
-
 /*
  * What the checks need to know about this kernel, found once from its
  * type information: flag values (0 when this kernel has no such flag or
@@ -89,9 +87,6 @@ const struct idd_check *idd_check_find(const char *name);
 
 /* The IDD_CHECK_NEEDS_* bits these facts satisfy. */
 unsigned idd_check_facts_have(const struct idd_check_facts *facts);
-/* Fill facts from a session's layout. */
-void idd_check_facts_from_layout(const struct inode_layout *l,
-				 struct idd_check_facts *facts);
 
 /*
  * Run every row on ino: a row whose needs these facts lack adds its
@@ -100,8 +95,5 @@ void idd_check_facts_from_layout(const struct inode_layout *l,
  */
 void idd_checks_run(const struct idd_check_facts *facts,
 		    struct inodedump_inode *ino);
-
-/* idd_checks_run() with the facts of this layout. */
-void idd_run_checks(const struct inode_layout *l, struct inodedump_inode *ino);
 
 #endif

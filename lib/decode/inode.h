@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The decoded inode, shared by decode (decode.c), checks and output. */
+/*
+ * The decoded inode, shared by decode, checks and output; its row table,
+ * accessors and free are inode.c.
+ */
 #ifndef INODEDUMP_INODE_H
 #define INODEDUMP_INODE_H
 
 #include <stdlib.h>
 
+#include "core/notes.h"
 #include "decode/session.h"
 #include "kernel/members.h"
 
@@ -38,21 +42,6 @@ struct idd_time {
 	/* ctime: the kernel has I_CTIME_QUERIED (6.13+), and it is set */
 	bool has_queried, queried;
 };
-
-struct idd_note {
-	char *name;   /* check name, or the part that could not be read */
-	char *message;
-	bool has_address;
-	uint64_t address;
-	bool borrowed; /* name and message are static strings: not freed */
-};
-
-struct idd_notes {
-	struct idd_note *v;
-	size_t n, cap;
-};
-
-#define IDD_INODE_ARENA 2048
 
 struct idd_holder {
 	const char *kind; /* "fd", "cwd", "root" */
@@ -116,45 +105,17 @@ struct inodedump_inode {
 	struct idd_notes violations; /* name = check, message = numbers */
 	struct idd_notes skipped;    /* name = check, message = why */
 	struct idd_notes errors;     /* name = field, message = reason */
-	/*
-	 * The parts asked that could not be read (INODEDUMP_PART_*), and
-	 * for each (by bit number) its first note in errors, plus one.
-	 */
-	unsigned int incomplete;
-	size_t incomplete_note[2];
+	/* The parts asked that could not be read, with their first notes. */
+	struct idd_incomplete incomplete;
 
 	/*
 	 * The inode's own strings and arrays (symbol names, flag names,
-	 * notes) come from here, malloc only when it is full: a sweep
-	 * decodes every inode, and a dozen malloc/free pairs an inode cost
-	 * more than reading it (idd_inode_alloc, idd_inode_release).
+	 * notes) come from here, malloc only when it is full (core/arena.h).
 	 */
-	size_t arena_used;
-	_Alignas(16) char arena[IDD_INODE_ARENA];
+	struct idd_arena arena;
 };
 
-/*
- * size bytes (16-aligned) that live as long as ino: from its arena, else
- * malloc'd. NULL: out of memory. idd_inode_release() frees what was
- * malloc'd and leaves the arena's.
- */
-void *idd_inode_alloc(struct inodedump_inode *ino, size_t size);
-char *idd_inode_strdup(struct inodedump_inode *ino, const char *s);
-char *idd_inode_strndup(struct inodedump_inode *ino, const char *s, size_t n);
-static inline bool idd_inode_owns(const struct inodedump_inode *ino,
-				  const void *p)
-{
-	return (const char *)p >= ino->arena &&
-	       (const char *)p < ino->arena + sizeof(ino->arena);
-}
-/* Free p unless it lives in ino's arena (any pointer an inode holds). */
-static inline void idd_inode_release(const struct inodedump_inode *ino, void *p)
-{
-	if (!idd_inode_owns(ino, p))
-		free(p);
-}
-
-/* The rows of kernel/members.def, in its order (decode.c). */
+/* The rows of kernel/members.def, in its order (inode.c). */
 extern const struct idd_row idd_rows[IDD_NROWS];
 
 /* A row's field in an inode, by the row's kind. */
@@ -171,36 +132,21 @@ static inline bool idd_row_applies(const struct idd_row *row,
 	       ((unsigned)ino->mode.v & 0170000) == row->applies;
 }
 
-/*
- * Add a note; NULL on success, the error (out of memory) when it could
- * not be added. The note list is unchanged then.
- */
-struct inodedump_error *idd_notes_add(struct inodedump_inode *ino,
-				      struct idd_notes *notes,
-				      const char *name, bool has_address,
-				      uint64_t address, const char *fmt, ...)
-	IDD_ATTR_PRINTF(6, 7);
+/* The presence of a row's field (for a time, of its seconds); NULL: none. */
+const enum idd_presence *idd_row_state(const struct inodedump_inode *ino,
+				       const struct idd_row *row);
+/* Set it (a time's seconds and nanoseconds both). */
+void idd_row_set_state(struct inodedump_inode *ino, const struct idd_row *row,
+		       enum idd_presence state);
 
 /*
- * The same for a note whose name and message are static strings (a
- * check skipped on this kernel: the same note on every inode), kept as
- * pointers.
+ * A part asked of the decode (INODEDUMP_PART_*) that could not be read: a
+ * note in ino's errors, and the part marked incomplete (core/notes.h).
  */
-struct inodedump_error *idd_notes_add_static(struct inodedump_inode *ino,
-					     struct idd_notes *notes,
-					     const char *name,
-					     const char *message);
-
-/*
- * A part asked of the decode (INODEDUMP_PART_*) that could not be read:
- * a note in the inode's errors, and the part marked incomplete. NULL on
- * success, the error (out of memory) when the note could not be added.
- */
-struct inodedump_error *idd_note_incomplete(struct inodedump_inode *ino,
-					    unsigned int part, const char *name,
-					    bool has_address, uint64_t address,
-					    const char *fmt, ...)
-	IDD_ATTR_PRINTF(6, 7);
+#define idd_note_incomplete(ino, part, name, has_address, address, ...)   \
+	idd_notes_add_incomplete(&(ino)->arena, &(ino)->errors,            \
+				 &(ino)->incomplete, part, name, has_address, \
+				 address, __VA_ARGS__)
 
 /* A dentry names the inode: its i_dentry list is not empty. */
 static inline bool idd_inode_has_alias(const struct inodedump_inode *ino)

@@ -73,9 +73,7 @@ struct inode_layout {
 	struct idd_check_facts facts;
 };
 
-/* decode.c: the caches a session keeps between decodes, freed at close. */
-void idd_free_sym_memo(struct sym_memo *memo);
-void idd_free_sb_memo(struct sb_memo *m);
+/* layout.c: the layout and its rows' names memos, freed at close. */
 void idd_layout_free(struct inode_layout *l);
 
 #endif

@@ -468,7 +468,7 @@ struct inodedump_error *idd_decode_paths(struct inodedump *id,
 	if ((err = load_path_layout(id, &l)))
 		return err;
 	if (!l->ok) {
-		idd_notes_add(ino, &ino->skipped, "paths", false, 0,
+		idd_notes_add(&ino->arena, &ino->skipped, "paths", false, 0,
 			      "this kernel's dentry/mount types lack a member "
 			      "the path walk needs");
 		return NULL;

@@ -12,6 +12,7 @@
 
 #include "decode/inode.h"
 #include "decode/layout.h"
+#include "decode/memo.h"
 #include "decode/opts.h"
 
 /* ---------------------------------------------------------------- open -- */

@@ -43,7 +43,7 @@ struct inodedump {
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
 	void *host_arg;
-	struct sb_memo {	     /* the last superblock decoded (decode.c) */
+	struct sb_memo {	     /* the last superblock decoded (memo.c) */
 		uint64_t addr;
 		bool valid;
 		struct inodedump_inode *rows; /* its superblock rows */
@@ -98,11 +98,12 @@ struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
 					   char **name, char **module);
 
 struct inodedump_inode;
-/* inodedump.c: the decode, also handing back i_sb_list.next from its bytes. */
+/* decode.c: the decode, also handing back i_sb_list.next from its bytes. */
 struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				   unsigned int flags,
 				   struct inodedump_inode **out,
 				   uint64_t *sb_list_next);
+/* layout.c: the session's layout, built on first use. */
 struct inodedump_error *idd_layout_ready(struct inodedump *id);
 /*
  * paths.c: fill ino->paths from its dentry aliases and the mount tree.

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "checks/checks.h"
-#include "decode/layout.h"
+#include "decode/facts.h"
 
 #define IOP_CACHED_LINK 0x0040
 #define IOP_FLCTX 0x0100
@@ -102,14 +102,7 @@ static struct inodedump_inode cached_symlink(const char *target,
 
 static void free_notes(struct inodedump_inode *ino, struct idd_notes *notes)
 {
-	for (size_t i = 0; i < notes->n; i++) {
-		if (notes->v[i].borrowed)
-			continue;
-		idd_inode_release(ino, notes->v[i].name);
-		idd_inode_release(ino, notes->v[i].message);
-	}
-	idd_inode_release(ino, notes->v);
-	*notes = (struct idd_notes){ 0 };
+	idd_notes_free(&ino->arena, notes);
 }
 
 /* Run one row alone; its verdict, and the finding in *f. */
@@ -865,7 +858,7 @@ static void facts_come_from_the_layout(void)
 	l->row[IDD_M_i_flctx].m.present = true;
 	l->alias_dtype_ok = true;
 	l->dcache_directory_type = 0x100000;
-	idd_check_facts_from_layout(l, &facts);
+	idd_layout_check_facts(l, &facts);
 	EXPECT(facts.i_freeing == 0x20);
 	EXPECT(facts.i_clear == 0x40);
 	EXPECT(facts.i_will_free == 0x10);
@@ -879,20 +872,20 @@ static void facts_come_from_the_layout(void)
 	EXPECT(facts.has_i_flctx);
 	/* The type is a fact only where the alias can be judged. */
 	l->alias_dtype_ok = false;
-	idd_check_facts_from_layout(l, &facts);
+	idd_layout_check_facts(l, &facts);
 	EXPECT(facts.dcache_directory_type == 0);
 
 	/* An older kernel: no i_linklen, no state names known. */
 	*l = (struct inode_layout){ 0 };
-	idd_check_facts_from_layout(l, &facts);
+	idd_layout_check_facts(l, &facts);
 	EXPECT(!facts.i_freeing && !facts.i_clear && !facts.s_private);
 	EXPECT(idd_check_facts_have(&facts) == 0);
 
-	/* The wrapper runs the table with those facts. */
+	/* The table run with those facts skips what they lack. */
 	{
 		struct inodedump_inode ino = inode_of(MODE_REGULAR);
 
-		idd_run_checks(l, &ino);
+		idd_checks_run(&facts, &ino);
 		EXPECT(ino.skipped.n == 4);
 		if (ino.skipped.n == 4) {
 			EXPECT_STR(ino.skipped.v[0].name, "cached_link_length");
