@@ -4,7 +4,7 @@
  * backend (backend.h): a dump file read by our readers or libkdumpfile, a
  * memory image, a caller's reader. Here is what they share: opening a
  * file and choosing its backend, VMCOREINFO, the facts, and reads by
- * kernel address through our page walk (x86_64.c) or the backend. A
+ * kernel address through our page walk (arch.h) or the backend. A
  * failed read says which address and why.
  */
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "target/backend.h"
 #include "target/target.h"
 #include "target/vmcoreinfo.h"
-#include "target/x86_64.h"
+#include "target/arch.h"
 
 #define PROC_SUPER_MAGIC_ 0x9fa0
 
@@ -44,7 +44,9 @@ struct idd_target {
 	int walk_state;
 	/* Why it is not: damage our reader found setting it up. */
 	struct inodedump_error *walk_damage;
-	struct idd_x86_64_walk walk;
+	const struct idd_arch_ops *arch;
+	union idd_arch_walk walk;
+	struct idd_walk_env walk_env;
 	/* What a filtered page was (the session's types know; pages.c). */
 	idd_filtered_explain_fn explain;
 	void *explain_arg;
@@ -387,23 +389,34 @@ bool idd_target_read_phys(struct idd_target *t, uint64_t pa, void *buf,
 	return ops->read_phys && ops->read_phys(t->backend, pa, buf, len);
 }
 
+static bool walk_read_phys(void *arg, uint64_t pa, void *buf, size_t len)
+{
+	return idd_target_read_phys(arg, pa, buf, len);
+}
+
 /* Whether our walk can be used, set up on first need. */
 static bool walk_ready(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
-	const char *arch;
+	const struct idd_arch_ops *arch;
 
 	if (t->walk_state)
 		return t->walk_state > 0;
-	arch = idd_target_arch(t);
+	arch = idd_arch_find(idd_target_arch(t));
 	t->walk_state = -1;
-	if (!ops->read_phys || !arch || strcmp(arch, "x86_64") ||
-	    idd_target_page_size(t) != 4096 || !t->little_endian)
+	if (!ops->read_phys || !arch ||
+	    idd_target_page_size(t) != arch->page_size || !t->little_endian)
 		return false;
 	/* A Xen dump's physical addresses are not the machine's. */
 	if (ops->machine_physical && !ops->machine_physical(t->backend))
 		return false;
-	if (idd_x86_64_walk_init(&t->walk, t))
+	t->arch = arch;
+	t->walk_env = (struct idd_walk_env){
+		.info = &t->vmcoreinfo,
+		.read_phys = walk_read_phys,
+		.arg = t,
+	};
+	if (arch->walk_init(&t->walk, &t->walk_env))
 		t->walk_state = 1;
 	else if (t->backend->damage) {
 		t->walk_damage = t->backend->damage;
@@ -412,17 +425,23 @@ static bool walk_ready(struct idd_target *t)
 	return t->walk_state > 0;
 }
 
+static bool translate(struct idd_target *t, uint64_t va, uint64_t *pa,
+		      uint64_t *left)
+{
+	return t->arch->translate(&t->walk, &t->walk_env, va, pa, left);
+}
+
 bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa)
 {
 	uint64_t left;
 
-	return walk_ready(t) && idd_x86_64_translate(&t->walk, t, va, pa, &left);
+	return walk_ready(t) && translate(t, va, pa, &left);
 }
 
 const char *idd_target_translation(struct idd_target *t)
 {
 	if (walk_ready(t))
-		return idd_x86_64_describe(&t->walk);
+		return t->arch->describe(&t->walk);
 	return t->backend->ops->translation;
 }
 
@@ -446,8 +465,7 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		bool ok, translated;
 
 		b->absent = false;
-		ok = translated =
-			idd_x86_64_translate(&t->walk, t, addr, &pa, &left);
+		ok = translated = translate(t, addr, &pa, &left);
 		if (ok) {
 			size_t one;
 
@@ -462,8 +480,7 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 			while (merge && n < len) {
 				uint64_t pa2, left2;
 
-				if (!idd_x86_64_translate(&t->walk, t, addr + n,
-							  &pa2, &left2) ||
+				if (!translate(t, addr + n, &pa2, &left2) ||
 				    pa2 != pa + n)
 					break;
 				n += left2 < len - n ? (size_t)left2 : len - n;

@@ -2,8 +2,8 @@
 /*
  * The x86-64 page-table walk: 4- or 5-level tables, 1 GiB and 2 MiB
  * leaves, the SME encryption bit masked off. Page tables are read by
- * physical address through the target (idd_target_read_phys), so any
- * backend with physical reads gets it. The constants are the
+ * physical address through the reader the target hands it (arch.h), so
+ * any backend with physical reads gets it. The constants are the
  * architecture's (Intel SDM vol. 3, 4.5), not a kernel's layout.
  */
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "core/bytes.h"
-#include "target/target.h"
-#include "target/x86_64.h"
+#include "target/arch.h"
+#include "target/vmcoreinfo.h"
 
 /* __START_KERNEL_map: where x86-64 maps the kernel image. */
 #define X86_64_KERNEL_MAP 0xffffffff80000000ULL
@@ -25,10 +25,10 @@
 #define TLB_SIZE (sizeof(((struct idd_x86_64_walk *)0)->tlb) / \
 		  sizeof(((struct idd_x86_64_walk *)0)->tlb[0]))
 
-static bool info_number(struct idd_target *t, const char *key, int base,
-			uint64_t *out)
+static bool info_number(const struct idd_walk_env *env, const char *key,
+			int base, uint64_t *out)
 {
-	const char *v = idd_target_vmcoreinfo(t, key);
+	const char *v = idd_vmcoreinfo_get(env->info, key);
 	char *end;
 
 	if (!v || !*v)
@@ -39,19 +39,21 @@ static bool info_number(struct idd_target *t, const char *key, int base,
 	return !errno && *end == '\0';
 }
 
-bool idd_x86_64_walk_init(struct idd_x86_64_walk *w, struct idd_target *t)
+static bool walk_init(union idd_arch_walk *aw,
+		      const struct idd_walk_env *env)
 {
+	struct idd_x86_64_walk *w = &aw->x86_64;
 	uint64_t pgd, phys_base, l5 = 0, sme = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (!info_number(t, "SYMBOL(init_top_pgt)", 16, &pgd) &&
-	    !info_number(t, "SYMBOL(init_level4_pgt)", 16, &pgd))
+	if (!info_number(env, "SYMBOL(init_top_pgt)", 16, &pgd) &&
+	    !info_number(env, "SYMBOL(init_level4_pgt)", 16, &pgd))
 		return false;
-	if (!info_number(t, "NUMBER(phys_base)", 10, &phys_base) ||
+	if (!info_number(env, "NUMBER(phys_base)", 10, &phys_base) ||
 	    pgd < X86_64_KERNEL_MAP)
 		return false;
-	info_number(t, "NUMBER(pgtable_l5_enabled)", 10, &l5);
-	info_number(t, "NUMBER(sme_mask)", 10, &sme);
+	info_number(env, "NUMBER(pgtable_l5_enabled)", 10, &l5);
+	info_number(env, "NUMBER(sme_mask)", 10, &sme);
 	/* The kernel image's physical address: __pa_symbol(). */
 	w->root = pgd - X86_64_KERNEL_MAP + phys_base;
 	w->l5 = l5 != 0;
@@ -74,9 +76,10 @@ static bool tlb_lookup(const struct idd_x86_64_walk *w, uint64_t va,
 	return false;
 }
 
-bool idd_x86_64_translate(struct idd_x86_64_walk *w, struct idd_target *t,
-			  uint64_t va, uint64_t *pa, uint64_t *left)
+static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
+		      uint64_t va, uint64_t *pa, uint64_t *left)
 {
+	struct idd_x86_64_walk *w = &aw->x86_64;
 	unsigned top_shift = w->l5 ? 48 : 39, shift = top_shift;
 	unsigned unused = 64 - (top_shift + LEVEL_BITS);
 	uint64_t table = w->root;
@@ -90,9 +93,9 @@ bool idd_x86_64_translate(struct idd_x86_64_walk *w, struct idd_target *t,
 		uint8_t raw[8];
 		uint64_t pte, size = 1ULL << shift;
 
-		if (!idd_target_read_phys(t, table +
-					  ((va >> shift) & (ENTRIES - 1)) * 8,
-					  raw, 8))
+		if (!env->read_phys(env->arg,
+				    table + ((va >> shift) & (ENTRIES - 1)) * 8,
+				    raw, 8))
 			return false;
 		pte = idd_load_le(raw, 8);
 		if (!(pte & PTE_PRESENT))
@@ -116,8 +119,16 @@ bool idd_x86_64_translate(struct idd_x86_64_walk *w, struct idd_target *t,
 	}
 }
 
-const char *idd_x86_64_describe(const struct idd_x86_64_walk *w)
+static const char *describe(const union idd_arch_walk *w)
 {
-	return w->l5 ? "inodedump (x86-64, 5-level page tables)"
+	return w->x86_64.l5 ? "inodedump (x86-64, 5-level page tables)"
 		     : "inodedump (x86-64, 4-level page tables)";
 }
+
+const struct idd_arch_ops idd_x86_64_arch = {
+	.name = "x86_64",
+	.page_size = 1u << PAGE_SHIFT,
+	.walk_init = walk_init,
+	.translate = translate,
+	.describe = describe,
+};

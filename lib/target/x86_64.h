@@ -2,7 +2,7 @@
 /*
  * target: our x86-64 page-table walk (x86_64.c). It reads the dump's page
  * tables through the target's physical reads, from the root VMCOREINFO
- * names; libaddrxlat's generic setup costs more than everything else a
+ * names (arch.h); libaddrxlat's generic setup costs more than everything else a
  * one-inode decode does.
  */
 #ifndef IDD_TARGET_X86_64_H
@@ -10,8 +10,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-struct idd_target;
 
 struct idd_x86_64_walk {
 	bool l5;	    /* 5-level paging (pgtable_l5_enabled) */
@@ -22,19 +20,6 @@ struct idd_x86_64_walk {
 	unsigned tlb_next;
 };
 
-/*
- * Set up from t's VMCOREINFO (SYMBOL(init_top_pgt) or init_level4_pgt,
- * NUMBER(phys_base), NUMBER(pgtable_l5_enabled), NUMBER(sme_mask)); false
- * when it lacks what the walk needs.
- */
-bool idd_x86_64_walk_init(struct idd_x86_64_walk *w, struct idd_target *t);
-/*
- * The physical address of va and the bytes left in its page (*left);
- * false when the tables do not map it, or cannot be read.
- */
-bool idd_x86_64_translate(struct idd_x86_64_walk *w, struct idd_target *t,
-			  uint64_t va, uint64_t *pa, uint64_t *left);
-/* What --info says of it. */
-const char *idd_x86_64_describe(const struct idd_x86_64_walk *w);
+/* Its ops table is idd_x86_64_arch (arch.h). */
 
 #endif
