@@ -2,56 +2,18 @@
 /*
  * The target: bytes at kernel virtual addresses, and VMCOREINFO, from a
  * backend (backend.h): a dump file read by our readers or libkdumpfile, a
- * memory image, a caller's reader. Here is what they share: opening a
- * file and choosing its backend, VMCOREINFO, the facts, and reads by
- * kernel address through our page walk (arch.h) or the backend. A
- * failed read says which address and why.
+ * memory image, a caller's reader. Here is what they share (opening a
+ * file is open.c's): VMCOREINFO, the facts, and reads by kernel address
+ * through our page walk (arch.h) or the backend. A failed read says which
+ * address and why.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/vfs.h>
-#include <unistd.h>
 
 #include "core/bytes.h"
 #include "target/backend.h"
 #include "target/target.h"
-#include "target/vmcoreinfo.h"
-#include "target/arch.h"
-
-#define PROC_SUPER_MAGIC_ 0x9fa0
-
-struct idd_target {
-	struct idd_backend *backend;
-	/*
-	 * libkdumpfile over the same file, opened when a read needs what
-	 * our reader or walk cannot do (the backend has no read_virt).
-	 */
-	struct idd_backend *fallback;
-	bool fallback_failed;
-	unsigned long fallbacks; /* reads libkdumpfile did for us */
-	int fd; /* the file, when a file; backends borrow it */
-	char *path;
-	const char *format; /* the backend's, at open */
-	bool flattened;	    /* rearranged from makedumpfile's flattened format */
-	bool little_endian;
-	int dump_level; /* what the diskdump header says, for libkdumpfile */
-	struct idd_vmcoreinfo vmcoreinfo;
-	char default_arch[32];
-	/* Our page walk: 0 not tried, 1 usable, -1 not usable. */
-	int walk_state;
-	/* Why it is not: damage our reader found setting it up. */
-	struct inodedump_error *walk_damage;
-	const struct idd_arch_ops *arch;
-	union idd_arch_walk walk;
-	struct idd_walk_env walk_env;
-	/* What a filtered page was (the session's types know; pages.c). */
-	idd_filtered_explain_fn explain;
-	void *explain_arg;
-	bool explaining; /* its own reads hit a filtered page: no recursion */
-};
+#include "target/target_internal.h"
 
 struct idd_target *idd_target_new(void)
 {
@@ -102,135 +64,6 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 		idd_vmcoreinfo_parse(&t->vmcoreinfo, raw,
 				 ops->vmcoreinfo_size ? ops->vmcoreinfo_size(b)
 						      : strlen(raw));
-}
-
-/* ---- opening a file ---- */
-
-int idd_open_input(const char *path, bool devices, const char **why)
-{
-	/* O_NONBLOCK: opening a FIFO for reading would wait for a writer. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	int flags;
-
-	if (fd < 0) {
-		*why = strerror(errno);
-		return -1;
-	}
-	if (fstat(fd, &st) < 0) {
-		*why = strerror(errno);
-	} else if (S_ISDIR(st.st_mode)) {
-		*why = "a directory, not a file";
-	} else if (S_ISBLK(st.st_mode) && !devices) {
-		*why = "a block device, not a regular file";
-	} else if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
-		*why = S_ISFIFO(st.st_mode)	  ? "a FIFO, not a regular file"
-		       : S_ISCHR(st.st_mode)  ? "a character device, not a "
-						"regular file"
-		       : S_ISSOCK(st.st_mode) ? "a socket, not a regular file"
-					      : "not a regular file";
-	} else if ((flags = fcntl(fd, F_GETFL)) < 0 ||
-		   fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		*why = strerror(errno);
-	} else {
-		return fd;
-	}
-	close(fd);
-	return -1;
-}
-
-static struct inodedump_error *open_fd(const char *path, int *fd)
-{
-	const char *why;
-	int e;
-
-	/* A dump may sit on a raw partition: block devices too. */
-	*fd = idd_open_input(path, true, &why);
-	if (*fd >= 0)
-		return NULL;
-	e = errno;
-	if ((e == EACCES || e == EPERM) && !strcmp(path, "/proc/kcore"))
-		return idd_error(INODEDUMP_ERR_DUMP,
-				 "cannot open /proc/kcore: %s: reading the live "
-				 "kernel needs root (CAP_SYS_RAWIO)", why);
-	return idd_error(INODEDUMP_ERR_DUMP, "cannot open dump %s: %s", path,
-			 why);
-}
-
-/*
- * The file's backend: our reader when it takes the file (its header
- * parsed once, refused when it does not fit the file), else libkdumpfile
- * unless ours_only.
- */
-static struct inodedump_error *choose_backend(struct idd_target *t,
-					      bool ours_only,
-					      struct idd_backend **out)
-{
-	off_t size = lseek(t->fd, 0, SEEK_END);
-	struct statfs fs;
-	struct inodedump_error *err;
-	bool ours;
-
-	/* /proc/kcore's program headers are not a dump's. */
-	ours = !(fstatfs(t->fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC_);
-	if (!ours)
-		t->walk_state = -1;
-	*out = NULL;
-	ours = ours && size > 0;
-	err = idd_diskdump_probe(t, t->path, t->fd, size, ours,
-				 &t->dump_level, out);
-	if (!err && !*out)
-		err = idd_elf_probe(t, t->path, t->fd, size, ours, out);
-	if (err || *out)
-		return err;
-	if (ours_only)
-		return idd_error(INODEDUMP_ERR_DUMP,
-				 "%s: not a dump our readers take", t->path);
-	return idd_kdumpfile_open(t, t->fd, t->path, t->dump_level,
-				  t->default_arch, out);
-}
-
-static struct inodedump_error *open_file(const char *path, bool ours_only,
-					 struct idd_target **out)
-{
-	struct idd_target *t = idd_target_new();
-	struct idd_backend *b;
-	struct inodedump_error *err;
-
-	if (!t)
-		return idd_nomem();
-	t->path = strdup(path);
-	err = t->path ? open_fd(path, &t->fd) : idd_nomem();
-	if (!err && !ours_only && idd_flattened_is(t->fd)) {
-		int flat = t->fd;
-
-		err = idd_flattened_unflatten(path, flat, &t->fd);
-		close(flat);
-		if (err)
-			t->fd = -1;
-		t->flattened = true;
-	}
-	if (!err)
-		err = choose_backend(t, ours_only, &b);
-	if (err) {
-		idd_target_close(t);
-		return err;
-	}
-	idd_target_attach(t, b);
-	*out = t;
-	return NULL;
-}
-
-struct inodedump_error *idd_target_open(const char *path,
-					struct idd_target **out)
-{
-	return open_file(path, false, out);
-}
-
-struct inodedump_error *idd_target_open_ours(const char *path,
-					     struct idd_target **out)
-{
-	return open_file(path, true, out);
 }
 
 void idd_target_close(struct idd_target *t)
@@ -540,8 +373,11 @@ static struct inodedump_error *open_fallback(struct idd_target *t)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s is not a dump libkdumpfile can read",
 				 t->path);
-	err = idd_kdumpfile_open(t, t->fd, t->path, t->dump_level,
-				 t->default_arch, &t->fallback);
+	err = t->open_fallback
+		      ? t->open_fallback(t, t->fd, t->path, t->dump_level,
+					 t->default_arch, &t->fallback)
+		      : idd_error(INODEDUMP_ERR_DUMP,
+				  "%s: nothing else can read it", t->path);
 	if (err)
 		t->fallback_failed = true;
 	return err;
