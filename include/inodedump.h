@@ -250,9 +250,12 @@ INODEDUMP_API const char *inodedump_fact(struct inodedump *id,
  * What the session could not trust about the dump, one line each: a
  * VMCOREINFO that breaks its grammar (a line that is no KEY=value, a key
  * written twice, a byte that is no text), a release or KASLR offset it
- * lacks and where they were taken from instead. Note i, or NULL past the
- * last; the same text is never noted twice. The runs of vmcore-inode say
- * each on stderr and end partial (exit 4). Valid until inodedump_close().
+ * lacks and where they were taken from instead; and, as decodes find them,
+ * modules' symbols that could not be read and checks whose input could
+ * not be (once per check). Note i, or NULL past the last; notes are only
+ * ever added, and the same text is never noted twice. The runs of
+ * vmcore-inode say each on stderr and end partial (exit 4). Valid until
+ * inodedump_close().
  */
 INODEDUMP_API const char *inodedump_note(const struct inodedump *id, size_t i);
 

@@ -12,6 +12,14 @@ usage: test_honest.py CASE
                        has no newline
   fsname_unreadable    the page holding ext4's s_type->name fails to
                        decompress: --sweep must not print "?" as its type
+  cached_link_unreadable  the page holding the targets of IOP_CACHED_LINK
+                       symlinks fails to decompress: no cached_link_length
+                       violation (damage is no kernel bug), skipped
+                       "unreadable" with the reason, exit 4, said once
+  module_symbols_unreadable  (the stock 6.12 set, ext4 a module) a page of
+                       ext4's kallsyms symbol table fails to decompress:
+                       ext4's operations tables are no bare addresses, a
+                       note names module symbols, exit 4
 
 Each must end partial (exit 4; 3 where the run fails anyway) with a note
 on stderr naming the cause, and never answer "osrelease": "" nor "?".
@@ -223,6 +231,160 @@ def check_fsname(c, tmp):
                      line.startswith("(unreadable)"), line)
 
 
+def corrupt(data, pa):
+    """Make the page at physical pa fail to decompress; its pfn."""
+    at = descriptor_of(data, pa >> 12)
+    off, size, flags = struct.unpack_from("<QII", data, at)
+    assert flags & 1, "the page is not zlib-compressed"
+    data[off:off + 4] = b"\xff\xff\xff\xff"  # no zlib stream there
+    return pa >> 12
+
+
+def save(tmp, name, data):
+    path = os.path.join(tmp, name + ".vmcore")
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def check_cached_link(c, tmp):
+    import drgn
+    data = bytearray(open(DUMP, "rb").read())
+    kaslr = int(vmcoreinfo_value(data, b"KERNELOFFSET"), 16)
+    prog = drgn.Program()
+    prog.set_core_dump(DUMP)
+    pob = prog.read_u64(symbol("page_offset_base") + kaslr)
+    at_link = pahole_offset("inode", "i_link")
+    victim = next(t for t in TRUTH if t["role"] == "victim_symlink")
+    link = prog.read_u64(int(victim["addr"], 16) + at_link)
+    c.eq("drgn: victim_symlink's i_link is its target",
+         prog.read(link, len(victim["link"])), victim["link"].encode())
+    pfn = corrupt(data, link - pob)
+    c.ok("the inode is not on the target's page",
+         (int(victim["addr"], 16) - pob) >> 12 != pfn)
+    path = save(tmp, "link", data)
+    # Every cached symlink whose target is on that page (drgn says which).
+    hit = sorted({t["addr"] for t in TRUTH if t["link"] is not None and
+                  int(t["opflags"], 16) & 0x40 and  # IOP_CACHED_LINK, 7.3
+                  (prog.read_u64(int(t["addr"], 16) + at_link) - pob) >> 12
+                  == pfn})
+    ok(c, "the page holds the victim's target", victim["addr"] in hit, hit)
+    good = run(["-k", VMLINUX, "--json", DUMP, *hit])
+    c.eq("unmutated: the victim's real violation, exit 1", good.returncode, 1)
+    p = run(["-k", VMLINUX, "--json", path, *hit])
+    c.eq("decode exits 4, not 1 (violation)", p.returncode, 4)
+    said = notes_of(p.stderr, "cached_link_length")
+    c.eq("one note for the check on stderr", len(said), 1)
+    ok(c, "it says why (the page does not decompress)",
+       said and "decompress" in said[0], p.stderr)
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        ok(c, f"JSON out ({e})", False, p.stdout[:500])
+        return
+    for ino in doc["inodes"]:
+        a = ino["address"]
+        ok(c, f"{a}: no cached_link_length violation",
+           not [v for v in ino["violations"]
+                if v["check"] == "cached_link_length"], ino["violations"])
+        why = [k["reason"] for k in ino["skipped_checks"]
+               if k["check"] == "cached_link_length"]
+        ok(c, f"{a}: skipped, unreadable, with the reason",
+           why and why[0].startswith("unreadable: ") and
+           "decompress" in why[0], why)
+    for mode in (["--sweep"], ["--sweep", "--jsonl"], []):
+        what = " ".join(mode) or "reports"
+        q = run(["-k", VMLINUX, *mode, path])
+        ok(c, f"{what}: exit 4 (3 where a report is ERR_PTR)",
+           q.returncode in ((4,) if mode else (3, 4)), q.returncode)
+        c.eq(f"{what}: one note names the check",
+             len(notes_of(q.stderr, "cached_link_length")), 1)
+        ok(c, f"{what}: no unreadable link as a violation",
+           "is unreadable (i_linklen" not in q.stdout, q.stdout[:300])
+
+
+def page_walk(prog, va, phys_base):
+    """va's physical address through init_mm's page tables (x86-64)."""
+    try:
+        l5 = bool(prog["__pgtable_l5_enabled"].value_())
+    except KeyError:
+        l5 = False
+    table = prog["init_mm"].pgd.value_() - 0xffffffff80000000 + phys_base
+    for s in ([48] if l5 else []) + [39, 30, 21, 12]:
+        e = prog.read_u64(table + ((va >> s) & 511) * 8, True)
+        assert e & 1, f"{va:#x} not mapped at level {s}"
+        pa = e & 0x000ffffffffff000
+        if s in (30, 21) and e & 0x80:  # a huge page
+            return (pa & ~((1 << s) - 1)) | (va & ((1 << s) - 1))
+        table = pa
+    return table | (va & 0xfff)
+
+
+OPS = ("i_op", "i_fop", "a_ops", "s_op")
+
+
+def check_module_symbols(c, tmp):
+    import drgn
+    from drgn.helpers.linux.list import list_for_each_entry
+    d = set_dir("stock")
+    dump, vmlinux = os.path.join(d, "d17-zlib.vmcore"), os.path.join(d, "vmlinux")
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    data = bytearray(open(dump, "rb").read())
+    prog = drgn.Program()
+    prog.set_core_dump(dump)
+    prog.load_debug_info([vmlinux])
+    ext4 = next(m for m in list_for_each_entry(
+        "struct module", prog["modules"].address_of_(), "list")
+        if m.name.string_() == b"ext4")
+    ks = ext4.kallsyms
+    n = int(ks.num_symtab)
+    symtab = ks.symtab.value_()
+    ok(c, "drgn: ext4's symbol table spans pages", n * 24 > 3 * 4096, n)
+    va = symtab + n * 24 // 2  # a page in its middle: nothing else there
+    phys_base = int(vmcoreinfo_value(data, b"NUMBER(phys_base)"))
+    pa = page_walk(prog, va, phys_base)
+    c.eq("drgn: the page walk lands on the same bytes",
+         prog.read(pa, 64, True), prog.read(va, 64))
+    corrupt(data, pa)
+    path = save(tmp, "modsyms", data)
+    addrs = sorted({t["addr"] for t in truth if t["fstype"] == "ext4"})
+    good = run(["-k", vmlinux, "--json", dump, *addrs])
+    p = run(["-k", vmlinux, "--json", path, *addrs])
+    c.eq("decode exits 4", p.returncode, 4)
+    said = notes_of(p.stderr, "module symbols unreadable")
+    c.eq("one note names module symbols", len(said), 1)
+    ok(c, "it says why (the page does not decompress)",
+       said and "decompress" in said[0], p.stderr)
+    try:
+        doc, ref = json.loads(p.stdout), json.loads(good.stdout)
+    except json.JSONDecodeError as e:
+        ok(c, f"JSON out ({e})", False, p.stdout[:500])
+        return
+    unnamed = 0
+    for a, b in zip(ref["inodes"], doc["inodes"]):
+        for key in OPS:
+            if a.get(key) == b.get(key):
+                continue
+            unnamed += 1
+            ok(c, f"{b['address']} {key}: an address that says why no name",
+               str(b.get(key)).startswith("0x") and
+               "module symbols unreadable" in
+               (b.get(key + "_symbol_error") or ""), b.get(key))
+    ok(c, "ext4's operations were named before, and not now", unnamed, 0)
+    t = run(["-k", vmlinux, path, *addrs])
+    c.eq("text: exit 4", t.returncode, 4)
+    for line in t.stdout.splitlines():
+        f = line.split()
+        if f and f[0] in OPS and f[1].startswith("0x"):
+            ok(c, f"text: {f[0]} {f[1]} says why no name",
+               "(no name: module symbols unreadable" in line, line)
+    for mode in (["--sweep"], ["--sweep", "--jsonl"]):
+        q = run(["-k", vmlinux, *mode, path])
+        c.eq(f"{' '.join(mode)}: exit 4", q.returncode, 4)
+        c.eq(f"{' '.join(mode)}: one note names module symbols",
+             len(notes_of(q.stderr, "module symbols unreadable")), 1)
+
+
 def main():
     case = sys.argv[1] if len(sys.argv) > 1 else ""
     c = Checker()
@@ -230,6 +392,10 @@ def main():
     try:
         if case == "fsname_unreadable":
             check_fsname(c, tmp)
+        elif case == "cached_link_unreadable":
+            check_cached_link(c, tmp)
+        elif case == "module_symbols_unreadable":
+            check_module_symbols(c, tmp)
         elif case in ("vmcoreinfo_shifted", "vmcoreinfo_twice",
                       "vmcoreinfo_cut"):
             change = {"vmcoreinfo_shifted": shifted,

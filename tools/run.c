@@ -44,19 +44,19 @@ int run_error(const struct run_out *o, struct inodedump_error *err)
 
 /*
  * What the session could not trust about the dump (a malformed VMCOREINFO,
- * a release taken from elsewhere): said once each run, before its output,
- * and the run is partial whatever else it finds.
+ * a release taken from elsewhere, module symbols or a check's input that
+ * could not be read): said once each run, those known before its output
+ * first and those a decode finds as it goes (*said counts the notes said
+ * so far), and the run is partial whatever else it finds.
  */
-static int say_notes(struct inodedump *id, const struct run_out *o)
+static int say_notes(struct inodedump *id, const struct run_out *o,
+		     size_t *said)
 {
 	const char *note;
-	int status = RUN_CLEAN;
 
-	for (size_t i = 0; (note = inodedump_note(id, i)); i++) {
+	for (; (note = inodedump_note(id, *said)); ++*said)
 		say(o, note);
-		status = RUN_PARTIAL;
-	}
-	return status;
+	return *said ? RUN_PARTIAL : RUN_CLEAN;
 }
 
 /* The run as a whole failed: the caller may want the error itself. */
@@ -151,7 +151,8 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 {
 	struct inodedump_document *doc;
 	struct inodedump_error *err;
-	int status = say_notes(id, o);
+	size_t said = 0;
+	int status = say_notes(id, o, &said);
 	bool holders_said = false;
 
 	err = inodedump_document_begin(id, NULL, format, o->out, &doc);
@@ -161,6 +162,7 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 		struct inodedump_inode *ino;
 
 		err = inodedump_decode(id, addresses[i], flags, &ino);
+		run_worse(&status, say_notes(id, o, &said));
 		if (err) {
 			inodedump_document_error(doc, addresses[i], err);
 			run_worse(&status, run_error(o, err));
@@ -176,7 +178,7 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 /* The reports of one log as one document (run_reports). */
 static int reports_document(struct inodedump *id, struct inodedump_log *log,
 			    unsigned int flags, enum inodedump_format format,
-			    const struct run_out *o, int status)
+			    const struct run_out *o, int status, size_t *said)
 {
 	struct inodedump_report *reps = NULL;
 	struct inodedump_document *doc;
@@ -208,6 +210,7 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 		 */
 		err = inodedump_decode(id, reps[i].address,
 				       flags | INODEDUMP_DECODE_FORCE, &ino);
+		run_worse(&status, say_notes(id, o, said));
 		for (size_t j = i; j < n; j++)
 			if (reps[j].address == reps[i].address)
 				inodedump_document_report(doc, &reps[j], ino, err);
@@ -226,21 +229,23 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 int run_reports(struct inodedump *id, unsigned int flags,
 		enum inodedump_format format, const struct run_out *o)
 {
-	int status = say_notes(id, o);
+	size_t said = 0;
+	int status = say_notes(id, o, &said);
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
 
 	if (err)
 		return failed(o, err);
 	run_worse(&status, log_status(o, log));
-	status = reports_document(id, log, flags, format, o, status);
+	status = reports_document(id, log, flags, format, o, status, &said);
 	inodedump_log_free(log);
 	return status;
 }
 
 int run_log(struct inodedump *id, const struct run_out *o)
 {
-	int status = say_notes(id, o);
+	size_t said = 0;
+	int status = say_notes(id, o, &said);
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
 
@@ -254,7 +259,8 @@ int run_log(struct inodedump *id, const struct run_out *o)
 
 int run_info(struct inodedump *id, const struct run_out *o)
 {
-	int status = say_notes(id, o);
+	size_t said = 0;
+	int status = say_notes(id, o, &said);
 
 	inodedump_facts_print(id, o->out);
 	return status;
@@ -366,11 +372,13 @@ int run_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 	struct sweep_run r = { .o = o, .jsonl = jsonl,
 			       .violations_only = violations_only };
 	struct inodedump_error *err;
-	int notes = say_notes(id, o), status;
+	size_t said = 0;
+	int notes = say_notes(id, o, &said), status;
 
 	clock_gettime(CLOCK_MONOTONIC, &r.start);
 	r.last = r.start;
 	err = inodedump_sweep(id, opts, sweep_inode, sweep_sb, &r);
+	run_worse(&notes, say_notes(id, o, &said)); /* what the decodes found */
 	if (r.pending_f) { /* a superblock the sweep never finished */
 		fclose(r.pending_f);
 		free(r.pending);

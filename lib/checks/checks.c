@@ -36,6 +36,16 @@ static bool is_symlink(const struct inodedump_inode *ino)
 	return ((unsigned)ino->mode.v & 0170000) == 0120000;
 }
 
+/* Why what the decode calls what could not be read, or a stand-in. */
+static const char *unreadable_reason(const struct inodedump_inode *ino,
+				     const char *what)
+{
+	for (size_t i = 0; i < ino->errors.n; i++)
+		if (!strcmp(ino->errors.v[i].name, what))
+			return ino->errors.v[i].message;
+	return "no reason recorded";
+}
+
 /* A flag word read right has this kernel's flag (0: it has none). */
 static bool has_flag(const struct idd_num *word, uint64_t flag)
 {
@@ -123,11 +133,12 @@ check_cached_link_length(const struct idd_check_facts *facts,
 			     "IOP_CACHED_LINK set but i_link is NULL "
 			     "(i_linklen %lld)", (long long)ino->linklen.v);
 	if (ino->link.state == IDD_UNREADABLE)
-		return found(f, IDD_CHECK_VIOLATED, true, ino->i_link.addr,
-			     "IOP_CACHED_LINK set but i_link 0x%llx is "
-			     "unreadable (i_linklen %lld)",
-			     (unsigned long long)ino->i_link.addr,
-			     (long long)ino->linklen.v);
+		return found(f, IDD_CHECK_SKIPPED, true, ino->i_link.addr,
+			     IDD_CHECK_UNREADABLE "IOP_CACHED_LINK is set, but "
+			     "i_link 0x%llx could not be read (i_linklen %lld): "
+			     "%s", (unsigned long long)ino->i_link.addr,
+			     (long long)ino->linklen.v,
+			     unreadable_reason(ino, "i_link"));
 	if (ino->link.state != IDD_OK)
 		return IDD_CHECK_HOLDS;
 	if (ino->link.truncated)
@@ -293,6 +304,11 @@ check_lookup_directory(const struct idd_check_facts *facts,
 {
 	unsigned mode = (unsigned)ino->mode.v;
 
+	if (ino->alias_dtype.state == IDD_UNREADABLE)
+		return found(f, IDD_CHECK_SKIPPED, false, 0,
+			     IDD_CHECK_UNREADABLE "the first alias's d_flags "
+			     "could not be read: %s",
+			     unreadable_reason(ino, "i_dentry.first's d_flags"));
 	if (ino->alias_dtype.state != IDD_OK ||
 	    (uint64_t)ino->alias_dtype.v != facts->dcache_directory_type ||
 	    idd_mode_type(mode) == INODEDUMP_INODE_DIRECTORY)
@@ -349,9 +365,10 @@ static const struct idd_check checks[] = {
 			 IDD_CHECK_NEEDS_IOP_CACHED_LINK,
 		.skip_reason = NO_CACHED_LINK,
 		.broken_when = "IOP_CACHED_LINK is set on a symlink and "
-			       "i_link is NULL, unreadable, not "
-			       "NUL-terminated within PATH_MAX, or "
-			       "strlen(i_link) != i_linklen",
+			       "i_link is NULL, not NUL-terminated within "
+			       "PATH_MAX, or strlen(i_link) != i_linklen (an "
+			       "i_link the dump cannot give: skipped, "
+			       "unreadable)",
 		.check = check_cached_link_length,
 	},
 	{

@@ -48,8 +48,18 @@ enum idd_check_verdict {
 	IDD_CHECK_SKIPPED,  /* cannot be judged on this inode: a skipped note */
 };
 
-/* Longest message a check writes (the longest today is ~130 bytes). */
-#define IDD_CHECK_MESSAGE_MAX 320
+/*
+ * Longest message a check writes: ~130 bytes of its own, and for a check
+ * whose input could not be read, the reason the read failed.
+ */
+#define IDD_CHECK_MESSAGE_MAX 1024
+
+/*
+ * How a skipped note begins when the check's input could not be read
+ * (never a violation: damage in the dump is no kernel bug); the decode
+ * makes that a note of the session, and the run partial.
+ */
+#define IDD_CHECK_UNREADABLE "unreadable: "
 
 /* What a check found, when its verdict is not IDD_CHECK_HOLDS. */
 struct idd_check_finding {

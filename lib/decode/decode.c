@@ -10,6 +10,7 @@
  * the mapping when it is not &i_data, strings (i_link, s_type->name),
  * paths, holders.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +22,35 @@
 #include "decode/rows.h"
 
 /*
+ * A symbol the modules' symbol tables could not give: the pointer keeps
+ * why (in ino's arena) and the session says it once per cause. Not
+ * remembered: the next inode asks again and learns the same.
+ */
+static struct inodedump_error *symbol_unreadable(struct inodedump *id,
+						 struct inodedump_inode *ino,
+						 struct idd_ptr *p,
+						 struct inodedump_error *err)
+{
+	char *why = idd_strdup_printf("module symbols unreadable: %s",
+				      inodedump_error_message(err));
+
+	inodedump_error_free(err);
+	if (!why)
+		return idd_nomem();
+	idd_session_note(id, "%s", why);
+	p->symbol_error = idd_arena_strdup(&ino->arena, why);
+	free(why);
+	return p->symbol_error ? NULL : idd_nomem();
+}
+
+/*
  * Name up to 8 pointers: one pass over vmlinux's symbols, then the
  * caller's symbols and the modules for the rest. A module symbol that
- * cannot be read leaves its pointer unnamed; running out of memory is
- * the error.
+ * cannot be read leaves its pointer unnamed, saying why; running out of
+ * memory is the error.
  */
 static struct inodedump_error *name_batch(struct inodedump *id,
+					  struct inodedump_inode *ino,
 					  struct idd_ptr **pending, size_t n)
 {
 	uint64_t want[8] = { 0 };
@@ -44,9 +68,9 @@ static struct inodedump_error *name_batch(struct inodedump *id,
 		if (!p->symbol) {
 			err = idd_session_symbol(id, p->addr, &p->symbol,
 						 &p->module);
-			if (!idd_error_is_nomem(err)) {
-				inodedump_error_free(err);
-				err = NULL;
+			if (err && !idd_error_is_nomem(err)) {
+				err = symbol_unreadable(id, ino, p, err);
+				continue;
 			}
 		}
 		if (!err)
@@ -80,13 +104,40 @@ static struct inodedump_error *name_ops(struct inodedump *id,
 			continue;
 		pending[n++] = p;
 		if (n == 8) {
-			err = name_batch(id, pending, n);
+			err = name_batch(id, ino, pending, n);
 			if (err)
 				return err;
 			n = 0;
 		}
 	}
-	return n ? name_batch(id, pending, n) : NULL;
+	return n ? name_batch(id, ino, pending, n) : NULL;
+}
+
+/*
+ * A check skipped because its input could not be read: damage in the
+ * dump, said by the session once per check (the inode's skipped note
+ * keeps each one's reason), which makes the run partial.
+ */
+static void note_unreadable_checks(struct inodedump *id,
+				   const struct inodedump_inode *ino)
+{
+	static const size_t plen = sizeof(IDD_CHECK_UNREADABLE) - 1;
+
+	for (size_t i = 0; i < ino->skipped.n; i++) {
+		const struct idd_note *n = &ino->skipped.v[i];
+		char head[96];
+
+		if (strncmp(n->message, IDD_CHECK_UNREADABLE, plen))
+			continue;
+		snprintf(head, sizeof(head), "check %s was not run",
+			 n->name);
+		if (idd_session_noted(id, head))
+			continue;
+		idd_session_note(id, "%s where its input could not be read "
+				 "(the first: inode 0x%llx: %s)", head,
+				 (unsigned long long)ino->address,
+				 n->message + plen);
+	}
 }
 
 /*
@@ -168,6 +219,7 @@ static struct inodedump_error *decode_rest(struct inodedump *id,
 	    (err = idd_decode_holders(id, ino)))
 		return err;
 	idd_checks_run(&id->layout->facts, ino);
+	note_unreadable_checks(id, ino);
 	return NULL;
 }
 

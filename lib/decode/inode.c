@@ -112,6 +112,7 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 			ptr = IDD_ROW_FIELD(ino, row, struct idd_ptr);
 			idd_arena_release(a, ptr->symbol);
 			idd_arena_release(a, ptr->module);
+			idd_arena_release(a, ptr->symbol_error);
 			break;
 		case IDD_ROW_STR:
 			idd_arena_release(

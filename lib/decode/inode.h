@@ -29,6 +29,8 @@ struct idd_ptr {
 	uint64_t addr;
 	char *symbol; /* NULL when no symbol covers addr */
 	char *module; /* the module that defines symbol, NULL for vmlinux */
+	/* Why no name: the symbols that could name it were unreadable. */
+	char *symbol_error;
 };
 
 struct idd_str {

@@ -91,9 +91,11 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 		const struct idd_ptr *f = IDD_ROW_CFIELD(from, row, struct idd_ptr);
 		struct idd_ptr *t = IDD_ROW_FIELD(to, row, struct idd_ptr);
 
-		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL };
+		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL, NULL };
 		if ((f->symbol && !(t->symbol = idd_arena_strdup(&to->arena, f->symbol))) ||
-		    (f->module && !(t->module = idd_arena_strdup(&to->arena, f->module))))
+		    (f->module && !(t->module = idd_arena_strdup(&to->arena, f->module))) ||
+		    (f->symbol_error &&
+		     !(t->symbol_error = idd_arena_strdup(&to->arena, f->symbol_error))))
 			return idd_nomem();
 		return NULL;
 	}

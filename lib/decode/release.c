@@ -39,6 +39,16 @@ void idd_session_note(struct inodedump *id, const char *fmt, ...)
 	v[id->nnotes++] = msg;
 }
 
+bool idd_session_noted(const struct inodedump *id, const char *head)
+{
+	size_t len = strlen(head);
+
+	for (size_t i = 0; i < id->nnotes; i++)
+		if (!strncmp(id->notes[i], head, len))
+			return true;
+	return false;
+}
+
 void idd_session_notes_free(struct inodedump *id)
 {
 	for (size_t i = 0; i < id->nnotes; i++)

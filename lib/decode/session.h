@@ -85,6 +85,8 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
  */
 void idd_session_note(struct inodedump *id, const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
+/* A note that begins with head was made (one note for many causes). */
+bool idd_session_noted(const struct inodedump *id, const char *head);
 void idd_session_notes_free(struct inodedump *id);
 void idd_session_find_release(struct inodedump *id);
 void idd_session_note_kaslr(struct inodedump *id);

@@ -219,6 +219,17 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 		idd_json_string(j, s->state == IDD_OK ? s->s : NULL);
 		break;
 	}
+	if (row->kind == IDD_ROW_SYM && p->state == IDD_OK && p->addr &&
+	    !p->symbol && p->symbol_error) { /* only then: the key is new */
+		size_t len = strlen(row->key);
+
+		if (len + sizeof("_symbol_error") > sizeof(buf))
+			len = sizeof(buf) - sizeof("_symbol_error");
+		memcpy(buf, row->key, len);
+		memcpy(buf + len, "_symbol_error", sizeof("_symbol_error"));
+		idd_json_key(j, buf);
+		idd_json_string(j, p->symbol_error);
+	}
 	if (row->kind == IDD_ROW_FLAGS) {
 		size_t len = strlen(row->key);
 

@@ -160,6 +160,10 @@ static void ptr_value(FILE *out, const struct idd_ptr *p)
 	} else if (p->symbol) {
 		idd_text_escape(out, p->symbol);
 		fprintf(out, "  (0x%" PRIx64 ")", p->addr);
+	} else if (p->symbol_error) { /* unknown, not nameless */
+		fprintf(out, "0x%" PRIx64 "  (no name: ", p->addr);
+		idd_text_escape(out, p->symbol_error);
+		fputc(')', out);
 	}
 	else
 		fprintf(out, "0x%" PRIx64, p->addr);

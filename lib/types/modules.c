@@ -6,7 +6,9 @@
  * modules, and their operations tables are only named there.
  *
  * Loaded once, on the first address vmlinux cannot name. The list walk is
- * bounded and stops at a cycle that does not pass through the head.
+ * bounded and stops at a cycle that does not pass through the head. What
+ * could not be read makes an address no module names an error, never a
+ * symbol-less answer.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -133,9 +135,11 @@ static struct inodedump_error *read_module(struct idd_target *t,
 }
 
 /*
- * Walk the kernel's "modules" list into mods. A module that cannot be
- * read ends the walk; the error is kept in mods->list_error and the
- * modules before it stay usable. Only running out of memory is returned.
+ * Walk the kernel's "modules" list into mods. A module whose symbols
+ * cannot be read is passed over while the list itself can be followed;
+ * the first such error is kept in mods->list_error (every address no
+ * module read names is then unknown, not nameless) and the modules read
+ * stay usable. Only running out of memory is returned.
  */
 static struct inodedump_error *read_modules(struct idd_target *t,
 					    struct idd_types *types,
@@ -143,7 +147,7 @@ static struct inodedump_error *read_modules(struct idd_target *t,
 					    struct idd_modules *mods)
 {
 	struct module_layout l;
-	struct inodedump_error *err;
+	struct inodedump_error *err, *first = NULL;
 	uint64_t head, next = 0;
 
 	if (!idd_symbols_address(syms, "modules", &head))
@@ -153,6 +157,7 @@ static struct inodedump_error *read_modules(struct idd_target *t,
 		err = idd_target_read_u64(t, head, &next);
 	while (!err && next != head) {
 		struct module_syms *grown;
+		struct inodedump_error *e;
 
 		if (mods->n == MAX_MODULES) {
 			err = idd_error(INODEDUMP_ERR_DUMP,
@@ -161,18 +166,33 @@ static struct inodedump_error *read_modules(struct idd_target *t,
 			break;
 		}
 		grown = realloc(mods->mods, (mods->n + 1) * sizeof(*grown));
-		if (!grown)
+		if (!grown) {
+			inodedump_error_free(first);
 			return idd_nomem();
+		}
 		mods->mods = grown;
 		memset(&mods->mods[mods->n], 0, sizeof(*grown));
-		err = read_module(t, &l, next - l.list.offset,
-				  &mods->mods[mods->n]);
+		e = read_module(t, &l, next - l.list.offset,
+				&mods->mods[mods->n]);
 		mods->n++;
-		if (!err)
-			err = idd_target_read_u64(t, next, &next);
+		if (idd_error_is_nomem(e)) {
+			inodedump_error_free(first);
+			return e;
+		}
+		if (e && !first)
+			first = e;
+		else
+			inodedump_error_free(e);
+		err = idd_target_read_u64(t, next, &next);
 	}
-	if (idd_error_is_nomem(err))
+	if (idd_error_is_nomem(err)) {
+		inodedump_error_free(first);
 		return err;
+	}
+	if (first) {
+		inodedump_error_free(err);
+		err = first;
+	}
 	mods->list_error = err;
 	return NULL;
 }
@@ -230,6 +250,14 @@ struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
 		*cache = mods;
 	}
 	best = covering(*cache, addr, &owner);
+	if (!best && (*cache)->list_error) { /* unknown, not nameless */
+		const struct inodedump_error *why = (*cache)->list_error;
+
+		return why->has_address
+			       ? idd_error_at(why->code, why->address, "%s",
+					      why->message)
+			       : idd_error(why->code, "%s", why->message);
+	}
 	if (!best)
 		return NULL;
 	err = idd_target_read_string(t, best->name_addr, 128, &sym, &truncated);

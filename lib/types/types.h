@@ -347,8 +347,9 @@ bool idd_btfl_member(struct idd_btfl *btf, const char *structname,
  * ("ext4_sops", "ext4_sops+0x8") and its module's name, both malloc'd
  * (the caller frees them), or both NULL when no module symbol covers it.
  * The modules' symbol tables are read through t on the first call and
- * kept in *cache (free it with idd_modules_free()); a module list that
- * cannot be read whole leaves the modules read before the fault.
+ * kept in *cache (free it with idd_modules_free()); modules whose
+ * symbols cannot be read are passed over, and an address no module read
+ * covers then returns the first such error: unknown, not nameless.
  */
 struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
 					  struct idd_target *t,
