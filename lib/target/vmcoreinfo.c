@@ -95,33 +95,49 @@ static bool add_entry(struct idd_vmcoreinfo *vi, const char *line, size_t len,
 	return true;
 }
 
+/* Entries by key, then by place: copies of a key end up side by side. */
+static int by_key(const void *a, const void *b, void *arg)
+{
+	const struct idd_vmcoreinfo_entry *entry = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	int c = strcmp(entry[i].key, entry[j].key);
+
+	return c ? c : (i > j) - (i < j);
+}
+
 /*
  * A key written twice: neither value can be trusted over the other, so
  * every copy goes (an absent key is what the session knows how to
- * replace), each key said once.
+ * replace), each key said once, in the order of its first copy. Sorted
+ * rather than compared pair by pair: a kernel writes a hundred keys or
+ * more, and this runs at every open.
  */
 static void drop_twice(struct idd_vmcoreinfo *vi)
 {
-	bool *twice = calloc(vi->n ? vi->n : 1, sizeof(*twice));
-	size_t kept = 0;
+	enum { TWICE = 1, FIRST = 2 };
+	size_t n = vi->n ? vi->n : 1, kept = 0;
+	size_t *order = malloc(n * sizeof(*order));
+	unsigned char *mark = calloc(n, 1);
 
-	if (!twice)
-		return;
-	for (size_t i = 0; i < vi->n; i++) {
-		bool said = twice[i];
-
-		for (size_t j = i + 1; j < vi->n; j++) {
-			if (strcmp(vi->entry[i].key, vi->entry[j].key))
-				continue;
-			if (!said)
-				problem(vi, "VMCOREINFO: %s is written more than "
-					"once: no value of it is trusted",
-					vi->entry[i].key);
-			said = twice[i] = twice[j] = true;
-		}
+	if (!order || !mark)
+		goto out;
+	for (size_t i = 0; i < vi->n; i++)
+		order[i] = i;
+	qsort_r(order, vi->n, sizeof(*order), by_key, vi->entry);
+	for (size_t g = 0, e; g < vi->n; g = e) {
+		for (e = g + 1; e < vi->n &&
+		     !strcmp(vi->entry[order[g]].key, vi->entry[order[e]].key);
+		     e++)
+			mark[order[e]] = TWICE;
+		if (e - g > 1)
+			mark[order[g]] = TWICE | FIRST;
 	}
 	for (size_t i = 0; i < vi->n; i++) {
-		if (twice[i]) {
+		if (mark[i] & FIRST)
+			problem(vi, "VMCOREINFO: %s is written more than "
+				"once: no value of it is trusted",
+				vi->entry[i].key);
+		if (mark[i]) {
 			free(vi->entry[i].key);
 			free(vi->entry[i].value);
 		} else {
@@ -129,7 +145,9 @@ static void drop_twice(struct idd_vmcoreinfo *vi)
 		}
 	}
 	vi->n = kept;
-	free(twice);
+out:
+	free(order);
+	free(mark);
 }
 
 /*
