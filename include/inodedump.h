@@ -290,21 +290,25 @@ INODEDUMP_API size_t
 inodedump_inode_violations(const struct inodedump_inode *inode);
 
 /*
- * The parts of a decode that are walks beyond the inode's own bytes, each
- * done when asked: its names (unless INODEDUMP_DECODE_NO_PATHS) and its
- * holders (INODEDUMP_DECODE_HOLDERS).
+ * The parts of a decode: the walks beyond the inode's own bytes, each
+ * done when asked (its names unless INODEDUMP_DECODE_NO_PATHS, its
+ * holders with INODEDUMP_DECODE_HOLDERS), and the fields, always: the
+ * members' values and what they lead to (the superblock's and the
+ * mapping's rows, a symlink's target, the first dentry's flags).
  */
 enum inodedump_part {
 	INODEDUMP_PART_PATHS = 1 << 0,	 /* aliases, dentry chains, mounts */
 	INODEDUMP_PART_HOLDERS = 1 << 1, /* the task list, tasks' files */
+	INODEDUMP_PART_FIELDS = 1 << 2,	 /* a value marked unreadable */
 };
 
 /*
  * The parts asked of this decode that could not be read in full, an OR of
  * INODEDUMP_PART_*; 0 when every part asked was read. The result then
  * shows what could be read ("paths" may be [] or shorter, "holders" may
- * lack some), and its errors say what failed (JSON "errors": fields
- * "i_dentry" and "paths" for the paths, "holders" for the holders). A
+ * lack some, a field is marked unreadable), and its errors say what
+ * failed (JSON "errors": fields "i_dentry" and "paths" for the paths,
+ * "holders" for the holders, the member's name for a field). A
  * part that does not exist is not incomplete: no dentry names an unlinked
  * inode, paths []. Neither is a walk this kernel's types do not allow (a
  * skipped note, "skipped_checks").

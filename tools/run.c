@@ -76,13 +76,14 @@ static const struct {
 } parts[] = {
 	{ INODEDUMP_PART_PATHS, "paths" },
 	{ INODEDUMP_PART_HOLDERS, "holders" },
+	{ INODEDUMP_PART_FIELDS, "fields" },
 };
 #define N_PARTS (sizeof(parts) / sizeof(parts[0]))
 
 /*
- * A decoded inode counts toward the status, then goes. A part asked that
- * could not be read in full makes the run partial, said: paths for each
- * inode, holders once per run (one walk of the tasks serves every inode
+ * A decoded inode counts toward the status, then goes. A part that could
+ * not be read in full makes the run partial, said: paths and fields for
+ * each inode, holders once per run (one walk of the tasks serves every inode
  * of a run; *holders_said remembers).
  */
 static void done_with(const struct run_out *o, struct inodedump_inode *ino,

@@ -92,21 +92,6 @@ struct inodedump_error *idd_notes_add(struct idd_arena *arena,
 	return err;
 }
 
-struct inodedump_error *idd_notes_add_error(struct idd_arena *arena,
-					    struct idd_notes *notes,
-					    const char *what,
-					    struct inodedump_error *err)
-{
-	uint64_t addr = 0;
-	bool has = inodedump_error_address(err, &addr);
-	struct inodedump_error *failed;
-
-	failed = idd_notes_add(arena, notes, what, has, addr, "%s",
-			       inodedump_error_message(err));
-	inodedump_error_free(err);
-	return failed;
-}
-
 struct inodedump_error *idd_notes_add_incomplete(struct idd_arena *arena,
 						 struct idd_notes *errors,
 						 struct idd_incomplete *inc,
@@ -160,4 +145,20 @@ void idd_notes_free(const struct idd_arena *arena, struct idd_notes *notes)
 	}
 	idd_arena_release(arena, notes->v);
 	*notes = (struct idd_notes){ 0 };
+}
+
+struct inodedump_error *idd_notes_add_error_incomplete(
+	struct idd_arena *arena, struct idd_notes *errors,
+	struct idd_incomplete *inc, unsigned int part, const char *what,
+	struct inodedump_error *err)
+{
+	uint64_t addr = 0;
+	bool has = inodedump_error_address(err, &addr);
+	struct inodedump_error *failed;
+
+	failed = idd_notes_add_incomplete(arena, errors, inc, part, what, has,
+					  addr, "%s",
+					  inodedump_error_message(err));
+	inodedump_error_free(err);
+	return failed;
 }

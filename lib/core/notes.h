@@ -28,7 +28,7 @@ struct idd_notes {
 };
 
 /* How many part bits (INODEDUMP_PART_*) keep their first note. */
-#define IDD_INCOMPLETE_PARTS 2
+#define IDD_INCOMPLETE_PARTS 3
 
 /*
  * The parts asked that could not be read (INODEDUMP_PART_* bits), and for
@@ -60,15 +60,6 @@ struct inodedump_error *idd_notes_add_static(struct idd_arena *arena,
 					     const char *message);
 
 /*
- * Why what could not be read: a note named what, with err's message and
- * address. Consumes err; returns an error only when out of memory.
- */
-struct inodedump_error *idd_notes_add_error(struct idd_arena *arena,
-					    struct idd_notes *notes,
-					    const char *what,
-					    struct inodedump_error *err);
-
-/*
  * A part asked of the decode (an INODEDUMP_PART_* bit) that could not be
  * read: a note in errors, and the part marked in inc. NULL on success, the
  * error (out of memory) when the note could not be added.
@@ -82,6 +73,12 @@ struct inodedump_error *idd_notes_add_incomplete(struct idd_arena *arena,
 						 uint64_t address,
 						 const char *fmt, ...)
 	IDD_ATTR_PRINTF(8, 9);
+
+/* The same for a read that failed: err's message and address (consumed). */
+struct inodedump_error *idd_notes_add_error_incomplete(
+	struct idd_arena *arena, struct idd_notes *errors,
+	struct idd_incomplete *inc, unsigned int part, const char *what,
+	struct inodedump_error *err);
 
 /* The message of part's first note in errors, or NULL when it has none. */
 const char *idd_incomplete_reason(const struct idd_incomplete *inc,

@@ -77,8 +77,9 @@ struct inodedump_error *idd_decode_alias_dtype(struct inodedump *id,
 		return err;
 	if (err) {
 		ino->alias_dtype.state = IDD_UNREADABLE;
-		return idd_notes_add_error(&ino->arena, &ino->errors,
-					   "i_dentry.first's d_flags", err);
+		return idd_notes_add_error_incomplete(
+			&ino->arena, &ino->errors, &ino->incomplete,
+			INODEDUMP_PART_FIELDS, "i_dentry.first's d_flags", err);
 	}
 	ino->alias_dtype = (struct idd_num){
 		IDD_OK, (int64_t)(idd_load_le(bytes, (size_t)l->d_flags.size) &

@@ -149,7 +149,8 @@ unsigned int inodedump_inode_incomplete(const struct inodedump_inode *ino)
 const char *inodedump_inode_incomplete_reason(const struct inodedump_inode *ino,
 					      unsigned int part)
 {
-	if (part != INODEDUMP_PART_PATHS && part != INODEDUMP_PART_HOLDERS)
+	if (part != INODEDUMP_PART_PATHS && part != INODEDUMP_PART_HOLDERS &&
+	    part != INODEDUMP_PART_FIELDS)
 		return NULL;
 	return idd_incomplete_reason(&ino->incomplete, &ino->errors, part);
 }

@@ -11,12 +11,17 @@
 #include "decode/layout.h"
 #include "decode/rows.h"
 
-/* Why a part could not be read, in ino's errors; consumes err. */
+/*
+ * Why a value could not be read, in ino's errors, and the fields marked
+ * incomplete (the run is partial); consumes err.
+ */
 static struct inodedump_error *note_error(struct inodedump_inode *ino,
 					  const char *what,
 					  struct inodedump_error *err)
 {
-	return idd_notes_add_error(&ino->arena, &ino->errors, what, err);
+	return idd_notes_add_error_incomplete(&ino->arena, &ino->errors,
+					      &ino->incomplete,
+					      INODEDUMP_PART_FIELDS, what, err);
 }
 
 static void take_num(struct idd_num *out, const struct idd_member *m,

@@ -93,6 +93,15 @@ struct idd_target *idd_target_new(void);
 void idd_target_attach(struct idd_target *t, struct idd_backend *b);
 void idd_target_parse_vmcoreinfo(struct idd_target *t, const char *raw);
 /*
+ * What a backend's header breaks that it still reads through (program
+ * headers that disagree): one line, made a note of the session as
+ * VMCOREINFO's problems are (idd_target_problem()). At most
+ * IDD_TARGET_PROBLEMS_MAX; a backend says one line per kind.
+ */
+#define IDD_TARGET_PROBLEMS_MAX 4
+void idd_target_problem_add(struct idd_target *t, const char *fmt, ...)
+	IDD_ATTR_PRINTF(2, 3);
+/*
  * A read libkdumpfile could not do of a page that is not in the dump,
  * in a format whose writer leaves pages out on purpose: the error that
  * says so, with the dump level; NULL when the format leaves none out.

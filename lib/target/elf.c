@@ -5,7 +5,9 @@
  * exists for speed and takes only what it fully understands (not /proc/
  * kcore, Xen, zero-filled tails, several segments at physical 0: a writer
  * that left p_paddr unset); the rest is libkdumpfile's, which also gets
- * every read this reader cannot do. Offsets are the ELF specification's.
+ * every read this reader cannot do. Program headers that disagree (the
+ * same memory with other bytes) are said, not trusted silently (issue
+ * 29). Offsets are the ELF specification's.
  */
 #include <elf.h>
 #include <endian.h>
@@ -17,6 +19,14 @@
 
 #define NOTES_MAX (16u << 20)  /* more notes than this: not ours */
 #define PHDRS_MAX (1u << 22)
+/*
+ * Overlapping segments whose bytes are compared at open (a real dump has
+ * a handful: /proc/vmcore's kernel text over its RAM segment), and the
+ * pages of each compared: the first, the last, two between.
+ */
+#define CLASH_CHECKS 64
+#define CLASH_SAMPLES 4
+#define NOTES_CHECKED 16
 
 /* The fields of an ELF header the checks and the reader need. */
 struct header {
@@ -28,6 +38,18 @@ struct header {
 
 struct seg {
 	uint64_t start, end, off; /* physical [start, end) at file offset */
+	uint64_t idx;		  /* its program header */
+};
+
+/*
+ * Program headers that disagree, said at open as a problem of the target
+ * (idd_target_problem_add()): the first pair found and how many.
+ */
+struct clash {
+	uint64_t a, b;	      /* the program headers */
+	uint64_t start, end; /* physical (memory) or file offsets (data) */
+	uint64_t at;	      /* memory: the first different byte seen */
+	size_t n;
 };
 
 struct elf {
@@ -39,6 +61,13 @@ struct elf {
 	size_t nsegs;
 	struct idd_page_cache cache; /* one pread(2) a page, not a read */
 	bool cache_ok;
+	/*
+	 * memory: two segments hold the same physical range with different
+	 * bytes; data: two take the same file bytes for different physical
+	 * addresses; header: a segment's bytes are the ELF header, program
+	 * headers or notes (a, start and end only).
+	 */
+	struct clash memory, data, header;
 };
 
 static struct elf *to_elf(struct idd_backend *b)
@@ -168,11 +197,14 @@ static struct inodedump_error *check_header(const char *path, int fd,
 	return check_notes(path, fd, hd, phnum);
 }
 
+/* By address; at the same one the first program header first. */
 static int seg_cmp(const void *a, const void *b)
 {
 	const struct seg *x = a, *y = b;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* The VMCOREINFO note among the ELF notes at [off, off + size). */
@@ -212,19 +244,70 @@ static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen,
 	return found;
 }
 
+static void clash(struct clash *c, uint64_t a, uint64_t b, uint64_t start,
+		  uint64_t end, uint64_t at)
+{
+	if (!c->n++)
+		*c = (struct clash){ a, b, start, end, at, 1 };
+}
+
+/*
+ * Whether len bytes at file offsets x and y are the same, by a sample:
+ * CLASH_SAMPLES pages spread over them; *at is the first byte seen to
+ * differ. A page that cannot be read counts as the same (the read of it
+ * will say so).
+ */
+static bool same_bytes(int fd, uint64_t x, uint64_t y, uint64_t len,
+		       uint64_t *at)
+{
+	uint8_t a[4096], b[4096];
+
+	for (uint64_t j = 0; j < CLASH_SAMPLES; j++) {
+		uint64_t pos = len > sizeof(a) ? (len - sizeof(a)) * j /
+						     (CLASH_SAMPLES - 1)
+					       : 0;
+		size_t n = len - pos < sizeof(a) ? (size_t)(len - pos)
+						 : sizeof(a);
+
+		if (!idd_pread_all(fd, a, n, x + pos) ||
+		    !idd_pread_all(fd, b, n, y + pos))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (a[i] != b[i]) {
+				*at = pos + i;
+				return false;
+			}
+		if (len <= sizeof(a))
+			break;
+	}
+	return true;
+}
+
 /*
  * Overlaps (the kernel image is also in a RAM segment; QEMU writes a
- * segment per virtual mapping): keep the first segment's bytes.
+ * segment per virtual mapping): keep the first segment's bytes. Where
+ * the two take their bytes from different places in the file, those
+ * bytes must be the same (an alias); different ones mean a program
+ * header is wrong, and which cannot be known: said (e->memory).
  */
-static size_t merge_overlaps(struct seg *segs, size_t n)
+static size_t merge_overlaps(struct elf *e, struct seg *segs, size_t n)
 {
-	size_t k = 0;
+	size_t k = 0, checks = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		struct seg s = segs[i];
 
 		if (k && s.start < segs[k - 1].end) {
-			uint64_t skip = segs[k - 1].end - s.start;
+			const struct seg *p = &segs[k - 1];
+			uint64_t skip = p->end - s.start;
+			uint64_t end = s.end < p->end ? s.end : p->end, at;
+
+			if (s.off - s.start != p->off - p->start &&
+			    checks++ < CLASH_CHECKS &&
+			    !same_bytes(e->fd, p->off + (s.start - p->start),
+					s.off, end - s.start, &at))
+				clash(&e->memory, p->idx, s.idx, s.start, end,
+				      s.start + at);
 
 			if (s.end <= segs[k - 1].end)
 				continue;
@@ -236,12 +319,82 @@ static size_t merge_overlaps(struct seg *segs, size_t n)
 	return k;
 }
 
+static int off_cmp(const void *a, const void *b)
+{
+	const struct seg *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Two segments that take the same file bytes (QEMU writes one copy of a
+ * page mapped twice) must give them the same physical address; when they
+ * do not, one of them is wrong: said (e->data). Sorts by_off by offset.
+ */
+static void check_data(struct elf *e, struct seg *by_off, size_t n)
+{
+	const struct seg *q = NULL; /* the one reaching furthest so far */
+
+	qsort(by_off, n, sizeof(*by_off), off_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const struct seg *s = &by_off[i];
+		uint64_t s_end = s->off + (s->end - s->start);
+		uint64_t q_end = q ? q->off + (q->end - q->start) : 0;
+
+		if (q && s->off < q_end &&
+		    s->off - s->start != q->off - q->start)
+			clash(&e->data, q->idx, s->idx, s->off,
+			      s_end < q_end ? s_end : q_end, 0);
+		if (!q || s_end > q_end)
+			q = s;
+	}
+}
+
+/* The file's ELF header, program headers and first notes. */
+struct reserved {
+	uint64_t lo[2 + NOTES_CHECKED], hi[2 + NOTES_CHECKED];
+	size_t n;
+};
+
+static void find_reserved(struct reserved *r, const Elf64_Phdr *ph,
+			  uint64_t phnum, uint64_t phoff)
+{
+	r->lo[0] = 0;
+	r->hi[0] = sizeof(Elf64_Ehdr);
+	r->lo[1] = phoff;
+	r->hi[1] = phoff + phnum * sizeof(*ph);
+	r->n = 2;
+	for (uint64_t j = 0; j < phnum && r->n < 2 + NOTES_CHECKED; j++)
+		if (le32toh(ph[j].p_type) == PT_NOTE) {
+			r->lo[r->n] = le64toh(ph[j].p_offset);
+			r->hi[r->n] = r->lo[r->n] + le64toh(ph[j].p_filesz);
+			r->n++;
+		}
+}
+
+/*
+ * A segment's bytes [off, end), program header i's, that are the file's
+ * headers or notes, not memory: said (e->header).
+ */
+static void check_reserved(struct elf *e, const struct reserved *r,
+			   uint64_t i, uint64_t off, uint64_t end)
+{
+	for (size_t j = 0; j < r->n; j++)
+		if (off < r->hi[j] && r->lo[j] < end) {
+			clash(&e->header, i, 0, off, end, 0);
+			return;
+		}
+}
+
 /* The PT_LOAD segments and VMCOREINFO; false when not ours. */
 static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
-		       uint64_t file_size)
+		       uint64_t phoff, uint64_t file_size)
 {
 	size_t n = 0, at_zero = 0;
-	bool sorted = true, xen = false;
+	bool xen = false;
+	struct reserved r;
+
+	find_reserved(&r, ph, phnum, phoff);
 
 	for (uint64_t i = 0; i < phnum; i++) {
 		uint64_t type = le32toh(ph[i].p_type);
@@ -260,9 +413,8 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		    filesz > file_size - off || pa + filesz < pa)
 			return false;
 		at_zero += pa == 0;
-		e->segs[n] = (struct seg){ pa, pa + filesz, off };
-		if (n && e->segs[n].start < e->segs[n - 1].start)
-			sorted = false;
+		check_reserved(e, &r, i, off, off + filesz);
+		e->segs[n] = (struct seg){ pa, pa + filesz, off, i };
 		n++;
 	}
 	/*
@@ -271,9 +423,9 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 	 */
 	if (!n || !e->vmcoreinfo || xen || at_zero > 1)
 		return false;
-	if (!sorted)
-		qsort(e->segs, n, sizeof(*e->segs), seg_cmp);
-	e->nsegs = merge_overlaps(e->segs, n);
+	check_data(e, e->segs, n);
+	qsort(e->segs, n, sizeof(*e->segs), seg_cmp);
+	e->nsegs = merge_overlaps(e, e->segs, n);
 	return true;
 }
 
@@ -304,7 +456,7 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	e->segs = malloc(phnum * sizeof(*e->segs));
 	ok = ph && e->segs &&
 	     idd_pread_all(e->fd, ph, phnum * sizeof(*ph), phoff) &&
-	     read_phdrs(e, ph, phnum, file_size);
+	     read_phdrs(e, ph, phnum, phoff, file_size);
 	free(ph);
 	return ok;
 }
@@ -445,6 +597,49 @@ static const struct idd_backend_ops elf_ops = {
 	.close = elf_close,
 };
 
+/* The program headers' disagreements, each kind a problem of t's. */
+static void say_clashes(struct idd_target *t, const struct elf *e)
+{
+	const struct clash *m = &e->memory, *d = &e->data, *h = &e->header;
+
+	if (m->n)
+		idd_target_problem_add(
+			t,
+			"ELF dump: program headers %llu and %llu both hold "
+			"physical 0x%llx-0x%llx but with different bytes (the "
+			"first seen at 0x%llx), so that memory cannot be "
+			"trusted; program header %llu's bytes are read%s",
+			(unsigned long long)m->a, (unsigned long long)m->b,
+			(unsigned long long)m->start,
+			(unsigned long long)m->end - 1,
+			(unsigned long long)m->at, (unsigned long long)m->a,
+			m->n > 1 ? " (and more segments overlap the same "
+				   "way)"
+				 : "");
+	if (d->n)
+		idd_target_problem_add(
+			t,
+			"ELF dump: program headers %llu and %llu both take "
+			"file bytes %llu-%llu as memory at different physical "
+			"addresses, so one of them is wrong%s",
+			(unsigned long long)d->a, (unsigned long long)d->b,
+			(unsigned long long)d->start,
+			(unsigned long long)d->end - 1,
+			d->n > 1 ? " (and more segments share bytes the "
+				   "same way)"
+				 : "");
+	if (h->n)
+		idd_target_problem_add(
+			t,
+			"ELF dump: program header %llu's memory is file bytes "
+			"%llu-%llu, which hold the ELF headers or notes, not "
+			"memory%s",
+			(unsigned long long)h->a,
+			(unsigned long long)h->start,
+			(unsigned long long)h->end - 1,
+			h->n > 1 ? " (and more segments like it)" : "");
+}
+
 struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 				      int fd, off_t size, bool ours,
 				      struct idd_backend **out)
@@ -482,6 +677,7 @@ struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 		elf_close(&e->base);
 		return NULL;
 	}
+	say_clashes(t, e);
 	*out = &e->base;
 	return NULL;
 }

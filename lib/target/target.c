@@ -7,6 +7,8 @@
  * through our page walk (arch.h) or the backend. A failed read says which
  * address and why.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,12 +41,30 @@ bool idd_target_has_vmcoreinfo(const struct idd_target *t)
 
 size_t idd_target_problems(const struct idd_target *t)
 {
-	return t->vmcoreinfo.nproblems;
+	return t->vmcoreinfo.nproblems + t->nproblems;
 }
 
 const char *idd_target_problem(const struct idd_target *t, size_t i)
 {
-	return idd_vmcoreinfo_problem(&t->vmcoreinfo, i);
+	if (i < t->vmcoreinfo.nproblems)
+		return idd_vmcoreinfo_problem(&t->vmcoreinfo, i);
+	i -= t->vmcoreinfo.nproblems;
+	return i < t->nproblems ? t->problems[i] : NULL;
+}
+
+void idd_target_problem_add(struct idd_target *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (t->nproblems == IDD_TARGET_PROBLEMS_MAX)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (msg)
+		t->problems[t->nproblems++] = msg;
 }
 
 void idd_target_attach(struct idd_target *t, struct idd_backend *b)
@@ -80,6 +100,8 @@ void idd_target_close(struct idd_target *t)
 	if (t->fd >= 0)
 		close(t->fd);
 	idd_vmcoreinfo_free(&t->vmcoreinfo);
+	for (size_t i = 0; i < t->nproblems; i++)
+		free(t->problems[i]);
 	free(t->path);
 	inodedump_error_free(t->walk_damage);
 	free(t);

@@ -92,7 +92,8 @@ struct inodedump_error *idd_target_read_string(struct idd_target *t,
  */
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
 /*
- * What the VMCOREINFO text breaks ("VMCOREINFO: ... at byte N"): how many,
+ * What the VMCOREINFO text breaks ("VMCOREINFO: ... at byte N"), then what
+ * our reader found the dump's headers break ("ELF dump: ..."): how many,
  * and each (NULL past the last). The session makes each a note.
  */
 size_t idd_target_problems(const struct idd_target *t);

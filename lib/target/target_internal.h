@@ -36,6 +36,9 @@ struct idd_target {
 	bool little_endian;
 	int dump_level; /* what the diskdump header says, for libkdumpfile */
 	struct idd_vmcoreinfo vmcoreinfo;
+	/* What a backend found its headers break (after VMCOREINFO's). */
+	char *problems[IDD_TARGET_PROBLEMS_MAX];
+	size_t nproblems;
 	char default_arch[32];
 	/* Our page walk: 0 not tried, 1 usable, -1 not usable. */
 	int walk_state;

@@ -5,7 +5,8 @@
  * header version 6; the ELF specification): pages compressed with zlib,
  * lzo and zstd and stored raw read back byte for byte, a page the bitmap
  * leaves out is not read by ours but handed to libkdumpfile, ELF segments with an overlap and a gap,
- * and the refusals of headers that do not fit their file.
+ * program headers that disagree said as problems of the target (issue
+ * 29), and the refusals of headers that do not fit their file.
  */
 #include <elf.h>
 #include <inttypes.h>
@@ -208,6 +209,12 @@ struct elf_opts {
 	bool zero_phnum;
 	uint64_t phoff; /* 0: after the header */
 	size_t truncate_to;
+	/*
+	 * Segment i's p_offset, when set: off[i], or segment share[i] - 1's
+	 * (its bytes are written all the same, where they would be).
+	 */
+	uint64_t off[4];
+	size_t share[4];
 };
 
 /* An x86-64 ELF core: a VMCOREINFO note and the given PT_LOADs. */
@@ -217,8 +224,11 @@ static char *write_elf(const struct segment *segs, size_t nsegs,
 	size_t vi_len = strlen(vmcoreinfo), note_len = 12 + 12 + ((vi_len + 3) & ~3u);
 	size_t phnum = 1 + nsegs, off = 64 + 56 * phnum, size = off + note_len;
 	uint8_t *f, *ph, *note;
+	size_t offs[8];
 	char *path;
 
+	if (nsegs > 8)
+		abort();
 	for (size_t i = 0; i < nsegs; i++)
 		size += segs[i].len;
 	f = calloc(1, size);
@@ -246,10 +256,17 @@ static char *write_elf(const struct segment *segs, size_t nsegs,
 	put64(ph + 40, note_len);
 	off += note_len;
 	for (size_t i = 0; i < nsegs; i++) {
+		size_t at = off;
+
+		offs[i] = off;
+		if (i < 4 && o->share[i])
+			at = offs[o->share[i] - 1];
+		if (i < 4 && o->off[i])
+			at = o->off[i];
 		ph = f + 64 + 56 * (i + 1);
 		put32(ph, PT_LOAD);
 		put32(ph + 4, PF_R | PF_W | PF_X);
-		put64(ph + 8, off);
+		put64(ph + 8, at);
 		put64(ph + 16, DIRECT_MAP + segs[i].pa);
 		put64(ph + 24, segs[i].pa);
 		put64(ph + 32, segs[i].len);
@@ -404,10 +421,91 @@ static void test_elf(void)
 	CHECKF(phys_is(t, 4 * PAGE, mem[4], PAGE), "pfn 4 after the gap");
 	CHECKF(phys_is(t, high + 123, mem[5] + 123, 200), "above 4 GiB");
 	CHECKF(!idd_target_read_phys(t, high + PAGE, got, 8), "past the end");
+	/* pfn 1's two copies differ: which is right cannot be known, said */
+	CHECKF(idd_target_problems(t) == 1 &&
+		      strstr(idd_target_problem(t, 0),
+			     "program headers 1 and 2 both hold physical "
+			     "0x1000-0x1fff but with different bytes (the "
+			     "first seen at 0x1000)"),
+	      "overlap with other bytes: %s", idd_target_problem(t, 0));
 	idd_target_close(t);
 out:
 	unlink(path);
 	free(path);
+}
+
+/*
+ * A dump with the given segments opened by our reader: one of its
+ * problems says want (NULL: it has none), and pfn 1 reads back as mem[1]
+ * (all put it there).
+ */
+static void expect_problem(const struct segment *segs, size_t n,
+			   const struct elf_opts *o, const char *want,
+			   const char *what)
+{
+	char *path = write_elf(segs, n, o);
+	struct idd_target *t = open_ok(path);
+
+	if (t) {
+		const char *p = idd_target_problem(t, 0);
+		bool said = false;
+
+		for (size_t i = 0; want && i < idd_target_problems(t); i++)
+			said |= strstr(idd_target_problem(t, i), want) != NULL;
+		CHECKF(!strcmp(idd_target_reader(t), "inodedump"), "%s: reader",
+		      what);
+		CHECKF(want ? said : !idd_target_problems(t),
+		      "%s: %zu problems, %s", what, idd_target_problems(t),
+		      p ? p : "none");
+		CHECKF(phys_is(t, PAGE, mem[1], PAGE), "%s: pfn 1", what);
+		idd_target_close(t);
+	}
+	unlink(path);
+	free(path);
+}
+
+/*
+ * Program headers that disagree are said (issue 29: a changed answer is
+ * never silent); those that agree, as a kdump /proc/vmcore's kernel text
+ * over its RAM and QEMU's pages mapped twice, are not.
+ */
+static void test_elf_clashes(void)
+{
+	static uint8_t pair[2 * PAGE];
+	struct segment segs[2];
+	struct elf_opts o = { 0 };
+
+	memcpy(pair, mem[0], PAGE);
+	memcpy(pair + PAGE, mem[1], PAGE);
+	/* The same memory from two places in the file: an alias. */
+	segs[0] = (struct segment){ 0, 2 * PAGE, pair };
+	segs[1] = (struct segment){ PAGE, PAGE, mem[1] };
+	expect_problem(segs, 2, &o, NULL, "alias");
+	/* The same file bytes twice at the same address (QEMU): fine. */
+	o.share[1] = 1;
+	segs[0] = (struct segment){ PAGE, PAGE, mem[1] };
+	expect_problem(segs, 2, &o, NULL, "one copy mapped twice");
+	/* A p_paddr off by one byte (mutant 15/2/311's damage). */
+	o = (struct elf_opts){ 0 };
+	segs[0] = (struct segment){ 0, 2 * PAGE, pair };
+	segs[1] = (struct segment){ PAGE + 1, PAGE, mem[0] };
+	expect_problem(segs, 2, &o,
+		       "program headers 1 and 2 both hold physical "
+		       "0x1001-0x1fff but with different bytes (the first "
+		       "seen at 0x1001)",
+		       "p_paddr off by one");
+	/* Two addresses for the same file bytes: one is wrong. */
+	segs[1] = (struct segment){ 4 * PAGE, PAGE, mem[4] };
+	o.share[1] = 1;
+	expect_problem(segs, 2, &o,
+		       "program headers 1 and 2 both take file bytes",
+		       "shared bytes, two addresses");
+	/* Memory that is the file's headers. */
+	o = (struct elf_opts){ .off = { 0, 1 } };
+	expect_problem(segs, 2, &o,
+		       "program header 2's memory is file bytes 1-4096, "
+		       "which hold the ELF headers or notes",
+		       "memory over the headers");
 }
 
 /* Each refusal: the open fails with a message saying why. */
@@ -464,6 +562,7 @@ int main(void)
 	make_memory();
 	test_diskdump();
 	test_elf();
+	test_elf_clashes();
 	test_refusals();
 	return check_summary("test_target_readers");
 }
