@@ -90,6 +90,18 @@ static void test_shifted(void)
 	idd_target_close(t);
 }
 
+/* The line a problem quotes is the dump's: no control byte reaches a terminal. */
+static void test_quoted_line_is_escaped(void)
+{
+	struct idd_target *t = open_text("\x1b[2J\\=1\nPAGESIZE=4096\n");
+
+	CHECK(said(t, "no OSRELEASE line"));
+	CHECK(said(t, "\"\\x1b[2J\\x5c=1\""));
+	for (size_t i = 0; i < idd_target_problems(t); i++)
+		CHECKF(!strchr(idd_target_problem(t, i), '\x1b'), "%zu", i);
+	idd_target_close(t);
+}
+
 static void test_flood_is_bounded(void)
 {
 	char text[4096];
@@ -110,6 +122,7 @@ int main(void)
 	test_malformed_lines();
 	test_twice();
 	test_shifted();
+	test_quoted_line_is_escaped();
 	test_flood_is_bounded();
 	return check_summary("test_target_vmcoreinfo");
 }
