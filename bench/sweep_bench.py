@@ -198,7 +198,7 @@ def report(rows, set_name, setdir, chroot, runs):
     print("### Sweep at scale (issue 18): %s set, every check on every inode" % set_name)
     print()
     print("Set `%s`: the stock %s kernel, 1 GiB guest, tree on tmpfs and ext4 "
-          "(tests/vmcores/big.sh); `small-*` dumps at ~20 k inodes, `big-*` at "
+          "(tests/vmcores/recipes/big.sh); `small-*` dumps at ~20 k inodes, `big-*` at "
           ">= 200 k. drgn 0.3.0: `%s`. Median of %d runs after a warm-up, all "
           "commands of a dump alternating; CPU = user + system of the whole "
           "command (a pipe: both ends). ns/inode and inodes/s from the wall "

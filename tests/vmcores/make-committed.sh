@@ -141,7 +141,7 @@ else
 	TITLE="7.3 DEBUG_VFS kernel, d17-zlib"
 	KERNEL="\`$(info release)\` (Debian's $(sed -n 's/^kernel=\(linux-source[^ ]*\).*/\1/p' "$SRC/info.txt"),
   unpatched, tinyconfig + tests/vmcores/debugvfs73/kernel.config; KASLR on),
-  built by debugvfs73.sh"
+  built by tests/vmcores/recipes/debugvfs73.sh"
 	GUEST="QEMU 7.2 TCG, 256 MiB, 2 CPUs, busybox initramfs running
   tests/vmcores/debugvfs73/init.sh; the trigger module vfsdbg73_trigger.ko
   fired the kernel's own \`VFS_WARN_ON_INODE\` assertions in
