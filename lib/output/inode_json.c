@@ -147,6 +147,24 @@ static void json_view(struct idd_json *j, const struct inodedump_inode *ino,
 	}
 }
 
+/*
+ * The key of a row's companion, key + suffix ("i_op_symbol_error",
+ * "i_state_names"); no printf: rows like these come three an inode in a
+ * sweep.
+ */
+static void suffixed_key(struct idd_json *j, const char *key,
+			 const char *suffix)
+{
+	char buf[48];
+	size_t len = strlen(key), slen = strlen(suffix) + 1;
+
+	if (len + slen > sizeof(buf))
+		len = sizeof(buf) - slen;
+	memcpy(buf, key, len);
+	memcpy(buf + len, suffix, slen);
+	idd_json_key(j, buf);
+}
+
 static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 		     const struct idd_row *row)
 {
@@ -221,24 +239,11 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 	}
 	if (row->kind == IDD_ROW_SYM && p->state == IDD_OK && p->addr &&
 	    !p->symbol && p->symbol_error) { /* only then: the key is new */
-		size_t len = strlen(row->key);
-
-		if (len + sizeof("_symbol_error") > sizeof(buf))
-			len = sizeof(buf) - sizeof("_symbol_error");
-		memcpy(buf, row->key, len);
-		memcpy(buf + len, "_symbol_error", sizeof("_symbol_error"));
-		idd_json_key(j, buf);
+		suffixed_key(j, row->key, "_symbol_error");
 		idd_json_string(j, p->symbol_error);
 	}
 	if (row->kind == IDD_ROW_FLAGS) {
-		size_t len = strlen(row->key);
-
-		/* key + "_names" (no printf: three rows an inode in a sweep) */
-		if (len + sizeof("_names") > sizeof(buf))
-			len = sizeof(buf) - sizeof("_names");
-		memcpy(buf, row->key, len);
-		memcpy(buf + len, "_names", sizeof("_names"));
-		idd_json_key(j, buf);
+		suffixed_key(j, row->key, "_names");
 		json_names(j, *(char **const *)(const void *)((const char *)ino +
 							       row->names_offset));
 	}
