@@ -137,3 +137,16 @@ void inodedump_error_free(struct inodedump_error *err)
 	free(err->message);
 	free(err);
 }
+
+void idd_escape_bytes(char *out, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			*out++ = (char)c;
+		else
+			out += sprintf(out, "\\x%02x", c);
+	}
+	*out = '\0';
+}

@@ -47,5 +47,10 @@ static inline void idd_error_freep(struct inodedump_error **err)
 	inodedump_error_free(*err);
 }
 char *idd_strdup_printf(const char *fmt, ...) IDD_ATTR_PRINTF(1, 2);
+/*
+ * The dump's bytes as a message may quote them: printable ASCII as it is,
+ * anything else (and the backslash) as \xNN. out holds 4 * len + 1.
+ */
+void idd_escape_bytes(char *out, const char *s, size_t len);
 
 #endif

@@ -62,6 +62,16 @@ const char *inodedump_note(const struct inodedump *id, size_t i)
 	return id && i < id->nnotes ? id->notes[i] : NULL;
 }
 
+/* Printable ASCII only: a release read from the dump is quoted in notes. */
+static bool is_text(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e ||
+		    *s == '\\')
+			return false;
+	return true;
+}
+
 /* init_uts_ns.name.release in the dump's memory, malloc'd, or NULL. */
 static char *release_in_memory(struct inodedump *id, char **why)
 {
@@ -87,7 +97,7 @@ static char *release_in_memory(struct inodedump *id, char **why)
 	if (!err)
 		err = idd_target_read_string(id->target, at + release.offset,
 					     release.size, &s, &truncated);
-	if (!err && (truncated || !idd_parse_release(s)))
+	if (!err && (truncated || !is_text(s) || !idd_parse_release(s)))
 		err = idd_error(INODEDUMP_ERR_DUMP, "init_uts_ns.name.release "
 				"is no release");
 	if (err) {
@@ -108,8 +118,16 @@ void idd_session_find_release(struct inodedump *id)
 {
 	const char *vi = idd_target_vmcoreinfo(id->target, "OSRELEASE");
 	const char *header = idd_target_uts_release(id->target);
-	char lack[256], *why = NULL;
-	bool given = idd_target_has_vmcoreinfo(id->target);
+	char lack[256], *why = NULL, shown[64 * 4 + 1] = "";
+	bool given = idd_target_has_vmcoreinfo(id->target), header_text = false;
+
+	/* The header's bytes are the dump's: quoted escaped, taken if text. */
+	if (header) {
+		size_t len = strnlen(header, 64);
+
+		idd_escape_bytes(shown, header, len);
+		header_text = len < 64 && is_text(header);
+	}
 
 	for (size_t i = 0; i < idd_target_problems(id->target); i++)
 		idd_session_note(id, "%s", idd_target_problem(id->target, i));
@@ -118,8 +136,8 @@ void idd_session_find_release(struct inodedump *id)
 		id->release_source = "VMCOREINFO OSRELEASE";
 		if (header && *header && strcmp(header, vi))
 			idd_session_note(id, "VMCOREINFO's OSRELEASE %s and "
-					 "the dump header's utsname %.64s differ: "
-					 "VMCOREINFO's is taken", vi, header);
+					 "the dump header's utsname %s differ: "
+					 "VMCOREINFO's is taken", vi, shown);
 		goto done;
 	}
 	if (vi)
@@ -130,7 +148,7 @@ void idd_session_find_release(struct inodedump *id)
 			 given ? "VMCOREINFO gives no OSRELEASE to trust"
 			       : "no VMCOREINFO");
 	/* The header's own utsname, not its answer from VMCOREINFO. */
-	if (header && idd_parse_release(header)) {
+	if (header_text && idd_parse_release(header)) {
 		id->release = strdup(header);
 		id->release_source = "the dump header's utsname";
 	} else if ((id->release = release_in_memory(id, &why))) {

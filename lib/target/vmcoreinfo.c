@@ -70,23 +70,6 @@ static bool key_ok(const char *k, size_t len)
 	return i > word && i + 1 == len && k[i] == ')';
 }
 
-/*
- * The dump's bytes as a message may quote them: printable ASCII as it is,
- * anything else as \xNN (out holds 4 * len + 1).
- */
-static void escape(char *out, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '\\')
-			*out++ = (char)c;
-		else
-			out += sprintf(out, "\\x%02x", c);
-	}
-	*out = '\0';
-}
-
 /* The first byte of [s, s + len) that is not printable ASCII, or len. */
 static size_t first_binary(const char *s, size_t len)
 {
@@ -224,7 +207,7 @@ void idd_vmcoreinfo_parse(struct idd_vmcoreinfo *vi, const char *raw,
 		size_t first = nl ? (size_t)(nl - raw) : end;
 		char shown[48 * 4 + 1];
 
-		escape(shown, raw, first < 48 ? first : 48);
+		idd_escape_bytes(shown, raw, first < 48 ? first : 48);
 		problem(vi, "VMCOREINFO: no OSRELEASE line, which kernels write "
 			"first; its first line is \"%s\"%s (does the text begin "
 			"where the header says?)", shown, first > 48 ? "..." : "");
