@@ -368,6 +368,69 @@ inodedump_inode_type(const struct inodedump_inode *inode);
 INODEDUMP_API const char *
 inodedump_inode_type_name(enum inodedump_inode_type type);
 
+/* ---- what an address is: the slab allocator (SLUB) ---- */
+
+/* Whether a slab object is in use, as far as the dump lets one tell. */
+enum inodedump_slab_state {
+	INODEDUMP_SLAB_ALLOCATED,
+	INODEDUMP_SLAB_FREE,	/* on a freelist or in a sheaf */
+	INODEDUMP_SLAB_UNKNOWN, /* a freelist could not be read in full */
+};
+
+/* What an address is: a slab object, or other memory. */
+struct inodedump_what;
+
+/*
+ * What address is: the slab cache and the object holding it, whether that
+ * object is allocated or free, and for a cache of inodes where the inode
+ * is in the object; or, outside any slab, what the memory is. Fails only
+ * for no memory: what the dump does not let one tell is said in the
+ * result. Free it with inodedump_what_free().
+ */
+INODEDUMP_API struct inodedump_error *
+inodedump_what(struct inodedump *id, uint64_t address,
+	       struct inodedump_what **out);
+INODEDUMP_API void inodedump_what_free(struct inodedump_what *what);
+
+/* A slab object, as inodedump_what_slab() fills it. */
+struct inodedump_slab_object {
+	size_t sz;		/* sizeof(struct inodedump_slab_object) */
+	const char *cache;	/* the kmem_cache's name */
+	uint64_t cache_address; /* struct kmem_cache * */
+	uint64_t object_size;	/* its object_size */
+	uint64_t stride;	/* its size: object plus metadata */
+	uint64_t slab;		/* struct slab * (struct page * before 5.17) */
+	uint64_t object;	/* the object's first byte */
+	uint64_t offset;	/* address - object */
+	bool in_object;		/* false: in the slab's padding */
+	enum inodedump_slab_state state;
+	const char *free_where;	 /* FREE: which freelist or sheaf */
+	const char *unknown_why; /* what could not be read, or NULL */
+	const char *inode_fs;	 /* a cache of inodes: the filesystem, or NULL */
+	const char *inode_type;	 /* ... the struct embedding the inode */
+	int64_t inode_offset;	 /* ... where the inode is; -1 not known */
+};
+
+/*
+ * The slab object holding the address: fills *out (out->sz set by the
+ * caller; the strings are the what's) and returns true, or false when the
+ * address is in no slab object.
+ */
+INODEDUMP_API bool inodedump_what_slab(const struct inodedump_what *what,
+				       struct inodedump_slab_object *out);
+/* Outside any slab: what the memory is ("kernel image: init_task", ...). */
+INODEDUMP_API const char *
+inodedump_what_memory(const struct inodedump_what *what);
+/* A person's view: a few lines. */
+INODEDUMP_API void inodedump_what_print_text(const struct inodedump_what *what,
+					     FILE *out);
+/* One JSON object, without a trailing newline. */
+INODEDUMP_API void inodedump_what_print_json(const struct inodedump_what *what,
+					     FILE *out);
+/* The same object on one line. */
+INODEDUMP_API void inodedump_what_print_jsonl(const struct inodedump_what *what,
+					      FILE *out);
+
 /* ---- every inode of every superblock ---- */
 
 /* Options for inodedump_sweep(); declare with INODEDUMP_OPTS(). */

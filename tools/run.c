@@ -267,6 +267,53 @@ int run_info(struct inodedump *id, const struct run_out *o)
 	return status;
 }
 
+int run_what(struct inodedump *id, const uint64_t *addresses, size_t n,
+	     enum inodedump_format format, const struct run_out *o)
+{
+	size_t said = 0;
+	int status = say_notes(id, o, &said);
+	bool json = format == INODEDUMP_FORMAT_JSON;
+
+	if (json)
+		fputs("{\n  \"schema\": 1,\n  \"what\": [", o->out);
+	for (size_t i = 0; i < n; i++) {
+		struct inodedump_what *w;
+		struct inodedump_error *err = inodedump_what(id, addresses[i], &w);
+		INODEDUMP_OPTS(inodedump_slab_object, s);
+
+		run_worse(&status, say_notes(id, o, &said));
+		if (err) {
+			run_worse(&status, run_error(o, err));
+			continue;
+		}
+		if (json) {
+			fputs(i ? ",\n    " : "\n    ", o->out);
+			inodedump_what_print_jsonl(w, o->out);
+		} else {
+			if (i)
+				fputc('\n', o->out);
+			inodedump_what_print_text(w, o->out);
+		}
+		if (inodedump_what_slab(w, &s) && s.unknown_why) {
+			char msg[512];
+
+			snprintf(msg, sizeof(msg), "0x%llx: %s: %s",
+				 (unsigned long long)addresses[i],
+				 s.state == INODEDUMP_SLAB_UNKNOWN
+					 ? "whether the object is free is not known"
+					 : "not everything could be read",
+				 s.unknown_why);
+			if (o->on_error)
+				o->on_error(msg, o->arg);
+			run_worse(&status, RUN_PARTIAL);
+		}
+		inodedump_what_free(w);
+	}
+	if (json)
+		fputs(n ? "\n  ]\n}\n" : "]\n}\n", o->out);
+	return status;
+}
+
 /* ---------------------------------------------------------------- sweep */
 
 struct sweep_run {

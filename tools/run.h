@@ -73,6 +73,13 @@ int run_reports(struct inodedump *id, unsigned int flags,
 /* vmcore-inode --log VMCORE. */
 int run_log(struct inodedump *id, const struct run_out *o);
 
+/*
+ * vmcore-inode [--json] --what ADDRESS... VMCORE: what each address is
+ * (inodedump_what()); partial (4) where a freelist could not be read.
+ */
+int run_what(struct inodedump *id, const uint64_t *addresses, size_t n,
+	     enum inodedump_format format, const struct run_out *o);
+
 /* vmcore-inode --info VMCORE: the facts, and the session's notes. */
 int run_info(struct inodedump *id, const struct run_out *o);
 

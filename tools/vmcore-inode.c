@@ -19,6 +19,7 @@ static const char usage_text[] =
 	"                    VMCORE [ADDRESS...]\n"
 	"       vmcore-inode [-k VMLINUX] --log VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] --info VMCORE\n"
+	"       vmcore-inode [-k VMLINUX] [--json] --what ADDRESS... VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] --live [ADDRESS...]   (reads /proc/kcore)\n"
 	"       vmcore-inode [-k VMLINUX] --sweep [--jsonl] [--violations-only]\n"
 	"                    [--fs NAME] [--sb ADDRESS] [--type T,...] VMCORE\n"
@@ -42,6 +43,10 @@ static const char usage_text[] =
 	"      --debug-root DIR  look for vmlinux below DIR instead of /\n"
 	"  -i, --info            what the dump and vmlinux are, where types and\n"
 	"                        symbols come from, and whence\n"
+	"      --what ADDRESS    what ADDRESS is: the slab cache and object\n"
+	"                        holding it, allocated or free, where the\n"
+	"                        inode is in an inode cache's object; else\n"
+	"                        what the memory is (repeatable)\n"
 	"  -r, --reports         decode the inodes the kernel log reported\n"
 	"  -l, --log             print the kernel log like dmesg(1)\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
@@ -104,6 +109,7 @@ int main(int argc, char **argv)
 		{ "paths", no_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 'N' },
 		{ "debug-root", required_argument, NULL, 'D' },
+		{ "what", required_argument, NULL, 'W' },
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -118,7 +124,8 @@ int main(int argc, char **argv)
 	struct inodedump *id;
 	struct inodedump_error *err;
 	uint64_t *addrs;
-	size_t n = 0;
+	size_t n = 0, nwhat = 0;
+	uint64_t what[64];
 	int c, status;
 
 	sweep_opts.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
@@ -156,6 +163,15 @@ int main(int argc, char **argv)
 			sweep_opts.threads = (unsigned)(*optarg - '0');
 			break;
 		case 'D': opts.debug_root = optarg; break;
+		case 'W':
+			if (nwhat == 64 || !run_parse_address(optarg, &what[nwhat])) {
+				fprintf(stderr, "vmcore-inode: --what '%s': %s\n",
+					optarg, nwhat == 64 ? "at most 64 addresses"
+							    : "not a hex address");
+				return RUN_USAGE;
+			}
+			nwhat++;
+			break;
 		case OPT_VERSION:
 			printf("vmcore-inode %s\n", INODEDUMP_VERSION);
 			return RUN_CLEAN;
@@ -175,9 +191,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return RUN_USAGE;
 	}
-	if ((reports || log || info || sweep) && optind + 1 < argc) {
-		fprintf(stderr, "vmcore-inode: --reports, --log, --info and "
-				"--sweep take no ADDRESS\n");
+	if ((reports || log || info || sweep || nwhat) && optind + 1 < argc) {
+		fprintf(stderr, "vmcore-inode: --reports, --log, --info, --what "
+				"and --sweep take no ADDRESS after VMCORE\n");
 		return RUN_USAGE;
 	}
 	addrs = calloc((size_t)argc, sizeof(*addrs));
@@ -208,7 +224,9 @@ int main(int argc, char **argv)
 				"symbols from %s\n",
 			inodedump_fact(id, INODEDUMP_FACT_TYPES),
 			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
-	if (info) {
+	if (nwhat) {
+		status = run_what(id, what, nwhat, format, &o);
+	} else if (info) {
 		status = run_info(id, &o);
 	} else if (sweep) {
 		sweep_opts.flags = flags | (sweep_paths ? 0 : INODEDUMP_DECODE_NO_PATHS);

@@ -228,6 +228,14 @@ static struct page_layout *layout(struct inodedump *id)
 		return l;
 	}
 	l->size = page.size;
+	{
+		/* find the enums' units through .debug_aranges, not by name */
+		static const char *const info_fns[] = { "vmcoreinfo_append_str",
+							NULL };
+
+		idd_anchor(id->types, id->syms, pages_cu[0], info_fns);
+		idd_anchor(id->types, id->syms, pages_cu[1], info_fns);
+	}
 	member(id->types, &page, "flags.f", &l->flags); /* memdesc_flags_t */
 	if (!l->flags.present)
 		member(id->types, &page, "flags", &l->flags);
@@ -669,6 +677,42 @@ char *idd_explain_filtered(void *arg, uint64_t phys)
 		 w.self.pfn, w.self.addr, w.detail, flags, type ? type : "none");
 	judge(l, &w, idd_target_dump_level(id->target), buf, sizeof(buf));
 	return strdup(buf);
+}
+
+/* ---- a page asked about (slab.c, --what) ---- */
+
+bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
+		    uint64_t *head_pfn, uint64_t *page_bytes)
+{
+	const struct page_layout *l = layout(id);
+	struct page_what w;
+
+	if (!l || !l->usable || !classify(id, l, pfn, false, &w) ||
+	    w.kind != PK_SLAB)
+		return false;
+	*slab = w.head.addr;
+	*head_pfn = w.head.pfn;
+	*page_bytes = l->size;
+	return true;
+}
+
+char *idd_pages_describe(struct inodedump *id, uint64_t pfn)
+{
+	const struct page_layout *l = layout(id);
+	struct page_what w;
+
+	if (!l)
+		return NULL;
+	if (!l->usable)
+		return idd_strdup_printf("what the page is is not known (%s)",
+					 l->why_not);
+	if (!classify(id, l, pfn, true, &w))
+		return idd_strdup_printf(
+			"what the page is is not known (its struct page at "
+			"0x%" PRIx64 " is not in the dump)",
+			l->vmemmap + pfn * l->size);
+	return idd_strdup_printf("pfn 0x%" PRIx64 " (struct page 0x%" PRIx64
+				 "): %s", w.self.pfn, w.self.addr, w.detail);
 }
 
 /* ---- what the writer left out, counted (--info) ---- */

@@ -597,6 +597,9 @@ void inodedump_close(struct inodedump *id)
 	idd_holders_free(id->holders);
 	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
+	if (id->slab_layout)
+		id->slab_layout_free(id->slab_layout);
+	idd_btf_free(id->module_btf);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);
 	idd_symbols_close(id->syms);

@@ -16,6 +16,7 @@ struct path_layout;
 struct sym_memo;
 struct idd_btfl;
 struct page_layout;
+struct slab_layout;
 
 struct inodedump {
 	struct idd_target *target;
@@ -40,6 +41,10 @@ struct inodedump {
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
 	struct idd_btfl *btf;	     /* loaded on first use */
 	struct page_layout *pages_layout; /* pages.c, on first use */
+	struct slab_layout *slab_layout;  /* slab.c, on first use, */
+	void (*slab_layout_free)(struct slab_layout *); /* freed by its own */
+	struct idd_btf *module_btf; /* a DWARF session's modules' types */
+	bool module_btf_tried;
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
 	void *host_arg;
@@ -126,6 +131,14 @@ void idd_holders_free(struct idd_holders *hs);
  */
 char *idd_explain_filtered(void *arg, uint64_t phys);
 void idd_pages_layout_free(struct page_layout *l);
+/*
+ * pages.c: is pfn part of a slab? *slab: the head's struct page (which is
+ * the struct slab), *head_pfn its pfn, *page_bytes sizeof(struct page).
+ */
+bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
+		    uint64_t *head_pfn, uint64_t *page_bytes);
+/* pages.c: what the page at pfn is, for a person (malloc'd), or NULL. */
+char *idd_pages_describe(struct inodedump *id, uint64_t pfn);
 /*
  * For --info: "N of M pages" the dump's bitmaps leave out, or (by_kind)
  * how many of those were free, cache, user, slab... by their struct page;

@@ -56,4 +56,11 @@ bool idd_inode_type_parse(const char *name, size_t len,
 const char *idd_mode_type_name(unsigned mode); /* name of idd_mode_type() */
 void idd_mode_string(unsigned mode, char out[11]); /* "-rwsr-xr-x" */
 
+/* ---- the slab caches holding inodes (inode_caches.c, .def) ---- */
+struct idd_inode_cache {
+	const char *cache, *fs, *type, *members, *unit;
+};
+/* The row of the inode cache so named, or NULL when it holds no inodes. */
+const struct idd_inode_cache *idd_inode_cache_find(const char *name);
+
 #endif

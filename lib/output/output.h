@@ -11,9 +11,12 @@
 #include "output/json.h"
 
 struct inodedump_inode;
+struct inodedump_what;
 
 /* The INODE object (README.md) through the writer. */
 void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino);
+/* What an address is (what.c) as one JSON object. */
+void idd_json_what(struct idd_json *j, const struct inodedump_what *w);
 /*
  * Bytes that came from the dump, for a terminal (text.c): printable ASCII
  * and well-formed UTF-8 as they are, everything else C-style as ls -b

@@ -379,26 +379,47 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 					  const char *name,
 					  struct idd_struct *out);
 
-static struct inodedump_error *dwarf_struct(void *src, const char *name,
-					    const char *cu_hint,
-					    struct idd_struct *out)
+/* From the cache, or in cu_hint's unit (a struct private to one file is
+ * defined only in that file's CU). */
+static bool struct_in_unit(struct idd_dwarf *types, const char *name,
+			   const char *cu_hint, struct idd_struct *out)
 {
-	struct idd_dwarf *types = src;
 	Dwarf_Die cudie;
 
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
 			*out = types->cache[i].s;
-			return NULL;
+			return true;
 		}
 	}
-	/* A struct private to one file is defined only in that file's CU. */
 	if (cu_hint && find_cu(types, cu_hint, &cudie) &&
 	    search_cu(&cudie, name, out)) {
 		cache_put(types, name, out);
-		return NULL;
+		return true;
 	}
+	return false;
+}
+
+static struct inodedump_error *dwarf_struct(void *src, const char *name,
+					    const char *cu_hint,
+					    struct idd_struct *out)
+{
+	struct idd_dwarf *types = src;
+
+	if (struct_in_unit(types, name, cu_hint, out))
+		return NULL;
 	return struct_any(types, name, out);
+}
+
+static struct inodedump_error *dwarf_struct_in_unit(void *src,
+						    const char *name,
+						    const char *cu_hint,
+						    struct idd_struct *out)
+{
+	if (struct_in_unit(src, name, cu_hint, out))
+		return NULL;
+	return idd_error(INODEDUMP_ERR_TYPE, "vmlinux's unit %s has no "
+			 "struct %s", cu_hint ? cu_hint : "(none)", name);
 }
 
 /*
@@ -782,4 +803,5 @@ const struct idd_type_ops idd_dwarf_ops = {
 	.enum_values = dwarf_enum,
 	.member_enum = dwarf_member_enum,
 	.anchor = dwarf_anchor,
+	.find_struct_in_unit = dwarf_struct_in_unit,
 };

@@ -22,6 +22,15 @@ struct idd_type_ops {
 	struct inodedump_error *(*find_struct)(void *src, const char *name,
 					       const char *cu_hint,
 					       struct idd_struct *out);
+	/*
+	 * The same, looked for only in cu_hint's unit (a struct a module
+	 * defines is in no unit of vmlinux: no walk of every unit to learn
+	 * it). NULL: the source has no units, find_struct is asked.
+	 */
+	struct inodedump_error *(*find_struct_in_unit)(void *src,
+						       const char *name,
+						       const char *cu_hint,
+						       struct idd_struct *out);
 	/* A member by dotted path; out->present false when there is none. */
 	void (*member)(void *src, const struct idd_struct *s, const char *path,
 		       struct idd_member *out);

@@ -94,6 +94,16 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 	return types->ops->find_struct(types->src, name, cu_hint, out);
 }
 
+struct inodedump_error *idd_types_struct_only_in(struct idd_types *types,
+						 const char *name,
+						 const char *cu_hint,
+						 struct idd_struct *out)
+{
+	if (!types->ops->find_struct_in_unit)
+		return types->ops->find_struct(types->src, name, cu_hint, out);
+	return types->ops->find_struct_in_unit(types->src, name, cu_hint, out);
+}
+
 bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 			  const char *enum_hint, const char *name,
 			  int64_t *value)

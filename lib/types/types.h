@@ -54,6 +54,15 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 					    const char *cu_hint,
 					    struct idd_struct *out);
 /*
+ * Same, looking only in that CU where the source has units (DWARF): a
+ * struct of a module is in no unit of vmlinux, and a search of every unit
+ * costs ~0.5 s. INODEDUMP_ERR_TYPE when the unit has none.
+ */
+struct inodedump_error *idd_types_struct_only_in(struct idd_types *types,
+						 const char *name,
+						 const char *cu_hint,
+						 struct idd_struct *out);
+/*
  * Tell the type search which unit is cu_hint's: the one whose code covers
  * code_addr (a link-time address of a function defined in that file), as
  * .debug_aranges says. Saves a walk over every unit's name.

@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * What an address is in the slab allocator (SLUB): the kmem_cache and the
+ * object holding it, and whether that object is allocated or free, read
+ * from the dump with the layout of the kernel being read (struct slab, or
+ * struct page before 5.17; kmem_cache; its per-CPU state: kmem_cache_cpu
+ * freelists before 7.0, sheaves and barns from 6.18).
+ *
+ * An object is free when it is on its slab's freelist, on the freelist of
+ * the CPU whose current slab it is in, or in a sheaf (a CPU's main or spare
+ * one, or a full one in a node's barn); else allocated. The freelists'
+ * next pointers sit at kmem_cache.offset in each free object, hardened
+ * (CONFIG_SLAB_FREELIST_HARDENED: kmem_cache.random exists) as
+ * ptr ^ random ^ swab(&next) since 5.7, ptr ^ random ^ &next before; which
+ * one is told by the first pointer that leads into its slab. A freelist
+ * that cannot be read in full (a filtered page, a pointer out of its slab,
+ * a cycle) leaves the state unknown unless the object was already found
+ * free, and says why.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/bytes.h"
+#include "decode/slab.h"
+
+#define SLAB_CU "mm/slub.c"
+#define MAX_SHEAF 4096 /* objects in one sheaf we believe */
+#define MAX_BARN 4096  /* full sheaves in one barn we walk */
+
+struct slab_layout {
+	bool usable;
+	const char *why_not;
+	/* struct slab (struct page before 5.17) */
+	struct idd_member s_cache, s_freelist, s_objects;
+	uint64_t slab_bytes;
+	/* struct kmem_cache */
+	struct idd_member c_name, c_kobj_name, c_ctor, c_size, c_object_size, c_offset, c_random,
+		c_pad, c_cpu_slab, c_cpu_sheaves, c_node, c_per_node;
+	uint64_t per_node_bytes;
+	uint64_t cache_bytes; /* the read that covers the members above */
+	struct idd_member pn_barn, n_barn;
+	/* struct kmem_cache_cpu */
+	struct idd_member cc_freelist, cc_slab;
+	/* sheaves: slub_percpu_sheaves, slab_sheaf, node_barn */
+	struct idd_member pcs_main, pcs_spare, sh_size, sh_objects,
+		sh_barn_list, barn_full;
+	uint64_t per_cpu_offset, online_mask;
+	uint32_t nr_cpus, nr_nodes;
+	int swab; /* -1: not known yet */
+	struct {		/* inode offsets asked (a type search is slow) */
+		const struct idd_inode_cache *ic;
+		bool known;
+		uint64_t offset;
+		char *why;
+	} inode_at[16];
+	size_t n_inode_at;
+};
+
+static bool find(struct idd_types *types, const char *name,
+		 struct idd_struct *s)
+{
+	struct inodedump_error *err = idd_types_struct_in(types, name, SLAB_CU, s);
+
+	inodedump_error_free(err);
+	return !err;
+}
+
+static void member(struct inodedump *id, const struct idd_struct *s,
+		   const char *path, struct idd_member *m)
+{
+	idd_types_member(id->types, s, path, m);
+}
+
+static uint32_t read_u32_symbol(struct inodedump *id, const char *name,
+				uint32_t dflt)
+{
+	uint64_t a;
+	uint8_t b[4];
+	struct inodedump_error *err;
+
+	if (!idd_symbols_address(id->syms, name, &a))
+		return dflt;
+	err = idd_target_read(id->target, a, b, 4);
+	if (err) {
+		inodedump_error_free(err);
+		return dflt;
+	}
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+/*
+ * A struct the kmem_cache member m points to (or, array: NULL), else the
+ * one named, looked for only where a member says this kernel has it: a
+ * missing struct would cost a walk of every unit of vmlinux's DWARF.
+ */
+static bool pointee(struct inodedump *id, const struct idd_member *m,
+		    struct idd_struct *s)
+{
+	struct inodedump_error *err;
+
+	if (!m->present || m->kind != IDD_KIND_PTR)
+		return false;
+	err = idd_types_pointee_struct(id->types, m, s);
+	inodedump_error_free(err);
+	return !err;
+}
+
+static void percpu_members(struct inodedump *id, struct slab_layout *l)
+{
+	struct idd_struct s;
+
+	if (pointee(id, &l->c_cpu_slab, &s)) { /* kmem_cache_cpu */
+		member(id, &s, "freelist", &l->cc_freelist);
+		member(id, &s, "slab", &l->cc_slab);
+		if (!l->cc_slab.present)
+			member(id, &s, "page", &l->cc_slab);
+	}
+	if (pointee(id, &l->c_cpu_sheaves, &s)) { /* slub_percpu_sheaves */
+		struct idd_struct sheaf;
+
+		member(id, &s, "main", &l->pcs_main);
+		member(id, &s, "spare", &l->pcs_spare);
+		if (pointee(id, &l->pcs_main, &sheaf)) { /* slab_sheaf */
+			member(id, &sheaf, "size", &l->sh_size);
+			member(id, &sheaf, "objects", &l->sh_objects);
+			member(id, &sheaf, "barn_list", &l->sh_barn_list);
+		}
+		/* barns came with sheaves (6.18) */
+		if (find(id->types, "node_barn", &s))
+			member(id, &s, "sheaves_full", &l->barn_full);
+		if (l->c_per_node.present &&
+		    find(id->types, "kmem_cache_per_node_ptrs", &s)) {
+			member(id, &s, "barn", &l->pn_barn);
+			l->per_node_bytes = s.size;
+		} else if (l->c_node.present &&
+			   find(id->types, "kmem_cache_node", &s)) {
+			member(id, &s, "barn", &l->n_barn);
+		}
+	}
+	idd_symbols_address(id->syms, "__per_cpu_offset", &l->per_cpu_offset);
+	idd_symbols_address(id->syms, "__cpu_online_mask", &l->online_mask);
+	l->nr_cpus = read_u32_symbol(id, "nr_cpu_ids", 1);
+	l->nr_nodes = read_u32_symbol(id, "nr_node_ids", 1);
+	if (l->nr_cpus > 8192)
+		l->nr_cpus = 8192;
+	if (l->nr_nodes > 1024)
+		l->nr_nodes = 1024;
+}
+
+static struct slab_layout *layout(struct inodedump *id)
+{
+	static const char *const slub_fns[] = { "kmem_cache_free",
+						"kmem_cache_destroy", NULL };
+	struct slab_layout *l = id->slab_layout;
+	struct idd_struct s;
+	struct idd_member cache_in_page;
+
+	if (l)
+		return l;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	id->slab_layout = l;
+	id->slab_layout_free = idd_slab_layout_free;
+	l->swab = -1;
+	idd_anchor(id->types, id->syms, SLAB_CU, slub_fns);
+	/* struct page held the slab's fields before 5.17 (struct slab) */
+	if (!find(id->types, "page", &s)) {
+		l->why_not = "this kernel's types have no struct page";
+		return l;
+	}
+	member(id, &s, "slab_cache", &cache_in_page);
+	if (!cache_in_page.present && !find(id->types, "slab", &s)) {
+		l->why_not = "this kernel's types have neither struct slab nor "
+			     "a slab_cache in struct page";
+		return l;
+	}
+	l->slab_bytes = s.size;
+	member(id, &s, "slab_cache", &l->s_cache);
+	member(id, &s, "freelist", &l->s_freelist);
+	member(id, &s, "objects", &l->s_objects);
+	if (!find(id->types, "kmem_cache", &s)) {
+		l->why_not = "this kernel's types have no struct kmem_cache";
+		return l;
+	}
+	member(id, &s, "name", &l->c_name);
+	member(id, &s, "kobj.name", &l->c_kobj_name);
+	member(id, &s, "ctor", &l->c_ctor);
+	member(id, &s, "size", &l->c_size);
+	member(id, &s, "object_size", &l->c_object_size);
+	member(id, &s, "offset", &l->c_offset);
+	member(id, &s, "random", &l->c_random);
+	member(id, &s, "red_left_pad", &l->c_pad);
+	member(id, &s, "cpu_slab", &l->c_cpu_slab);
+	member(id, &s, "cpu_sheaves", &l->c_cpu_sheaves);
+	member(id, &s, "node", &l->c_node);
+	member(id, &s, "per_node", &l->c_per_node);
+	if (!l->s_cache.present || !l->s_freelist.present ||
+	    !l->s_objects.present || !l->c_name.present ||
+	    !l->c_size.present || !l->c_offset.present) {
+		l->why_not = "this kernel's slab types are not SLUB's as this "
+			     "reads them (no slab_cache, freelist, objects, "
+			     "size or offset)";
+		return l;
+	}
+	{
+		const struct idd_member *m[] = {
+			&l->c_name, &l->c_kobj_name, &l->c_ctor, &l->c_size,
+			&l->c_object_size, &l->c_offset,
+			&l->c_random, &l->c_pad, &l->c_cpu_slab, &l->c_cpu_sheaves
+		};
+
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (m[i]->present && m[i]->offset + m[i]->size > l->cache_bytes)
+				l->cache_bytes = m[i]->offset + m[i]->size;
+	}
+	percpu_members(id, l);
+	l->usable = true;
+	return l;
+}
+
+void idd_slab_layout_free(struct slab_layout *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->n_inode_at; i++)
+		free(l->inode_at[i].why);
+	free(l);
+}
+
+/* ---- one cache, one slab ---- */
+
+struct cache_info {
+	uint64_t addr, size, object_size, offset, random, pad, cpu_slab,
+		cpu_sheaves, ctor;
+	bool hardened;
+	char name[64];
+	char *name_why; /* the name could not be read: why (malloc'd) */
+};
+
+static struct inodedump_error *read_cache(struct inodedump *id,
+					  const struct slab_layout *l,
+					  uint64_t cache, struct cache_info *c)
+{
+	uint8_t buf[1024];
+	uint64_t name;
+	char *s = NULL;
+	bool truncated;
+	struct inodedump_error *err;
+
+	memset(c, 0, sizeof(*c));
+	c->addr = cache;
+	if (l->cache_bytes > sizeof(buf))
+		return idd_error(INODEDUMP_ERR_TYPE, "struct kmem_cache's "
+				 "members span %" PRIu64 " bytes",
+				 l->cache_bytes);
+	err = idd_target_read(id->target, cache, buf, l->cache_bytes);
+	if (err)
+		return err;
+	c->size = idd_member_uval(&l->c_size, buf);
+	c->object_size = l->c_object_size.present
+				 ? idd_member_uval(&l->c_object_size, buf)
+				 : c->size;
+	c->offset = idd_member_uval(&l->c_offset, buf);
+	c->hardened = l->c_random.present;
+	if (c->hardened)
+		c->random = idd_member_uval(&l->c_random, buf);
+	if (l->c_pad.present)
+		c->pad = idd_member_uval(&l->c_pad, buf);
+	if (l->c_cpu_slab.present)
+		c->cpu_slab = idd_member_uval(&l->c_cpu_slab, buf);
+	if (l->c_cpu_sheaves.present)
+		c->cpu_sheaves = idd_member_uval(&l->c_cpu_sheaves, buf);
+	if (l->c_ctor.present)
+		c->ctor = idd_member_uval(&l->c_ctor, buf);
+	name = idd_member_uval(&l->c_name, buf);
+	err = idd_target_read_string(id->target, name, sizeof(c->name) - 1, &s,
+				     &truncated);
+	/*
+	 * The name's page may be gone (-d 31 drops a module's): the sysfs
+	 * name is a copy of it, kept elsewhere, for a cache of its own (a
+	 * merged cache's is ":a-0000192").
+	 */
+	if (err && l->c_kobj_name.present) {
+		struct inodedump_error *err2 = idd_target_read_string(
+			id->target, idd_member_uval(&l->c_kobj_name, buf),
+			sizeof(c->name) - 1, &s, &truncated);
+
+		if (!err2 && s[0] != ':') {
+			inodedump_error_free(err);
+			err = NULL;
+		} else if (!err2) {
+			free(s);
+		}
+		inodedump_error_free(err2);
+	}
+	if (err) {
+		c->name_why = idd_strdup_printf(
+			"the name of kmem_cache 0x%" PRIx64 ": %s", cache,
+			inodedump_error_message(err));
+		inodedump_error_free(err);
+	} else {
+		snprintf(c->name, sizeof(c->name), "%s", s);
+		free(s);
+	}
+	if (!c->size || c->size > (1u << 24) || c->object_size > c->size ||
+	    c->offset + 8 > c->size + 8 * 64) {
+		free(c->name_why);
+		c->name_why = NULL;
+		return idd_error_at(INODEDUMP_ERR_NOT_INODE, cache,
+				    "kmem_cache 0x%" PRIx64 " (\"%s\") is not "
+				    "one: object size %" PRIu64 ", stride %" PRIu64
+				    ", free pointer at %" PRIu64,
+				    cache, c->name, c->object_size, c->size,
+				    c->offset);
+	}
+	return NULL;
+}
+
+struct slab_info {
+	uint64_t addr, base, freelist;
+	uint32_t objects;
+};
+
+/* The next free object after obj on a freelist (hardened or not). */
+static bool next_free(struct inodedump *id, struct slab_layout *l,
+		      const struct cache_info *c, const struct slab_info *s,
+		      uint64_t obj, uint64_t *next, char *why, size_t len)
+{
+	uint64_t at = obj + c->offset, raw, plain, swab;
+	struct inodedump_error *err = idd_target_read_u64(id->target, at, &raw);
+
+	if (err) {
+		snprintf(why, len, "free pointer of object 0x%" PRIx64 ": %s",
+			 obj, inodedump_error_message(err));
+		inodedump_error_free(err);
+		return false;
+	}
+	if (!c->hardened) {
+		*next = raw;
+		return true;
+	}
+	plain = raw ^ c->random ^ at;
+	swab = raw ^ c->random ^ __builtin_bswap64(at);
+	if (l->swab < 0) {
+		bool in_s = !swab || (swab >= s->base &&
+				      swab < s->base + (uint64_t)s->objects * c->size);
+		bool in_p = !plain || (plain >= s->base &&
+				       plain < s->base + (uint64_t)s->objects * c->size);
+
+		if (in_s != in_p && (swab || plain))
+			l->swab = in_s;
+		*next = in_s ? swab : plain;
+		return true;
+	}
+	*next = l->swab ? swab : plain;
+	return true;
+}
+
+/*
+ * Walk a freelist from first (objects of slab s): *found when it holds
+ * want. False, with why, when it breaks before its end.
+ */
+static bool walk_freelist(struct inodedump *id, struct slab_layout *l,
+			  const struct cache_info *c, const struct slab_info *s,
+			  uint64_t first, uint64_t want, bool *found,
+			  char *why, size_t len)
+{
+	uint64_t p = first, end = s->base + (uint64_t)s->objects * c->size;
+
+	*found = false;
+	for (uint32_t n = 0; p; n++) {
+		if (n > s->objects) {
+			snprintf(why, len, "the freelist of slab 0x%" PRIx64
+				 " has more entries than the slab has objects "
+				 "(%" PRIu32 "): a cycle", s->addr, s->objects);
+			return false;
+		}
+		if (p < s->base || p >= end || (p - s->base) % c->size) {
+			snprintf(why, len, "the freelist of slab 0x%" PRIx64
+				 " leads to 0x%" PRIx64 ", no object of that "
+				 "slab: a corrupted free pointer", s->addr, p);
+			return false;
+		}
+		if (p == want)
+			*found = true;
+		if (!next_free(id, l, c, s, p, &p, why, len))
+			return false;
+	}
+	return true;
+}
+
+/* Something not read: said in o->unknown (and, for a freelist or a
+ * sheaf, leaves the state unknown unless the object was found free). */
+static void add_unread(struct idd_slab_obj *o, const char *why)
+{
+	char *joined;
+
+	if (!o->unknown) {
+		o->unknown = strdup(why);
+		return;
+	}
+	joined = idd_strdup_printf("%s; %s", o->unknown, why);
+	if (joined) {
+		free(o->unknown);
+		o->unknown = joined;
+	}
+}
+
+static void add_unknown(struct idd_slab_obj *o, const char *why)
+{
+	o->state_unsure = true;
+	add_unread(o, why);
+}
+
+/* Is obj one of the sheaf's objects? */
+static bool in_sheaf(struct inodedump *id, const struct slab_layout *l,
+		     uint64_t sheaf, uint64_t obj, struct idd_slab_obj *o)
+{
+	uint64_t size = 0, p;
+	struct inodedump_error *err;
+	uint8_t b[8];
+
+	err = idd_target_read(id->target, sheaf + l->sh_size.offset, b,
+			      l->sh_size.size <= 8 ? l->sh_size.size : 8);
+	for (unsigned i = 0; !err && i < l->sh_size.size && i < 8; i++)
+		size |= (uint64_t)b[i] << (8 * i);
+	if (!err && size > MAX_SHEAF)
+		err = idd_error(INODEDUMP_ERR_NOT_INODE,
+				"a sheaf of %" PRIu64 " objects", size);
+	for (uint64_t i = 0; !err && i < size; i++) {
+		err = idd_target_read_u64(id->target,
+					  sheaf + l->sh_objects.offset + 8 * i,
+					  &p);
+		if (!err && p == obj)
+			return true;
+	}
+	if (err) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "sheaf 0x%" PRIx64 ": %s", sheaf,
+			 inodedump_error_message(err));
+		add_unknown(o, why);
+		inodedump_error_free(err);
+	}
+	return false;
+}
+
+static bool cpu_online(struct inodedump *id, const struct slab_layout *l,
+		       uint32_t cpu)
+{
+	uint64_t word;
+	struct inodedump_error *err;
+
+	if (!l->online_mask)
+		return true;
+	err = idd_target_read_u64(id->target, l->online_mask + 8 * (cpu / 64),
+				  &word);
+	if (err) {
+		inodedump_error_free(err);
+		return true;
+	}
+	return word >> (cpu % 64) & 1;
+}
+
+static bool percpu_addr(struct inodedump *id, const struct slab_layout *l,
+			uint64_t ptr, uint32_t cpu, uint64_t *out)
+{
+	uint64_t off;
+	struct inodedump_error *err;
+
+	if (!l->per_cpu_offset) {
+		*out = ptr; /* a kernel without SMP */
+		return cpu == 0;
+	}
+	err = idd_target_read_u64(id->target, l->per_cpu_offset + 8 * cpu, &off);
+	if (err) {
+		inodedump_error_free(err);
+		return false;
+	}
+	*out = ptr + off;
+	return true;
+}
+
+/* The per-CPU places a free object can be: freelists, sheaves. */
+static bool free_on_cpus(struct inodedump *id, struct slab_layout *l,
+			 const struct cache_info *c, const struct slab_info *s,
+			 struct idd_slab_obj *o)
+{
+	char why[320];
+
+	for (uint32_t cpu = 0; cpu < l->nr_cpus; cpu++) {
+		uint64_t pc, v;
+		bool found;
+		struct inodedump_error *err = NULL;
+
+		if (!cpu_online(id, l, cpu))
+			continue;
+		if (c->cpu_slab && l->cc_slab.present &&
+		    percpu_addr(id, l, c->cpu_slab, cpu, &pc) &&
+		    !(err = idd_target_read_u64(id->target,
+						pc + l->cc_slab.offset, &v)) &&
+		    v == s->addr &&
+		    !(err = idd_target_read_u64(id->target,
+						pc + l->cc_freelist.offset, &v))) {
+			if (!walk_freelist(id, l, c, s, v, o->start, &found,
+					   why, sizeof(why)))
+				add_unknown(o, why);
+			if (found) {
+				snprintf(o->where, sizeof(o->where),
+					 "on CPU %" PRIu32 "'s freelist", cpu);
+				return true;
+			}
+		}
+		if (err) {
+			snprintf(why, sizeof(why), "CPU %" PRIu32 "'s slab "
+				 "state: %s", cpu, inodedump_error_message(err));
+			add_unknown(o, why);
+			inodedump_error_free(err);
+			err = NULL;
+		}
+		if (!c->cpu_sheaves || !l->pcs_main.present ||
+		    !l->sh_objects.present ||
+		    !percpu_addr(id, l, c->cpu_sheaves, cpu, &pc))
+			continue;
+		for (int k = 0; k < 2; k++) {
+			const struct idd_member *m = k ? &l->pcs_spare
+						       : &l->pcs_main;
+
+			if (!m->present)
+				continue;
+			err = idd_target_read_u64(id->target, pc + m->offset, &v);
+			if (err) {
+				snprintf(why, sizeof(why), "CPU %" PRIu32
+					 "'s sheaves: %s", cpu,
+					 inodedump_error_message(err));
+				add_unknown(o, why);
+				inodedump_error_free(err);
+				continue;
+			}
+			if (v && in_sheaf(id, l, v, o->start, o)) {
+				snprintf(o->where, sizeof(o->where),
+					 "in CPU %" PRIu32 "'s %s sheaf", cpu,
+					 k ? "spare" : "main");
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The barns' full sheaves (6.18+): free objects held per node. */
+static bool free_in_barns(struct inodedump *id, struct slab_layout *l,
+			  const struct cache_info *c, struct idd_slab_obj *o)
+{
+	if (!l->barn_full.present || !l->sh_barn_list.present ||
+	    (!l->c_per_node.present && !l->c_node.present))
+		return false;
+	for (uint32_t n = 0; n < l->nr_nodes; n++) {
+		uint64_t barn = 0, head, p;
+		struct inodedump_error *err;
+		char why[256];
+
+		if (l->c_per_node.present && l->pn_barn.present)
+			err = idd_target_read_u64(
+				id->target,
+				c->addr + l->c_per_node.offset +
+					n * l->per_node_bytes + l->pn_barn.offset,
+				&barn);
+		else if (l->c_node.present && l->n_barn.present &&
+			 !(err = idd_target_read_u64(
+				   id->target, c->addr + l->c_node.offset + 8 * n,
+				   &p)) && p)
+			err = idd_target_read_u64(id->target,
+						  p + l->n_barn.offset, &barn);
+		else
+			continue;
+		if (!err && barn) {
+			head = barn + l->barn_full.offset;
+			err = idd_target_read_u64(id->target, head, &p);
+			for (unsigned k = 0; !err && p != head; k++) {
+				uint64_t sheaf = p - l->sh_barn_list.offset;
+
+				if (k >= MAX_BARN) {
+					err = idd_error(INODEDUMP_ERR_NOT_INODE,
+							"more than %u full "
+							"sheaves: a cycle",
+							MAX_BARN);
+					break;
+				}
+				if (in_sheaf(id, l, sheaf, o->start, o)) {
+					snprintf(o->where, sizeof(o->where),
+						 "in a full sheaf of node "
+						 "%" PRIu32 "'s barn", n);
+					return true;
+				}
+				err = idd_target_read_u64(id->target, p, &p);
+			}
+		}
+		if (err) {
+			snprintf(why, sizeof(why), "node %" PRIu32 "'s barn: %s",
+				 n, inodedump_error_message(err));
+			add_unknown(o, why);
+			inodedump_error_free(err);
+		}
+	}
+	return false;
+}
+
+static void object_state(struct inodedump *id, struct slab_layout *l,
+			 const struct cache_info *c, const struct slab_info *s,
+			 struct idd_slab_obj *o)
+{
+	char why[320];
+	bool found;
+
+	if (!walk_freelist(id, l, c, s, s->freelist, o->start, &found, why,
+			   sizeof(why)))
+		add_unknown(o, why);
+	if (found) {
+		snprintf(o->where, sizeof(o->where), "on the slab's freelist");
+		o->state = INODEDUMP_SLAB_FREE;
+		return;
+	}
+	if (free_on_cpus(id, l, c, s, o) || free_in_barns(id, l, c, o)) {
+		o->state = INODEDUMP_SLAB_FREE;
+		return;
+	}
+	o->state = o->state_unsure ? INODEDUMP_SLAB_UNKNOWN
+				   : INODEDUMP_SLAB_ALLOCATED;
+}
+
+/* ---- the inode inside an object ---- */
+
+/*
+ * The modules' types for a session whose types are vmlinux's DWARF (which
+ * has none of a module's): the dump's BTF and its modules', opened on
+ * first need; NULL when the dump has none.
+ */
+static struct idd_btf *module_btf(struct inodedump *id)
+{
+	char *cache;
+	struct idd_btf *btf = NULL;
+	struct inodedump_error *err;
+	bool cached;
+	uint64_t at;
+
+	if (id->module_btf_tried)
+		return id->module_btf;
+	id->module_btf_tried = true;
+	cache = idd_cache_dir(idd_target_vmcoreinfo(id->target, "BUILD-ID"));
+	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &cached,
+				&at);
+	free(cache);
+	inodedump_error_free(err);
+	if (!err && btf) {
+		idd_btf_set_source(btf, id->syms, id->target);
+		id->module_btf = btf;
+	}
+	return id->module_btf;
+}
+
+/* The struct ic names: this kernel's types, or a module's BTF. */
+static struct inodedump_error *inode_struct(struct inodedump *id,
+					    const struct idd_inode_cache *ic,
+					    struct idd_struct *s,
+					    struct idd_btf **in_btf)
+{
+	struct inodedump_error *err;
+	struct idd_btf *btf;
+
+	*in_btf = NULL;
+	if (idd_types_btf(id->types))
+		return idd_types_struct_in(id->types, ic->type, ic->unit, s);
+	err = idd_types_struct_only_in(id->types, ic->type, ic->unit, s);
+	if (!err || !(btf = module_btf(id)))
+		return err;
+	inodedump_error_free(err);
+	err = idd_btf_struct(btf, ic->type, s);
+	if (!err)
+		*in_btf = btf;
+	return err;
+}
+
+static bool inode_offset(struct inodedump *id,
+			 const struct idd_inode_cache *ic, uint64_t *offset,
+			 char **why)
+{
+	struct idd_struct s;
+	struct idd_btf *btf;
+	struct inodedump_error *err;
+	const char *p = ic->members;
+
+	*why = NULL;
+	if (!*p) {
+		*offset = 0;
+		return true;
+	}
+	err = inode_struct(id, ic, &s, &btf);
+	if (err) {
+		*why = idd_strdup_printf("struct %s is not in this kernel's "
+					 "types (%s)", ic->type,
+					 inodedump_error_message(err));
+		inodedump_error_free(err);
+		return false;
+	}
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+		char path[64];
+		struct idd_member m;
+
+		snprintf(path, sizeof(path), "%.*s", (int)n, p);
+		if (btf)
+			idd_btf_types_member(btf, &s, path, &m);
+		else
+			idd_types_member(id->types, &s, path, &m);
+		if (m.present) {
+			*offset = m.offset;
+			return true;
+		}
+		p += n + (bar ? 1 : 0);
+	}
+	*why = idd_strdup_printf("struct %s has none of %s", ic->type,
+				 ic->members);
+	return false;
+}
+
+/* The same, remembered per cache for the session. */
+bool idd_slab_inode_offset(struct inodedump *id,
+			   const struct idd_inode_cache *ic, uint64_t *offset,
+			   char **why)
+{
+	struct slab_layout *l = layout(id);
+	bool known;
+
+	*why = NULL;
+	for (size_t i = 0; l && i < l->n_inode_at; i++)
+		if (l->inode_at[i].ic == ic) {
+			*offset = l->inode_at[i].offset;
+			if (!l->inode_at[i].known && l->inode_at[i].why)
+				*why = strdup(l->inode_at[i].why);
+			return l->inode_at[i].known;
+		}
+	known = inode_offset(id, ic, offset, why);
+	if (l && l->n_inode_at < sizeof(l->inode_at) / sizeof(l->inode_at[0])) {
+		l->inode_at[l->n_inode_at].ic = ic;
+		l->inode_at[l->n_inode_at].known = known;
+		l->inode_at[l->n_inode_at].offset = known ? *offset : 0;
+		l->inode_at[l->n_inode_at].why = *why ? strdup(*why) : NULL;
+		l->n_inode_at++;
+	}
+	return known;
+}
+
+/* ---- an address ---- */
+
+static void not_in_slab(struct inodedump *id, uint64_t addr, bool mapped,
+			uint64_t pfn, struct idd_slab_obj *o)
+{
+	char *sym = NULL;
+	struct inodedump_error *err = idd_symbols_name(id->syms, addr, &sym);
+
+	inodedump_error_free(err);
+	if (!err && sym) {
+		o->page = idd_strdup_printf("the kernel's own data: %s", sym);
+		free(sym);
+		return;
+	}
+	if (!mapped) {
+		o->page = strdup("not mapped in the dump's page tables");
+		return;
+	}
+	o->page = idd_pages_describe(id, pfn);
+	if (!o->page)
+		o->page = strdup("no slab page (what the page is is not known)");
+}
+
+void idd_slab_obj_clear(struct idd_slab_obj *o)
+{
+	free(o->ctor);
+	free(o->unknown);
+	free(o->inode_why);
+	free(o->page);
+	memset(o, 0, sizeof(*o));
+}
+
+static struct inodedump_error *in_slab(struct inodedump *id,
+				       struct slab_layout *l, uint64_t slab,
+				       uint64_t base, struct idd_slab_obj *o)
+{
+	uint8_t buf[256];
+	struct cache_info c;
+	struct slab_info s = { .addr = slab, .base = base };
+	struct inodedump_error *err;
+	char why[320];
+
+	if (l->slab_bytes > sizeof(buf))
+		return idd_error(INODEDUMP_ERR_TYPE, "struct slab of %" PRIu64
+				 " bytes", l->slab_bytes);
+	err = idd_target_read(id->target, slab, buf, l->slab_bytes);
+	if (!err) {
+		o->cache = idd_member_uval(&l->s_cache, buf);
+		s.freelist = idd_member_uval(&l->s_freelist, buf);
+		s.objects = (uint32_t)idd_member_uval(&l->s_objects, buf);
+		err = read_cache(id, l, o->cache, &c);
+	}
+	if (err) {
+		snprintf(why, sizeof(why), "slab 0x%" PRIx64 ": %s", slab,
+			 inodedump_error_message(err));
+		inodedump_error_free(err);
+		add_unknown(o, why);
+		o->state = INODEDUMP_SLAB_UNKNOWN;
+		return NULL;
+	}
+	snprintf(o->name, sizeof(o->name), "%s", c.name);
+	if (c.name_why) {
+		add_unread(o, c.name_why);
+		free(c.name_why);
+		/* what the cache is, then, is told by its constructor */
+		if (c.ctor) {
+			char *sym = NULL, *mod = NULL;
+			struct inodedump_error *e =
+				idd_session_symbol(id, c.ctor, &sym, &mod);
+
+			if (!e && sym)
+				o->ctor = mod ? idd_strdup_printf("%s [%s]", sym, mod)
+					      : strdup(sym);
+			if (idd_error_is_nomem(e))
+				return e;
+			inodedump_error_free(e);
+			free(sym);
+			free(mod);
+		}
+	}
+	o->object_size = c.object_size;
+	o->size = c.size;
+	o->objects = s.objects;
+	s.base = base + c.pad;
+	if (o->addr >= s.base) {
+		o->index = (uint32_t)((o->addr - s.base) / c.size);
+		o->start = s.base + (uint64_t)o->index * c.size;
+		o->offset = o->addr - o->start;
+		o->in_object = o->index < s.objects;
+	}
+	if (!o->in_object) {
+		o->state = INODEDUMP_SLAB_UNKNOWN;
+		add_unknown(o, "the address is in the slab's padding, in no "
+			       "object");
+		return NULL;
+	}
+	o->ic = idd_inode_cache_find(o->name);
+	if (o->ic)
+		o->inode_known = idd_slab_inode_offset(id, o->ic,
+						       &o->inode_offset,
+						       &o->inode_why);
+	object_state(id, l, &c, &s, o);
+	return NULL;
+}
+
+struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
+					struct idd_slab_obj *o)
+{
+	struct slab_layout *l = layout(id);
+	uint64_t psize = idd_target_page_size(id->target), pa = 0, slab,
+		 head_pfn, page_bytes;
+	bool mapped;
+
+	memset(o, 0, sizeof(*o));
+	o->addr = addr;
+	if (!l)
+		return idd_nomem();
+	mapped = psize && idd_target_walk(id->target, addr, &pa);
+	if (!l->usable) {
+		o->page = idd_strdup_printf("whether it is a slab object is not "
+					    "known: %s", l->why_not);
+		return o->page ? NULL : idd_nomem();
+	}
+	if (!mapped ||
+	    !idd_pages_slab(id, pa / psize, &slab, &head_pfn, &page_bytes)) {
+		not_in_slab(id, addr, mapped, mapped ? pa / psize : 0, o);
+		return o->page ? NULL : idd_nomem();
+	}
+	o->in_slab = true;
+	o->slab = slab;
+	o->base = (addr & ~(psize - 1)) - (pa / psize - head_pfn) * psize;
+	return in_slab(id, l, slab, o->base, o);
+}
