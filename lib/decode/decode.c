@@ -20,6 +20,7 @@
 #include "decode/layout.h"
 #include "decode/memo.h"
 #include "decode/rows.h"
+#include "decode/slab.h"
 
 /*
  * A symbol the modules' symbol tables could not give: the pointer keeps
@@ -167,16 +168,158 @@ static struct inodedump_error *decode_sb(struct inodedump *id,
 	return idd_sb_memo_put(id, ino);
 }
 
+/*
+ * What the slab allocator says rules out an inode: an object of a cache
+ * that holds none, the padding of a slab, or inside an inode cache's
+ * object away from its inode. NULL, or why not (malloc'd).
+ */
+static char *not_inode_by_slab(const struct idd_slab_obj *o)
+{
+	if (!o->in_slab || !o->name[0])
+		return NULL; /* no word, or a cache whose name is gone */
+	if (!o->in_object)
+		return idd_strdup_printf("it is in the padding of a slab of "
+					 "kmem_cache \"%s\" (slab 0x%llx), in no "
+					 "object", o->name,
+					 (unsigned long long)o->slab);
+	if (!o->ic)
+		return idd_strdup_printf(
+			"it is in an object of kmem_cache \"%s\" (0x%llx + "
+			"0x%llx, object size %llu), a cache that holds no "
+			"inodes", o->name, (unsigned long long)o->start,
+			(unsigned long long)o->offset,
+			(unsigned long long)o->object_size);
+	if (o->inode_known && o->offset != o->inode_offset)
+		return idd_strdup_printf(
+			"it is inside a struct %s of kmem_cache \"%s\" (0x%llx "
+			"+ 0x%llx), whose inode is at 0x%llx: decode that "
+			"address", o->ic->type, o->name,
+			(unsigned long long)o->start,
+			(unsigned long long)o->offset,
+			(unsigned long long)(o->start + o->inode_offset));
+	return NULL;
+}
+
 struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 					 unsigned int flags,
 					 struct inodedump_inode **out)
 {
-	return idd_decode(id, address, flags, out, NULL);
+	struct idd_slab_obj o;
+	struct inodedump_error *err;
+	char *why;
+
+	if (!id || !out)
+		return idd_error(INODEDUMP_ERR_USAGE, "inodedump_decode: NULL");
+	/* ERR_PTR values are said by idd_decode(), before any read */
+	if (address >= (uint64_t)-4095)
+		return idd_decode(id, address, flags, NULL, out, NULL);
+	err = idd_slab_object(id, address, &o);
+	if (err)
+		return err;
+	why = not_inode_by_slab(&o);
+	if (why && !(flags & INODEDUMP_DECODE_FORCE)) {
+		err = idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
+				   "0x%llx does not look like a struct inode: "
+				   "%s (--force decodes it anyway)",
+				   (unsigned long long)address, why);
+		free(why);
+		idd_slab_obj_clear(&o);
+		return err;
+	}
+	err = idd_decode(id, address, flags, &o, out, NULL);
+	if (err && err->code == INODEDUMP_ERR_NOT_INODE && o.in_slab &&
+	    o.state == INODEDUMP_SLAB_FREE)
+		err = idd_error_wrap(err, "0x%llx is in a freed object of "
+				     "kmem_cache \"%s\" (0x%llx, %s)",
+				     (unsigned long long)address,
+				     o.name[0] ? o.name : "?",
+				     (unsigned long long)o.start, o.where);
+	if (!err && why && !(*out)->not_inode_reason) {
+		(*out)->forced = true;
+		(*out)->not_inode_reason = why;
+		why = NULL;
+	}
+	free(why);
+	idd_slab_obj_clear(&o);
+	return err;
+}
+
+/* The slab's word on the inode's address, kept with it. */
+static struct inodedump_error *keep_slab(struct inodedump_inode *ino,
+					 const struct idd_slab_obj *o)
+{
+	if (!o || !o->in_slab)
+		return NULL;
+	ino->slab.known = true;
+	ino->slab.object = o->start;
+	ino->slab.offset = o->offset;
+	ino->slab.state = o->state;
+	ino->slab.type = o->ic ? o->ic->type : NULL;
+	if ((o->name[0] &&
+	     !(ino->slab.cache = idd_arena_strdup(&ino->arena, o->name))) ||
+	    (o->state == INODEDUMP_SLAB_FREE &&
+	     !(ino->slab.where = idd_arena_strdup(&ino->arena, o->where))) ||
+	    (o->unknown &&
+	     !(ino->slab.unread = idd_arena_strdup(&ino->arena, o->unknown))))
+		return idd_nomem();
+	return NULL;
+}
+
+/*
+ * The filesystem of an inode whose superblock the writer left out: its
+ * slab cache's (a table row), else the module that defines its i_op, else
+ * nothing. Said to be inferred.
+ */
+static struct inodedump_error *infer_fs(struct inodedump_inode *ino,
+					const struct idd_slab_obj *o)
+{
+	char *from = NULL;
+
+	if (o && o->ic && o->ic->fs && o->name[0]) {
+		ino->fs_inferred = o->ic->fs;
+		from = idd_strdup_printf("its slab cache %s", o->name);
+	} else if (ino->i_op.state == IDD_OK && ino->i_op.module &&
+		   ino->i_op.symbol) {
+		ino->fs_inferred = ino->i_op.module;
+		from = idd_strdup_printf("the module of its i_op %s",
+					 ino->i_op.symbol);
+	} else {
+		return NULL;
+	}
+	if (!from)
+		return idd_nomem();
+	ino->fs_inferred_from = idd_arena_strdup(&ino->arena, from);
+	free(from);
+	return ino->fs_inferred_from ? NULL : idd_nomem();
+}
+
+/*
+ * The superblock was left out by the dump's writer, not wrong: is the
+ * rest an inode? Yes when the slab allocator says the address is the
+ * inode of an inode cache's object, or its mode is a file type and its
+ * i_op and i_fop both name operations tables.
+ */
+static bool inode_without_sb(struct inodedump *id, struct inodedump_inode *ino,
+			     const struct idd_slab_obj *o)
+{
+	if (!ino->sb_filtered)
+		return false;
+	if (o && o->in_slab && o->in_object && o->ic && o->inode_known &&
+	    o->offset == o->inode_offset)
+		return true;
+	if (idd_mode_type((unsigned)ino->mode.v) == INODEDUMP_INODE_INVALID)
+		return false;
+	inodedump_error_free(name_ops(id, ino));
+	return ino->i_op.state == IDD_OK && ino->i_op.symbol &&
+	       strstr(ino->i_op.symbol, "operations") &&
+	       ino->i_fop.state == IDD_OK && ino->i_fop.symbol &&
+	       strstr(ino->i_fop.symbol, "operations");
 }
 
 /* Does it look like an inode? NULL, or why not (malloc'd) in *why. */
 static struct inodedump_error *plausible(struct inodedump *id,
 					 struct inodedump_inode *ino,
+					 const struct idd_slab_obj *o,
 					 char **why)
 {
 	struct inodedump_error *err = decode_sb(id, ino, why);
@@ -186,6 +329,12 @@ static struct inodedump_error *plausible(struct inodedump *id,
 		free(*why);
 		*why = NULL;
 		return err;
+	}
+	if (*why && inode_without_sb(id, ino, o)) {
+		/* a part unread (the superblock's note is in ino's errors) */
+		free(*why);
+		*why = NULL;
+		return infer_fs(ino, o);
 	}
 	if (*why &&
 	    idd_mode_type((unsigned)ino->mode.v) == INODEDUMP_INODE_INVALID) {
@@ -225,6 +374,7 @@ static struct inodedump_error *decode_rest(struct inodedump *id,
 
 struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				   unsigned int flags,
+				   const struct idd_slab_obj *slab,
 				   struct inodedump_inode **out,
 				   uint64_t *sb_list_next)
 {
@@ -285,7 +435,9 @@ struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 					? ino->sb_list_next.addr
 					: 0;
 	if (!err)
-		err = plausible(id, ino, &why);
+		err = keep_slab(ino, slab);
+	if (!err)
+		err = plausible(id, ino, slab, &why);
 	if (!err && why && !(flags & INODEDUMP_DECODE_FORCE))
 		err = idd_error_at(INODEDUMP_ERR_NOT_INODE, address,
 				   "0x%llx does not look like a struct "

@@ -80,6 +80,19 @@ struct inodedump_inode {
 	uint64_t address;
 	bool forced;		  /* decoded although it failed plausibility */
 	char *not_inode_reason;	  /* why it looked like no inode */
+	/* The slab object holding it (inodedump_decode() asks; a sweep not). */
+	struct {
+		bool known;
+		const char *cache, *type, *where, *unread; /* arena strings */
+		uint64_t object, offset;
+		enum inodedump_slab_state state;
+	} slab;
+	/*
+	 * The superblock was filtered out of the dump: the filesystem as its
+	 * slab cache or its operations' symbols say (NULL: not inferred).
+	 */
+	const char *fs_inferred, *fs_inferred_from;
+	bool sb_filtered; /* i_sb or s_type->name: left out by the writer */
 
 	/*
 	 * One field per member row: ino->mode, ino->opflags (and

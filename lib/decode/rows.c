@@ -189,6 +189,7 @@ struct inodedump_error *idd_decode_sb_rows(struct inodedump *id,
 	if (idd_error_is_nomem(err))
 		return err;
 	if (err) {
+		ino->sb_filtered = err->code == INODEDUMP_ERR_FILTERED;
 		*why = idd_strdup_printf("i_sb 0x%llx unreadable: %s",
 					 (unsigned long long)ino->sb.addr,
 					 inodedump_error_message(err));
@@ -210,6 +211,8 @@ struct inodedump_error *idd_decode_sb_rows(struct inodedump *id,
 			break;
 		}
 		idd_row_set_state(ino, row, IDD_UNREADABLE);
+		if (i == IDD_M_fs_type)
+			ino->sb_filtered = err->code == INODEDUMP_ERR_FILTERED;
 		if (i == IDD_M_fs_type && !*why &&
 		    !(*why = idd_strdup_printf(
 			      "superblock 0x%llx: %s unreadable: %s",

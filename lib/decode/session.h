@@ -105,9 +105,14 @@ struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
 					   char **name, char **module);
 
 struct inodedump_inode;
-/* decode.c: the decode, also handing back i_sb_list.next from its bytes. */
+struct idd_slab_obj;
+/*
+ * decode.c: the decode, also handing back i_sb_list.next from its bytes;
+ * slab (NULL: not asked) what the slab allocator says of the address.
+ */
 struct inodedump_error *idd_decode(struct inodedump *id, uint64_t address,
 				   unsigned int flags,
+				   const struct idd_slab_obj *slab,
 				   struct inodedump_inode **out,
 				   uint64_t *sb_list_next);
 /* layout.c: the session's layout, built on first use. */

@@ -339,7 +339,7 @@ static struct inodedump_error *walk_inodes(struct sweep_state *st,
 			break;
 		}
 		err = idd_decode(st->id, inode, flags | INODEDUMP_DECODE_FORCE,
-				 &ino, &next);
+				 NULL, &ino, &next);
 		if (err) {
 			/* Without this inode's bytes the list cannot go on. */
 			out->unreadable++;

@@ -27,6 +27,33 @@ static const char *dev_string(uint64_t dev, char buf[48])
 	return put_dec(p, dev >> 20);
 }
 
+/* The slab object holding the inode, or null (not asked, or no slab). */
+static void json_slab(struct idd_json *j, const struct inodedump_inode *ino)
+{
+	static const char *const states[] = { "allocated", "free", "unknown" };
+
+	if (!ino->slab.known) {
+		idd_json_null(j);
+		return;
+	}
+	idd_json_object(j, IDD_JSON_INLINE);
+	idd_json_key(j, "cache");
+	idd_json_string(j, ino->slab.cache);
+	idd_json_key(j, "object");
+	idd_json_hex(j, ino->slab.object);
+	idd_json_key(j, "offset");
+	idd_json_u64(j, ino->slab.offset);
+	idd_json_key(j, "type");
+	idd_json_string(j, ino->slab.type);
+	idd_json_key(j, "state");
+	idd_json_string(j, states[ino->slab.state]);
+	idd_json_key(j, "free_where");
+	idd_json_string(j, ino->slab.where);
+	idd_json_key(j, "unread");
+	idd_json_string(j, ino->slab.unread);
+	idd_json_end(j);
+}
+
 static void json_names(struct idd_json *j, char *const *names)
 {
 	if (!names) {
@@ -109,6 +136,21 @@ static void json_view(struct idd_json *j, const struct inodedump_inode *ino,
 		break;
 	case IDD_M_not_inode_reason:
 		idd_json_string(j, ino->not_inode_reason);
+		break;
+	case IDD_M_slab:
+		json_slab(j, ino);
+		break;
+	case IDD_M_fs_inferred:
+		if (!ino->fs_inferred) {
+			idd_json_null(j);
+			break;
+		}
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "fs");
+		idd_json_string(j, ino->fs_inferred);
+		idd_json_key(j, "from");
+		idd_json_string(j, ino->fs_inferred_from);
+		idd_json_end(j);
 		break;
 	case IDD_M_paths:
 		json_names(j, !ino->paths_known ? NULL

@@ -295,6 +295,13 @@ static void text_header(struct text *t, const struct idd_row *row)
 	fprintf(t->out, "%s 0x%" PRIx64 "  %s  ino %" PRIu64 "  on ",
 		row->label, ino->address,
 		idd_mode_type_name((unsigned)ino->mode.v), (uint64_t)ino->ino.v);
+	if (ino->fs_type.state == IDD_UNREADABLE && ino->fs_inferred) {
+		idd_text_escape(t->out, ino->fs_inferred);
+		fputs("? (inferred from ", t->out);
+		idd_text_escape(t->out, ino->fs_inferred_from);
+		fputs(": its superblock is not in the dump)", t->out);
+		return;
+	}
 	if (ino->fs_type.state == IDD_UNREADABLE)
 		fputs("(unreadable)", t->out);
 	else
@@ -355,6 +362,45 @@ static void text_forced(struct text *t)
 	fputs("  WARNING: decoded with --force; this may not be an inode: ",
 	      t->out);
 	idd_text_escape(t->out, t->ino->not_inode_reason);
+}
+
+static void text_slab(struct text *t, const struct idd_row *row)
+{
+	const struct inodedump_inode *ino = t->ino;
+
+	if (!ino->slab.known)
+		return;
+	label(t, row->label);
+	if (ino->slab.state == INODEDUMP_SLAB_FREE)
+		fputs("FREED: ", t->out);
+	if (ino->slab.cache)
+		idd_text_escape(t->out, ino->slab.cache);
+	else
+		fputs("(cache name unread)", t->out);
+	fprintf(t->out, " object 0x%" PRIx64 " + 0x%" PRIx64, ino->slab.object,
+		ino->slab.offset);
+	if (ino->slab.type)
+		fprintf(t->out, " (struct %s)", ino->slab.type);
+	switch (ino->slab.state) {
+	case INODEDUMP_SLAB_ALLOCATED:
+		fputs(", allocated", t->out);
+		break;
+	case INODEDUMP_SLAB_FREE:
+		fputs(", free (", t->out);
+		idd_text_escape(t->out, ino->slab.where);
+		fputs("): this inode was freed; what follows is what the "
+		      "freed memory holds", t->out);
+		break;
+	default:
+		fputs(", allocated or free: not known", t->out);
+		break;
+	}
+	if (ino->slab.unread) {
+		label(t, "");
+		fputs("(unread: ", t->out);
+		idd_text_escape(t->out, ino->slab.unread);
+		fputc(')', t->out);
+	}
 }
 
 static void text_mode(struct text *t, const struct idd_row *row)
@@ -483,6 +529,9 @@ static void text_row(struct text *t, const struct idd_row *row)
 		break;
 	case IDD_TEXT_FORCED:
 		text_forced(t);
+		break;
+	case IDD_TEXT_SLAB:
+		text_slab(t, row);
 		break;
 	case IDD_TEXT_MODE:
 		text_mode(t, row);
