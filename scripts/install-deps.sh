@@ -18,6 +18,8 @@ packages=(
   linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils
   qemu-system-x86 busybox-static makedumpfile e2fsprogs kmod zstd
   crash git
+  # the fs sets' disks (XFS, btrfs: made on the host)
+  xfsprogs btrfs-progs
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap

@@ -86,8 +86,10 @@ qmp() { python3 "$HERE/qmp.py" "$W/qmp.sock" "$@"; }
 # fx_boot KERNEL MEM APPEND SERIAL [CPU [PORT]]: QEMU in the background, the
 # console (ttyS0) into SERIAL, ttyS1 the control socket $W/ctl.sock, ttyS2
 # the file PORT when given, QMP on $W/qmp.sock; BOOT_RUNNER (an array: the
-# sid chroot's sid_run) in front when set. Sets QEMU_PID and T_BOOT.
+# sid chroot's sid_run) in front when set; BOOT_EXTRA (an array: the fs
+# sets' disks) after the serial ports. Sets QEMU_PID and T_BOOT.
 BOOT_RUNNER=()
+BOOT_EXTRA=()
 fx_boot() {
 	local kernel=$1 mem=$2 append=$3 serial=$4 cpu=${5:-max} port=${6:-} extra=()
 	# ttyS2: the guest's raw output port, a file here (wrapped, live)
@@ -102,7 +104,7 @@ fx_boot() {
 		-monitor none \
 		-chardev "file,id=con,path=$serial" -serial chardev:con \
 		-chardev "socket,id=ctl,path=$W/ctl.sock,server=on,wait=off" -serial chardev:ctl \
-		"${extra[@]}" \
+		"${extra[@]}" "${BOOT_EXTRA[@]}" \
 		-qmp "unix:$W/qmp.sock,server=on,wait=off" \
 		</dev/null >"$W/qemu.out" 2>&1 &
 	QEMU_PID=$!
