@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 	struct inodedump_error *err;
 	uint64_t *addrs;
 	size_t n = 0, nwhat = 0;
-	uint64_t what[64];
+	uint64_t *what = NULL; /* --what's, at most one an argument */
 	int c, status;
 
 	sweep_opts.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
@@ -164,10 +164,16 @@ int main(int argc, char **argv)
 			break;
 		case 'D': opts.debug_root = optarg; break;
 		case 'W':
-			if (nwhat == 64 || !run_parse_address(optarg, &what[nwhat])) {
-				fprintf(stderr, "vmcore-inode: --what '%s': %s\n",
-					optarg, nwhat == 64 ? "at most 64 addresses"
-							    : "not a hex address");
+			if (!what)
+				what = calloc((size_t)argc, sizeof(*what));
+			if (!what) {
+				say("out of memory", NULL);
+				return RUN_UNREADABLE;
+			}
+			if (!run_parse_address(optarg, &what[nwhat])) {
+				fprintf(stderr, "vmcore-inode: --what '%s': not a "
+						"hex address\n", optarg);
+				free(what);
 				return RUN_USAGE;
 			}
 			nwhat++;
@@ -189,16 +195,19 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		fprintf(stderr, "vmcore-inode: no VMCORE given\n");
 		usage(stderr);
+		free(what);
 		return RUN_USAGE;
 	}
 	if ((reports || log || info || sweep || nwhat) && optind + 1 < argc) {
 		fprintf(stderr, "vmcore-inode: --reports, --log, --info, --what "
 				"and --sweep take no ADDRESS after VMCORE\n");
+		free(what);
 		return RUN_USAGE;
 	}
 	addrs = calloc((size_t)argc, sizeof(*addrs));
 	if (!addrs) {
 		say("out of memory", NULL);
+		free(what);
 		return RUN_UNREADABLE;
 	}
 	for (int i = optind + 1; i < argc; i++) {
@@ -206,6 +215,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vmcore-inode: '%s' is not a hex address\n",
 				argv[i]);
 			free(addrs);
+			free(what);
 			return RUN_USAGE;
 		}
 	}
@@ -213,6 +223,7 @@ int main(int argc, char **argv)
 	err = inodedump_open(argv[optind], &opts, &id);
 	if (err) {
 		free(addrs);
+		free(what);
 		return run_error(&o, err);
 	}
 	if (!opts.vmlinux && inodedump_fact(id, INODEDUMP_FACT_VMLINUX))
@@ -244,5 +255,6 @@ int main(int argc, char **argv)
 	}
 	inodedump_close(id);
 	free(addrs);
+	free(what);
 	return status;
 }

@@ -193,7 +193,7 @@ static char *not_inode_by_slab(const struct idd_slab_obj *o)
 		return idd_strdup_printf(
 			"it is inside a struct %s of kmem_cache \"%s\" (0x%llx "
 			"+ 0x%llx), whose inode is at 0x%llx: decode that "
-			"address", o->ic->type, o->name,
+			"address", (o->inode_type[0] ? o->inode_type : o->ic->type), o->name,
 			(unsigned long long)o->start,
 			(unsigned long long)o->offset,
 			(unsigned long long)(o->start + o->inode_offset));
@@ -254,7 +254,10 @@ static struct inodedump_error *keep_slab(struct inodedump_inode *ino,
 	ino->slab.object = o->start;
 	ino->slab.offset = o->offset;
 	ino->slab.state = o->state;
-	ino->slab.type = o->ic ? o->ic->type : NULL;
+	if (o->ic && !(ino->slab.type = idd_arena_strdup(
+			       &ino->arena, o->inode_type[0] ? o->inode_type
+							      : o->ic->type)))
+		return idd_nomem();
 	if ((o->name[0] &&
 	     !(ino->slab.cache = idd_arena_strdup(&ino->arena, o->name))) ||
 	    (o->state == INODEDUMP_SLAB_FREE &&

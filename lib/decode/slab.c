@@ -53,6 +53,7 @@ struct slab_layout {
 		const struct idd_inode_cache *ic;
 		bool known;
 		uint64_t offset;
+		char type[48];
 		char *why;
 	} inode_at[16];
 	size_t n_inode_at;
@@ -663,9 +664,10 @@ static struct idd_btf *module_btf(struct inodedump *id)
 	return id->module_btf;
 }
 
-/* The struct ic names: this kernel's types, or a module's BTF. */
+/* The struct so named: this kernel's types, or a module's BTF. */
 static struct inodedump_error *inode_struct(struct inodedump *id,
 					    const struct idd_inode_cache *ic,
+					    const char *type,
 					    struct idd_struct *s,
 					    struct idd_btf **in_btf)
 {
@@ -674,40 +676,23 @@ static struct inodedump_error *inode_struct(struct inodedump *id,
 
 	*in_btf = NULL;
 	if (idd_types_btf(id->types))
-		return idd_types_struct_in(id->types, ic->type, ic->unit, s);
-	err = idd_types_struct_only_in(id->types, ic->type, ic->unit, s);
+		return idd_types_struct_in(id->types, type, ic->unit, s);
+	err = idd_types_struct_only_in(id->types, type, ic->unit, s);
 	if (!err || !(btf = module_btf(id)))
 		return err;
 	inodedump_error_free(err);
-	err = idd_btf_struct(btf, ic->type, s);
+	err = idd_btf_struct(btf, type, s);
 	if (!err)
 		*in_btf = btf;
 	return err;
 }
 
-static bool inode_offset(struct inodedump *id,
-			 const struct idd_inode_cache *ic, uint64_t *offset,
-			 char **why)
+/* The inode's offset in struct type: the first of ic's member paths. */
+static bool member_offset(struct inodedump *id, const struct idd_inode_cache *ic,
+			  const struct idd_struct *s, struct idd_btf *btf,
+			  uint64_t *offset)
 {
-	struct idd_struct s;
-	struct idd_btf *btf;
-	struct inodedump_error *err;
-	const char *p = ic->members;
-
-	*why = NULL;
-	if (!*p) {
-		*offset = 0;
-		return true;
-	}
-	err = inode_struct(id, ic, &s, &btf);
-	if (err) {
-		*why = idd_strdup_printf("struct %s is not in this kernel's "
-					 "types (%s)", ic->type,
-					 inodedump_error_message(err));
-		inodedump_error_free(err);
-		return false;
-	}
-	while (*p) {
+	for (const char *p = ic->members; *p;) {
 		const char *bar = strchr(p, '|');
 		size_t n = bar ? (size_t)(bar - p) : strlen(p);
 		char path[64];
@@ -715,24 +700,69 @@ static bool inode_offset(struct inodedump *id,
 
 		snprintf(path, sizeof(path), "%.*s", (int)n, p);
 		if (btf)
-			idd_btf_types_member(btf, &s, path, &m);
+			idd_btf_types_member(btf, s, path, &m);
 		else
-			idd_types_member(id->types, &s, path, &m);
+			idd_types_member(id->types, s, path, &m);
 		if (m.present) {
 			*offset = m.offset;
 			return true;
 		}
 		p += n + (bar ? 1 : 0);
 	}
-	*why = idd_strdup_printf("struct %s has none of %s", ic->type,
-				 ic->members);
+	return false;
+}
+
+/*
+ * Where the inode is in an object of ic's cache: the first of its
+ * structs ("|" between the kernels') this kernel has, at the first of its
+ * member paths. *type: the struct found (up to 47 bytes).
+ */
+static bool inode_offset(struct inodedump *id,
+			 const struct idd_inode_cache *ic, uint64_t *offset,
+			 char type[48], char **why)
+{
+	const char *p = ic->type;
+
+	*why = NULL;
+	type[0] = 0;
+	if (!*ic->members) {
+		snprintf(type, 48, "%s", ic->type);
+		*offset = 0;
+		return true;
+	}
+	while (*p) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+		struct idd_struct s;
+		struct idd_btf *btf;
+		struct inodedump_error *err;
+
+		snprintf(type, 48, "%.*s", (int)n, p);
+		p += n + (bar ? 1 : 0);
+		err = inode_struct(id, ic, type, &s, &btf);
+		if (err) {
+			free(*why);
+			*why = idd_strdup_printf("struct %s is not in this "
+						 "kernel's types (%s)", type,
+						 inodedump_error_message(err));
+			inodedump_error_free(err);
+			continue;
+		}
+		free(*why);
+		*why = NULL;
+		if (member_offset(id, ic, &s, btf, offset))
+			return true;
+		*why = idd_strdup_printf("struct %s has none of %s", type,
+					 ic->members);
+	}
+	type[0] = 0;
 	return false;
 }
 
 /* The same, remembered per cache for the session. */
 bool idd_slab_inode_offset(struct inodedump *id,
 			   const struct idd_inode_cache *ic, uint64_t *offset,
-			   char **why)
+			   char type[48], char **why)
 {
 	struct slab_layout *l = layout(id);
 	bool known;
@@ -741,15 +771,17 @@ bool idd_slab_inode_offset(struct inodedump *id,
 	for (size_t i = 0; l && i < l->n_inode_at; i++)
 		if (l->inode_at[i].ic == ic) {
 			*offset = l->inode_at[i].offset;
+			memcpy(type, l->inode_at[i].type, 48);
 			if (!l->inode_at[i].known && l->inode_at[i].why)
 				*why = strdup(l->inode_at[i].why);
 			return l->inode_at[i].known;
 		}
-	known = inode_offset(id, ic, offset, why);
+	known = inode_offset(id, ic, offset, type, why);
 	if (l && l->n_inode_at < sizeof(l->inode_at) / sizeof(l->inode_at[0])) {
 		l->inode_at[l->n_inode_at].ic = ic;
 		l->inode_at[l->n_inode_at].known = known;
 		l->inode_at[l->n_inode_at].offset = known ? *offset : 0;
+		memcpy(l->inode_at[l->n_inode_at].type, type, 48);
 		l->inode_at[l->n_inode_at].why = *why ? strdup(*why) : NULL;
 		l->n_inode_at++;
 	}
@@ -856,6 +888,7 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 	if (o->ic)
 		o->inode_known = idd_slab_inode_offset(id, o->ic,
 						       &o->inode_offset,
+						       o->inode_type,
 						       &o->inode_why);
 	object_state(id, l, &c, &s, o);
 	return NULL;

@@ -27,6 +27,7 @@ struct idd_slab_obj {
 	bool state_unsure;	/* a freelist or sheaf was not read in full */
 	/* the cache holds inodes: */
 	const struct idd_inode_cache *ic;
+	char inode_type[48];	/* the struct holding the inode ("": unknown) */
 	bool inode_known;	/* inode_offset is known */
 	uint64_t inode_offset;	/* where the inode is in the object */
 	char *inode_why;	/* why inode_offset is not known */
@@ -54,7 +55,7 @@ struct inodedump_what {
  */
 bool idd_slab_inode_offset(struct inodedump *id,
 			   const struct idd_inode_cache *ic, uint64_t *offset,
-			   char **why);
+			   char type[48], char **why);
 
 /* Every slab of cache: fn(slab, base, objects, arg); false stops. */
 typedef bool (*idd_slab_fn)(uint64_t slab, uint64_t base, uint32_t objects,

@@ -55,7 +55,7 @@ bool inodedump_what_slab(const struct inodedump_what *w,
 	s.free_where = o->state == INODEDUMP_SLAB_FREE ? o->where : NULL;
 	s.unknown_why = o->unknown;
 	s.inode_fs = o->ic ? o->ic->fs : NULL;
-	s.inode_type = o->ic ? o->ic->type : NULL;
+	s.inode_type = o->ic ? (o->inode_type[0] ? o->inode_type : o->ic->type) : NULL;
 	s.inode_offset = o->ic && o->inode_known ? (int64_t)o->inode_offset : -1;
 	sz = out->sz < sizeof(s) ? out->sz : sizeof(s);
 	memcpy(out, &s, sz);

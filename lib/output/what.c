@@ -69,7 +69,7 @@ void inodedump_what_print_text(const struct inodedump_what *w, FILE *out)
 	}
 	fprintf(out, "  inode      a cache of %s%s inodes (struct %s)", 
 		o->ic->fs ? o->ic->fs : "the VFS's own", o->ic->fs ? "" : "",
-		o->ic->type);
+		(o->inode_type[0] ? o->inode_type : o->ic->type));
 	if (!o->inode_known) {
 		fputs(", where the inode is in it is not known: ", out);
 		idd_text_escape(out, o->inode_why);
@@ -145,7 +145,7 @@ void idd_json_what(struct idd_json *j, const struct inodedump_what *w)
 		idd_json_key(j, "fs");
 		idd_json_string(j, o->ic->fs);
 		idd_json_key(j, "type");
-		idd_json_string(j, o->ic->type);
+		idd_json_string(j, (o->inode_type[0] ? o->inode_type : o->ic->type));
 		idd_json_key(j, "offset");
 		if (o->inode_known)
 			idd_json_u64(j, o->inode_offset);
