@@ -75,3 +75,15 @@ void idd_visited_free(struct idd_visited *v)
 	v->slots = NULL;
 	v->cap = v->n = 0;
 }
+
+bool idd_visited_has(const struct idd_visited *v, uint64_t addr)
+{
+	if (!addr || !v->cap)
+		return false;
+	for (size_t h = slot(addr, v->cap);; h = (h + 1) & (v->cap - 1)) {
+		if (v->slots[h] == addr)
+			return true;
+		if (!v->slots[h])
+			return false;
+	}
+}

@@ -23,6 +23,8 @@ struct idd_visited {
 struct inodedump_error *idd_visit(struct idd_visited *v, uint64_t addr,
 				  bool *seen);
 void idd_visited_free(struct idd_visited *v);
+/* Was addr remembered? (A lookup only: nothing is added.) */
+bool idd_visited_has(const struct idd_visited *v, uint64_t addr);
 
 /* struct idd_visited seen _cleanup_visited_ = { 0 }; */
 #define _cleanup_visited_ __attribute__((__cleanup__(idd_visited_free)))

@@ -62,12 +62,13 @@ struct page_layout {
 	bool usable;
 	const char *why_not;
 	uint64_t size, vmemmap;
+	uint64_t page_offset; /* the direct map's start (0: not known) */
 	struct idd_member flags, mapping, private_, compound, page_type,
 		refcount;
 	bool compound_info; /* 7.x: a tail's word may be a mask */
 	char *flag_name[MAX_FLAGS];
 	int64_t nr_flags, pg_lru, pg_private, pg_swapcache, pg_swapbacked,
-		pg_head, pg_reserved, pg_hwpoison;
+		pg_head, pg_reserved, pg_hwpoison, pg_slab;
 	struct {
 		char *name;
 		int64_t value;
@@ -134,6 +135,8 @@ static void collect_flag(const char *name, int64_t value, void *arg)
 		l->pg_reserved = value;
 	else if (!strcmp(name, "PG_hwpoison"))
 		l->pg_hwpoison = value;
+	else if (!strcmp(name, "PG_slab"))
+		l->pg_slab = value;
 	/* The first name of a bit is its own; later ones are aliases. */
 	if (value >= 0 && value < MAX_FLAGS && !l->flag_name[value] &&
 	    !strncmp(name, "PG_", 3))
@@ -223,6 +226,7 @@ static struct page_layout *layout(struct inodedump *id)
 	id->pages_layout = l;
 	l->nr_flags = l->pg_lru = l->pg_private = l->pg_swapcache = -1;
 	l->pg_swapbacked = l->pg_head = l->pg_reserved = l->pg_hwpoison = -1;
+	l->pg_slab = -1;
 	if (!find_struct(id->types, "page", NULL, &page)) {
 		l->why_not = "vmlinux has no struct page";
 		return l;
@@ -256,6 +260,9 @@ static struct page_layout *layout(struct inodedump *id)
 				   collect_type, l))
 			break;
 	layout_members(id, l);
+	if (idd_symbols_address(id->syms, "page_offset_base", &l->page_offset))
+		inodedump_error_free(idd_target_read_u64(
+			id->target, l->page_offset, &l->page_offset));
 	if (!idd_symbols_address(id->syms, "vmemmap_base", &l->vmemmap) ||
 	    idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap)) {
 		l->why_not = "vmlinux has no vmemmap_base (no virtual mem_map)";
@@ -271,22 +278,13 @@ static struct page_layout *layout(struct inodedump *id)
 	return l;
 }
 
-static bool read_page(struct inodedump *id, const struct page_layout *l,
-		      uint64_t pfn, struct page_info *p)
+/* A struct page's fields from its bytes. */
+static void page_from(const struct page_layout *l, uint64_t pfn,
+		      const uint8_t *buf, struct page_info *p)
 {
-	uint8_t buf[256];
-	struct inodedump_error *err;
-
-	if (l->size > sizeof(buf))
-		return false;
 	memset(p, 0, sizeof(*p));
 	p->pfn = pfn;
 	p->addr = l->vmemmap + pfn * l->size;
-	err = idd_target_read(id->target, p->addr, buf, l->size);
-	if (err) {
-		inodedump_error_free(err);
-		return false;
-	}
 	p->flags = idd_member_uval(&l->flags, buf);
 	p->mapping = idd_member_uval(&l->mapping, buf);
 	if (l->private_.present)
@@ -298,6 +296,23 @@ static bool read_page(struct inodedump *id, const struct page_layout *l,
 			       : UINT32_MAX;
 	if (l->refcount.present)
 		p->refcount = (int32_t)idd_member_sval(&l->refcount, buf);
+}
+
+static bool read_page(struct inodedump *id, const struct page_layout *l,
+		      uint64_t pfn, struct page_info *p)
+{
+	uint8_t buf[256];
+	struct inodedump_error *err;
+
+	if (l->size > sizeof(buf))
+		return false;
+	err = idd_target_read(id->target, l->vmemmap + pfn * l->size, buf,
+			      l->size);
+	if (err) {
+		inodedump_error_free(err);
+		return false;
+	}
+	page_from(l, pfn, buf, p);
 	return true;
 }
 
@@ -324,6 +339,12 @@ static bool is_type(const struct page_layout *l, const struct page_info *p,
 	const char *t = page_type_name(l, p);
 
 	return t && !strcmp(t, name);
+}
+
+/* A slab's page: page_type slab (6.10+) or the PG_slab flag (before). */
+static bool is_slab(const struct page_layout *l, const struct page_info *p)
+{
+	return is_type(l, p, "slab") || has_flag(p, l->pg_slab);
 }
 
 /*
@@ -466,7 +487,7 @@ static bool classify(struct inodedump *id, const struct page_layout *l,
 		w->head = w->self;
 	h = &w->head;
 	type = page_type_name(l, h);
-	if (type && !strcmp(type, "slab")) {
+	if (is_slab(l, h)) {
 		w->kind = PK_SLAB;
 		snprintf(w->detail, sizeof(w->detail), "a slab page");
 		if (detail)
@@ -681,6 +702,35 @@ char *idd_explain_filtered(void *arg, uint64_t phys)
 
 /* ---- a page asked about (slab.c, --what) ---- */
 
+struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
+					   uint64_t page, uint64_t *va)
+{
+	const struct page_layout *l = layout(id);
+	uint64_t psize = idd_target_page_size(id->target);
+
+	if (!l || !l->usable || !l->page_offset || !psize || page < l->vmemmap ||
+	    (page - l->vmemmap) % l->size)
+		return idd_error_at(INODEDUMP_ERR_FAULT, page,
+				    "struct page 0x%" PRIx64 ": where its memory "
+				    "is mapped is not known", page);
+	*va = l->page_offset + (page - l->vmemmap) / l->size * psize;
+	return NULL;
+}
+
+bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa)
+{
+	const struct page_layout *l = layout(id);
+	uint64_t max = idd_target_max_pfn(id->target),
+		 psize = idd_target_page_size(id->target);
+
+	if (!l || !l->page_offset || va < l->page_offset || !psize ||
+	    (va - l->page_offset) >> 52 ||
+	    (max && (va - l->page_offset) / psize >= max))
+		return false;
+	*pa = va - l->page_offset;
+	return true;
+}
+
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 		    uint64_t *head_pfn, uint64_t *page_bytes)
 {
@@ -713,6 +763,51 @@ char *idd_pages_describe(struct inodedump *id, uint64_t pfn)
 			l->vmemmap + pfn * l->size);
 	return idd_strdup_printf("pfn 0x%" PRIx64 " (struct page 0x%" PRIx64
 				 "): %s", w.self.pfn, w.self.addr, w.detail);
+}
+
+/*
+ * Every slab's head page: fn(its struct page address, pfn, arg) in pfn
+ * order, from the memmap read a 4 KiB piece at a time; false from fn
+ * stops. *unread: pieces of the memmap the dump does not hold (their
+ * pages' slabs are not seen). Slabs are told by the same marks classify()
+ * reads (page_type slab, PG_slab), on head pages only.
+ */
+bool idd_pages_each_slab(struct inodedump *id,
+			 bool (*fn)(uint64_t page, uint64_t pfn, void *arg),
+			 void *arg, uint64_t *unread)
+{
+	const struct page_layout *l = layout(id);
+	uint64_t max = idd_target_max_pfn(id->target), per;
+	uint8_t *buf;
+	bool more = true;
+
+	*unread = 0;
+	if (!l || !l->usable || !l->size || l->size > 256 || !max)
+		return false;
+	per = 4096 / l->size ? 4096 / l->size : 1;
+	if (!(buf = malloc(per * l->size)))
+		return false;
+	for (uint64_t pfn = 0; more && pfn < max; pfn += per) {
+		uint64_t n = max - pfn < per ? max - pfn : per;
+		struct inodedump_error *err = idd_target_read(
+			id->target, l->vmemmap + pfn * l->size, buf, n * l->size);
+
+		if (err) {
+			inodedump_error_free(err);
+			*unread += n;
+			continue;
+		}
+		for (uint64_t i = 0; more && i < n; i++) {
+			struct page_info p;
+
+			page_from(l, pfn + i, buf + i * l->size, &p);
+			if ((p.compound & 1) || !is_slab(l, &p))
+				continue;
+			more = fn(p.addr, p.pfn, arg);
+		}
+	}
+	free(buf);
+	return true;
 }
 
 /* ---- what the writer left out, counted (--info) ---- */

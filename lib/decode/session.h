@@ -142,6 +142,22 @@ void idd_pages_layout_free(struct page_layout *l);
  */
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 		    uint64_t *head_pfn, uint64_t *page_bytes);
+/*
+ * pages.c: every slab's head page in pfn order, fn(struct page address,
+ * pfn, arg) (false stops); *unread: memmap pages the dump lacks. False
+ * when this kernel's pages cannot be read so.
+ */
+bool idd_pages_each_slab(struct inodedump *id,
+			 bool (*fn)(uint64_t page, uint64_t pfn, void *arg),
+			 void *arg, uint64_t *unread);
+/*
+ * pages.c: the physical address of a direct-map address, without a page
+ * walk (a caller's reader has none); false outside the direct map.
+ */
+bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa);
+/* pages.c: the direct-map address of the memory of struct page page. */
+struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
+					   uint64_t page, uint64_t *va);
 /* pages.c: what the page at pfn is, for a person (malloc'd), or NULL. */
 char *idd_pages_describe(struct inodedump *id, uint64_t pfn);
 /*

@@ -23,41 +23,7 @@
 #include <string.h>
 
 #include "core/bytes.h"
-#include "decode/slab.h"
-
-#define SLAB_CU "mm/slub.c"
-#define MAX_SHEAF 4096 /* objects in one sheaf we believe */
-#define MAX_BARN 4096  /* full sheaves in one barn we walk */
-
-struct slab_layout {
-	bool usable;
-	const char *why_not;
-	/* struct slab (struct page before 5.17) */
-	struct idd_member s_cache, s_freelist, s_objects;
-	uint64_t slab_bytes;
-	/* struct kmem_cache */
-	struct idd_member c_name, c_kobj_name, c_ctor, c_size, c_object_size, c_offset, c_random,
-		c_pad, c_cpu_slab, c_cpu_sheaves, c_node, c_per_node;
-	uint64_t per_node_bytes;
-	uint64_t cache_bytes; /* the read that covers the members above */
-	struct idd_member pn_barn, n_barn;
-	/* struct kmem_cache_cpu */
-	struct idd_member cc_freelist, cc_slab;
-	/* sheaves: slub_percpu_sheaves, slab_sheaf, node_barn */
-	struct idd_member pcs_main, pcs_spare, sh_size, sh_objects,
-		sh_barn_list, barn_full;
-	uint64_t per_cpu_offset, online_mask;
-	uint32_t nr_cpus, nr_nodes;
-	int swab; /* -1: not known yet */
-	struct {		/* inode offsets asked (a type search is slow) */
-		const struct idd_inode_cache *ic;
-		bool known;
-		uint64_t offset;
-		char type[48];
-		char *why;
-	} inode_at[16];
-	size_t n_inode_at;
-};
+#include "decode/slab_internal.h"
 
 static bool find(struct idd_types *types, const char *name,
 		 struct idd_struct *s)
@@ -151,7 +117,7 @@ static void percpu_members(struct inodedump *id, struct slab_layout *l)
 		l->nr_nodes = 1024;
 }
 
-static struct slab_layout *layout(struct inodedump *id)
+struct slab_layout *idd_slab_layout(struct inodedump *id)
 {
 	static const char *const slub_fns[] = { "kmem_cache_free",
 						"kmem_cache_destroy", NULL };
@@ -234,17 +200,10 @@ void idd_slab_layout_free(struct slab_layout *l)
 
 /* ---- one cache, one slab ---- */
 
-struct cache_info {
-	uint64_t addr, size, object_size, offset, random, pad, cpu_slab,
-		cpu_sheaves, ctor;
-	bool hardened;
-	char name[64];
-	char *name_why; /* the name could not be read: why (malloc'd) */
-};
-
-static struct inodedump_error *read_cache(struct inodedump *id,
-					  const struct slab_layout *l,
-					  uint64_t cache, struct cache_info *c)
+struct inodedump_error *idd_slab_read_cache(struct inodedump *id,
+					    const struct slab_layout *l,
+					    uint64_t cache,
+					    struct cache_info *c)
 {
 	uint8_t buf[1024];
 	uint64_t name;
@@ -321,81 +280,6 @@ static struct inodedump_error *read_cache(struct inodedump *id,
 	return NULL;
 }
 
-struct slab_info {
-	uint64_t addr, base, freelist;
-	uint32_t objects;
-};
-
-/* The next free object after obj on a freelist (hardened or not). */
-static bool next_free(struct inodedump *id, struct slab_layout *l,
-		      const struct cache_info *c, const struct slab_info *s,
-		      uint64_t obj, uint64_t *next, char *why, size_t len)
-{
-	uint64_t at = obj + c->offset, raw, plain, swab;
-	struct inodedump_error *err = idd_target_read_u64(id->target, at, &raw);
-
-	if (err) {
-		snprintf(why, len, "free pointer of object 0x%" PRIx64 ": %s",
-			 obj, inodedump_error_message(err));
-		inodedump_error_free(err);
-		return false;
-	}
-	if (!c->hardened) {
-		*next = raw;
-		return true;
-	}
-	plain = raw ^ c->random ^ at;
-	swab = raw ^ c->random ^ __builtin_bswap64(at);
-	if (l->swab < 0) {
-		bool in_s = !swab || (swab >= s->base &&
-				      swab < s->base + (uint64_t)s->objects * c->size);
-		bool in_p = !plain || (plain >= s->base &&
-				       plain < s->base + (uint64_t)s->objects * c->size);
-
-		if (in_s != in_p && (swab || plain))
-			l->swab = in_s;
-		*next = in_s ? swab : plain;
-		return true;
-	}
-	*next = l->swab ? swab : plain;
-	return true;
-}
-
-/*
- * Walk a freelist from first (objects of slab s): *found when it holds
- * want. False, with why, when it breaks before its end.
- */
-static bool walk_freelist(struct inodedump *id, struct slab_layout *l,
-			  const struct cache_info *c, const struct slab_info *s,
-			  uint64_t first, uint64_t want, bool *found,
-			  char *why, size_t len)
-{
-	uint64_t p = first, end = s->base + (uint64_t)s->objects * c->size;
-
-	*found = false;
-	for (uint32_t n = 0; p; n++) {
-		if (n > s->objects) {
-			snprintf(why, len, "the freelist of slab 0x%" PRIx64
-				 " has more entries than the slab has objects "
-				 "(%" PRIu32 "): a cycle", s->addr, s->objects);
-			return false;
-		}
-		if (p < s->base || p >= end || (p - s->base) % c->size) {
-			snprintf(why, len, "the freelist of slab 0x%" PRIx64
-				 " leads to 0x%" PRIx64 ", no object of that "
-				 "slab: a corrupted free pointer", s->addr, p);
-			return false;
-		}
-		if (p == want)
-			*found = true;
-		if (!next_free(id, l, c, s, p, &p, why, len))
-			return false;
-	}
-	return true;
-}
-
-/* Something not read: said in o->unknown (and, for a freelist or a
- * sheaf, leaves the state unknown unless the object was found free). */
 static void add_unread(struct idd_slab_obj *o, const char *why)
 {
 	char *joined;
@@ -417,221 +301,41 @@ static void add_unknown(struct idd_slab_obj *o, const char *why)
 	add_unread(o, why);
 }
 
-/* Is obj one of the sheaf's objects? */
-static bool in_sheaf(struct inodedump *id, const struct slab_layout *l,
-		     uint64_t sheaf, uint64_t obj, struct idd_slab_obj *o)
+struct find_one {
+	uint64_t want;
+	char *where;
+	size_t len;
+};
+
+static bool is_wanted(uint64_t obj, const char *where, void *arg)
 {
-	uint64_t size = 0, p;
-	struct inodedump_error *err;
-	uint8_t b[8];
+	struct find_one *f = arg;
 
-	err = idd_target_read(id->target, sheaf + l->sh_size.offset, b,
-			      l->sh_size.size <= 8 ? l->sh_size.size : 8);
-	for (unsigned i = 0; !err && i < l->sh_size.size && i < 8; i++)
-		size |= (uint64_t)b[i] << (8 * i);
-	if (!err && size > MAX_SHEAF)
-		err = idd_error(INODEDUMP_ERR_NOT_INODE,
-				"a sheaf of %" PRIu64 " objects", size);
-	for (uint64_t i = 0; !err && i < size; i++) {
-		err = idd_target_read_u64(id->target,
-					  sheaf + l->sh_objects.offset + 8 * i,
-					  &p);
-		if (!err && p == obj)
-			return true;
-	}
-	if (err) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "sheaf 0x%" PRIx64 ": %s", sheaf,
-			 inodedump_error_message(err));
-		add_unknown(o, why);
-		inodedump_error_free(err);
-	}
-	return false;
-}
-
-static bool cpu_online(struct inodedump *id, const struct slab_layout *l,
-		       uint32_t cpu)
-{
-	uint64_t word;
-	struct inodedump_error *err;
-
-	if (!l->online_mask)
-		return true;
-	err = idd_target_read_u64(id->target, l->online_mask + 8 * (cpu / 64),
-				  &word);
-	if (err) {
-		inodedump_error_free(err);
-		return true;
-	}
-	return word >> (cpu % 64) & 1;
-}
-
-static bool percpu_addr(struct inodedump *id, const struct slab_layout *l,
-			uint64_t ptr, uint32_t cpu, uint64_t *out)
-{
-	uint64_t off;
-	struct inodedump_error *err;
-
-	if (!l->per_cpu_offset) {
-		*out = ptr; /* a kernel without SMP */
-		return cpu == 0;
-	}
-	err = idd_target_read_u64(id->target, l->per_cpu_offset + 8 * cpu, &off);
-	if (err) {
-		inodedump_error_free(err);
+	if (obj != f->want)
 		return false;
-	}
-	*out = ptr + off;
+	snprintf(f->where, f->len, "%s", where);
 	return true;
-}
-
-/* The per-CPU places a free object can be: freelists, sheaves. */
-static bool free_on_cpus(struct inodedump *id, struct slab_layout *l,
-			 const struct cache_info *c, const struct slab_info *s,
-			 struct idd_slab_obj *o)
-{
-	char why[320];
-
-	for (uint32_t cpu = 0; cpu < l->nr_cpus; cpu++) {
-		uint64_t pc, v;
-		bool found;
-		struct inodedump_error *err = NULL;
-
-		if (!cpu_online(id, l, cpu))
-			continue;
-		if (c->cpu_slab && l->cc_slab.present &&
-		    percpu_addr(id, l, c->cpu_slab, cpu, &pc) &&
-		    !(err = idd_target_read_u64(id->target,
-						pc + l->cc_slab.offset, &v)) &&
-		    v == s->addr &&
-		    !(err = idd_target_read_u64(id->target,
-						pc + l->cc_freelist.offset, &v))) {
-			if (!walk_freelist(id, l, c, s, v, o->start, &found,
-					   why, sizeof(why)))
-				add_unknown(o, why);
-			if (found) {
-				snprintf(o->where, sizeof(o->where),
-					 "on CPU %" PRIu32 "'s freelist", cpu);
-				return true;
-			}
-		}
-		if (err) {
-			snprintf(why, sizeof(why), "CPU %" PRIu32 "'s slab "
-				 "state: %s", cpu, inodedump_error_message(err));
-			add_unknown(o, why);
-			inodedump_error_free(err);
-			err = NULL;
-		}
-		if (!c->cpu_sheaves || !l->pcs_main.present ||
-		    !l->sh_objects.present ||
-		    !percpu_addr(id, l, c->cpu_sheaves, cpu, &pc))
-			continue;
-		for (int k = 0; k < 2; k++) {
-			const struct idd_member *m = k ? &l->pcs_spare
-						       : &l->pcs_main;
-
-			if (!m->present)
-				continue;
-			err = idd_target_read_u64(id->target, pc + m->offset, &v);
-			if (err) {
-				snprintf(why, sizeof(why), "CPU %" PRIu32
-					 "'s sheaves: %s", cpu,
-					 inodedump_error_message(err));
-				add_unknown(o, why);
-				inodedump_error_free(err);
-				continue;
-			}
-			if (v && in_sheaf(id, l, v, o->start, o)) {
-				snprintf(o->where, sizeof(o->where),
-					 "in CPU %" PRIu32 "'s %s sheaf", cpu,
-					 k ? "spare" : "main");
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-/* The barns' full sheaves (6.18+): free objects held per node. */
-static bool free_in_barns(struct inodedump *id, struct slab_layout *l,
-			  const struct cache_info *c, struct idd_slab_obj *o)
-{
-	if (!l->barn_full.present || !l->sh_barn_list.present ||
-	    (!l->c_per_node.present && !l->c_node.present))
-		return false;
-	for (uint32_t n = 0; n < l->nr_nodes; n++) {
-		uint64_t barn = 0, head, p;
-		struct inodedump_error *err;
-		char why[256];
-
-		if (l->c_per_node.present && l->pn_barn.present)
-			err = idd_target_read_u64(
-				id->target,
-				c->addr + l->c_per_node.offset +
-					n * l->per_node_bytes + l->pn_barn.offset,
-				&barn);
-		else if (l->c_node.present && l->n_barn.present &&
-			 !(err = idd_target_read_u64(
-				   id->target, c->addr + l->c_node.offset + 8 * n,
-				   &p)) && p)
-			err = idd_target_read_u64(id->target,
-						  p + l->n_barn.offset, &barn);
-		else
-			continue;
-		if (!err && barn) {
-			head = barn + l->barn_full.offset;
-			err = idd_target_read_u64(id->target, head, &p);
-			for (unsigned k = 0; !err && p != head; k++) {
-				uint64_t sheaf = p - l->sh_barn_list.offset;
-
-				if (k >= MAX_BARN) {
-					err = idd_error(INODEDUMP_ERR_NOT_INODE,
-							"more than %u full "
-							"sheaves: a cycle",
-							MAX_BARN);
-					break;
-				}
-				if (in_sheaf(id, l, sheaf, o->start, o)) {
-					snprintf(o->where, sizeof(o->where),
-						 "in a full sheaf of node "
-						 "%" PRIu32 "'s barn", n);
-					return true;
-				}
-				err = idd_target_read_u64(id->target, p, &p);
-			}
-		}
-		if (err) {
-			snprintf(why, sizeof(why), "node %" PRIu32 "'s barn: %s",
-				 n, inodedump_error_message(err));
-			add_unknown(o, why);
-			inodedump_error_free(err);
-		}
-	}
-	return false;
 }
 
 static void object_state(struct inodedump *id, struct slab_layout *l,
 			 const struct cache_info *c, const struct slab_info *s,
 			 struct idd_slab_obj *o)
 {
-	char why[320];
+	struct find_one f = { o->start, o->where, sizeof(o->where) };
+	struct unread u = { 0 };
 	bool found;
 
-	if (!walk_freelist(id, l, c, s, s->freelist, o->start, &found, why,
-			   sizeof(why)))
-		add_unknown(o, why);
-	if (found) {
-		snprintf(o->where, sizeof(o->where), "on the slab's freelist");
-		o->state = INODEDUMP_SLAB_FREE;
-		return;
+	found = idd_slab_walk_freelist(id, l, c, s, s->freelist, "on the slab's freelist",
+			      is_wanted, &f, &u) ||
+		idd_slab_walk_cpus(id, l, c, s->addr, is_wanted, &f, &u) ||
+		idd_slab_walk_barns(id, l, c, is_wanted, &f, &u);
+	if (u.text) {
+		add_unread(o, u.text);
+		free(u.text);
 	}
-	if (free_on_cpus(id, l, c, s, o) || free_in_barns(id, l, c, o)) {
-		o->state = INODEDUMP_SLAB_FREE;
-		return;
-	}
-	o->state = o->state_unsure ? INODEDUMP_SLAB_UNKNOWN
-				   : INODEDUMP_SLAB_ALLOCATED;
+	o->state = found	  ? INODEDUMP_SLAB_FREE
+		   : u.unsure ? INODEDUMP_SLAB_UNKNOWN
+			      : INODEDUMP_SLAB_ALLOCATED;
 }
 
 /* ---- the inode inside an object ---- */
@@ -764,7 +468,7 @@ bool idd_slab_inode_offset(struct inodedump *id,
 			   const struct idd_inode_cache *ic, uint64_t *offset,
 			   char type[48], char **why)
 {
-	struct slab_layout *l = layout(id);
+	struct slab_layout *l = idd_slab_layout(id);
 	bool known;
 
 	*why = NULL;
@@ -838,7 +542,7 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 		o->cache = idd_member_uval(&l->s_cache, buf);
 		s.freelist = idd_member_uval(&l->s_freelist, buf);
 		s.objects = (uint32_t)idd_member_uval(&l->s_objects, buf);
-		err = read_cache(id, l, o->cache, &c);
+		err = idd_slab_read_cache(id, l, o->cache, &c);
 	}
 	if (err) {
 		snprintf(why, sizeof(why), "slab 0x%" PRIx64 ": %s", slab,
@@ -897,7 +601,7 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 					struct idd_slab_obj *o)
 {
-	struct slab_layout *l = layout(id);
+	struct slab_layout *l = idd_slab_layout(id);
 	uint64_t psize = idd_target_page_size(id->target), pa = 0, slab,
 		 head_pfn, page_bytes;
 	bool mapped;
@@ -906,7 +610,8 @@ struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 	o->addr = addr;
 	if (!l)
 		return idd_nomem();
-	mapped = psize && idd_target_walk(id->target, addr, &pa);
+	mapped = psize && (idd_target_walk(id->target, addr, &pa) ||
+			   idd_pages_direct_phys(id, addr, &pa));
 	if (!l->usable) {
 		o->page = idd_strdup_printf("whether it is a slab object is not "
 					    "known: %s", l->why_not);
