@@ -471,6 +471,20 @@ struct inodedump_sweep_sb {
 	 * it may be the one asked for.
 	 */
 	const char *fs_type_error;
+	/*
+	 * When a list broke on a page the dump lacks (a superblock's own
+	 * bytes, an inode on s_inodes, super_blocks itself), the sweep walks
+	 * the inode caches' slabs after the lists, and a superblock with
+	 * inodes found only there gets a second event, from_slabs set:
+	 * inodes, matched, by_type, violations count those inodes alone.
+	 */
+	bool from_slabs;
+	/*
+	 * In that event: allocated inode objects of this superblock on none
+	 * of its lists (an evicted inode awaiting reclaim, XFS's; sockets and
+	 * pipes are never on s_inodes): counted, not decoded.
+	 */
+	size_t off_list;
 };
 
 typedef void (*inodedump_sweep_inode_fn)(const struct inodedump_sweep_sb *sb,
@@ -692,6 +706,7 @@ struct inodedump_sweep_totals {
 	size_t inodes;	   /* inodes decoded */
 	size_t violations; /* of which with a violation */
 	size_t cut_short;  /* superblocks whose walk stopped early */
+	size_t from_slabs; /* inodes found only through the slabs */
 };
 
 /* Text: the closing line; JSON: {"summary": {...}} and a newline. */

@@ -387,6 +387,8 @@ static void sweep_sb(const struct inodedump_sweep_sb *sb, void *arg)
 
 	if (sb->error)
 		r->totals.cut_short++;
+	if (sb->from_slabs)
+		r->totals.from_slabs += sb->inodes;
 	if (sb->fs_type_error) { /* once a superblock: each is its own cause */
 		char message[640];
 

@@ -149,6 +149,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	member(id, &s, "slab_cache", &l->s_cache);
 	member(id, &s, "freelist", &l->s_freelist);
 	member(id, &s, "objects", &l->s_objects);
+	member(id, &s, "inuse", &l->s_inuse);
 	if (!find(id->types, "kmem_cache", &s)) {
 		l->why_not = "this kernel's types have no struct kmem_cache";
 		return l;

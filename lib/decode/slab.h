@@ -57,11 +57,32 @@ bool idd_slab_inode_offset(struct inodedump *id,
 			   const struct idd_inode_cache *ic, uint64_t *offset,
 			   char type[48], char **why);
 
-/* Every slab of cache: fn(slab, base, objects, arg); false stops. */
-typedef bool (*idd_slab_fn)(uint64_t slab, uint64_t base, uint32_t objects,
-			    void *arg);
-struct inodedump_error *idd_slab_each(struct inodedump *id, uint64_t cache,
-				     idd_slab_fn fn, void *arg);
 void idd_slab_layout_free(struct slab_layout *l);
+
+/* ---- every allocated inode of the inode caches (slab_sweep.c) ---- */
+/* An inode and its i_sb; false: out of memory (the walk stops). */
+typedef bool (*idd_slab_inode_fn)(uint64_t inode, uint64_t i_sb, void *arg);
+struct idd_slab_sweep_stats {
+	size_t caches;	       /* caches of inodes walked */
+	size_t caches_learned; /* of which the inode's offset was learned */
+	size_t caches_no_offset; /* of inodes, but where in the object not known */
+	size_t caches_unnamed; /* caches whose name is not in the dump */
+	size_t unsure_caches;  /* CPU freelists/sheaves not read in full */
+	size_t slabs, slabs_unread;  /* of those caches; memory not in dump */
+	size_t objects;	       /* allocated objects handed over */
+	size_t objects_unread; /* allocated, but not in the dump */
+	uint64_t memmap_unread; /* pages whose struct page is not there */
+};
+/*
+ * fn on every allocated object of every cache of inodes (i_sb: where an
+ * inode keeps it), in the order of the memory map. known: inodes a list
+ * reached, where a cache whose struct the types lack learns where its
+ * objects hold the inode.
+ */
+struct inodedump_error *idd_slab_each_inode(struct inodedump *id,
+					    const struct idd_member *i_sb,
+					    const uint64_t *known, size_t nknown,
+					    idd_slab_inode_fn fn, void *arg,
+					    struct idd_slab_sweep_stats *stats);
 
 #endif

@@ -200,6 +200,8 @@ struct inodedump_error *idd_slab_read_slab(struct inodedump *id,
 	*cache = idd_member_uval(&l->s_cache, buf);
 	s->freelist = idd_member_uval(&l->s_freelist, buf);
 	s->objects = (uint32_t)idd_member_uval(&l->s_objects, buf);
+	if (l->s_inuse.present)
+		s->inuse = (uint32_t)idd_member_uval(&l->s_inuse, buf);
 	return NULL;
 }
 

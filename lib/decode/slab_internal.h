@@ -17,7 +17,7 @@ struct slab_layout {
 	bool usable;
 	const char *why_not;
 	/* struct slab (struct page before 5.17) */
-	struct idd_member s_cache, s_freelist, s_objects;
+	struct idd_member s_cache, s_freelist, s_objects, s_inuse;
 	uint64_t slab_bytes;
 	/* struct kmem_cache */
 	struct idd_member c_name, c_kobj_name, c_ctor, c_size, c_object_size, c_offset, c_random,
@@ -53,7 +53,7 @@ struct cache_info {
 
 struct slab_info {
 	uint64_t addr, base, freelist;
-	uint32_t objects;
+	uint32_t objects, inuse; /* inuse: 0 where this kernel has none */
 };
 
 /*

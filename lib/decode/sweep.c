@@ -5,6 +5,13 @@
  * read, so each inode is read once. Lists are bounded and cycles detected
  * with a visited set; a broken list ends that superblock, not the sweep.
  *
+ * A list that breaks on a page the dump lacks (-d 31 drops slab pages it
+ * takes for user pages) is walked again backwards from its head, to the
+ * break: super_blocks and each s_inodes. When anything broke, the inode
+ * caches' slabs are walked after the lists (slab_sweep.c), and inodes of
+ * a damaged or unreached superblock found only there are decoded and
+ * handed over in one more event for that superblock (from_slabs).
+ *
  * With two threads (opts.threads) the walk and the decoding run on a
  * worker that hands its results, in order, to the caller's thread in
  * batches through a bounded queue; the caller's thread runs the callbacks
@@ -23,6 +30,7 @@
 
 #include "decode/inode.h"
 #include "decode/opts.h"
+#include "decode/slab.h"
 
 #define MAX_SUPERBLOCKS 65536
 #define MAX_INODES_PER_SB (1u << 26)
@@ -71,6 +79,7 @@ struct sb_layout {
 	struct idd_struct sb, inode;
 	struct idd_member s_list_next, s_list, s_inodes_next, s_inodes, s_type,
 		s_id, fs_name, i_sb_list;
+	struct idd_member s_list_prev, s_inodes_prev, i_sb_list_prev, i_sb;
 	struct idd_struct fstype;
 };
 
@@ -85,13 +94,17 @@ static struct inodedump_error *sb_layout(struct inodedump *id,
 	if ((err = idd_types_struct(t, "inode", &l->inode)))
 		return err;
 	idd_types_member(t, &l->inode, "i_sb", &i_sb);
+	l->i_sb = i_sb;
 	idd_types_member(t, &l->inode, "i_sb_list", &l->i_sb_list);
+	idd_types_member(t, &l->inode, "i_sb_list.prev", &l->i_sb_list_prev);
 	if ((err = idd_types_pointee_struct(t, &i_sb, &l->sb)))
 		return err;
 	idd_types_member(t, &l->sb, "s_list", &l->s_list);
 	idd_types_member(t, &l->sb, "s_list.next", &l->s_list_next);
 	idd_types_member(t, &l->sb, "s_inodes", &l->s_inodes);
 	idd_types_member(t, &l->sb, "s_inodes.next", &l->s_inodes_next);
+	idd_types_member(t, &l->sb, "s_list.prev", &l->s_list_prev);
+	idd_types_member(t, &l->sb, "s_inodes.prev", &l->s_inodes_prev);
 	idd_types_member(t, &l->sb, "s_type", &l->s_type);
 	idd_types_member(t, &l->sb, "s_id", &l->s_id);
 	if (!l->s_list_next.present || !l->s_inodes_next.present ||
@@ -153,7 +166,30 @@ struct sweep_state {
 	struct pipe *pipe; /* NULL: callbacks run in the walk */
 	struct pipe_sb *names; /* the superblock being walked (pipe) */
 	struct pipe_sb *orphan; /* names of a walk cut short by ENOMEM */
+	/* what broke: superblocks whose inodes the slabs may still give */
+	struct damaged *damaged;
+	size_t ndamaged, capdamaged;
+	struct idd_visited walked; /* superblocks whose s_inodes ran whole */
+	struct idd_visited listed; /* superblocks super_blocks gave */
+	char *sb_list_broken; /* why super_blocks could not be read whole */
 };
+
+/* A superblock whose s_inodes broke, or whose own bytes are not there. */
+struct damaged {
+	uint64_t sb;
+	struct idd_visited seen; /* its s_inodes nodes the walk reached */
+	uint64_t *found;	 /* inodes the slabs gave, on no walked list */
+	size_t nfound, capfound, off_list;
+	bool filtered_out; /* --fs / --sb: walked for counts, not shown */
+};
+
+static struct damaged *damaged_of(struct sweep_state *st, uint64_t sb)
+{
+	for (size_t i = 0; i < st->ndamaged; i++)
+		if (st->damaged[i].sb == sb)
+			return &st->damaged[i];
+	return NULL;
+}
 
 static void free_names(struct pipe_sb *names);
 
@@ -304,6 +340,130 @@ static struct inodedump_error *emit_inode(struct sweep_state *st,
 	return NULL;
 }
 
+/* Remember a damaged superblock (takes seen, which may be NULL). */
+static struct inodedump_error *add_damaged(struct sweep_state *st,
+					   uint64_t sb, struct idd_visited *seen,
+					   bool filtered_out)
+{
+	struct damaged *d = NULL;
+
+	/* one entry a superblock: a later walk's nodes join the first's */
+	for (size_t i = 0; i < st->ndamaged; i++)
+		if (st->damaged[i].sb == sb)
+			d = &st->damaged[i];
+	if (d) {
+		for (size_t i = 0; seen && i < seen->cap; i++) {
+			bool again;
+			struct inodedump_error *err;
+
+			if (seen->slots[i] &&
+			    (err = idd_visit(&d->seen, seen->slots[i], &again)))
+				return err;
+		}
+		return NULL;
+	}
+	if (st->ndamaged == st->capdamaged) {
+		size_t cap = st->capdamaged ? 2 * st->capdamaged : 16;
+		struct damaged *n = realloc(st->damaged, cap * sizeof(*n));
+
+		if (!n)
+			return idd_nomem();
+		st->damaged = n;
+		st->capdamaged = cap;
+	}
+	d = &st->damaged[st->ndamaged++];
+	memset(d, 0, sizeof(*d));
+	d->sb = sb;
+	d->filtered_out = filtered_out;
+	if (seen) {
+		d->seen = *seen;
+		memset(seen, 0, sizeof(*seen));
+	}
+	return NULL;
+}
+
+/* An inode of the walk counted and handed over (filters applied). */
+static struct inodedump_error *take_inode(struct sweep_state *st,
+					  struct inodedump_sweep_sb *out,
+					  struct inodedump_inode *ino)
+{
+	enum inodedump_inode_type type = inodedump_inode_type(ino);
+
+	out->inodes++;
+	if (st->types && !(st->types & (1u << type))) {
+		inodedump_inode_free(ino);
+		return NULL;
+	}
+	out->matched++;
+	out->by_type[type]++;
+	if (ino->violations.n)
+		out->violations++;
+	return emit_inode(st, out, ino);
+}
+
+/*
+ * After a break: s_inodes from its end backwards (prev pointers) to the
+ * nodes already walked or to the next break; those inodes decoded in list
+ * order. *back: how many. An error only for no memory.
+ */
+static struct inodedump_error *walk_back(struct sweep_state *st,
+					 const struct sb_layout *l,
+					 uint64_t head, uint64_t last,
+					 struct idd_visited *seen,
+					 struct inodedump_sweep_sb *out,
+					 size_t *back)
+{
+	uint64_t *nodes = NULL, node = last,
+		 prev_at = l->i_sb_list_prev.offset - l->i_sb_list.offset;
+	size_t n = 0, cap = 0;
+	struct inodedump_error *err = NULL;
+
+	*back = 0;
+	while (node != head && !idd_visited_has(seen, node) &&
+	       n < MAX_INODES_PER_SB) {
+		bool again;
+
+		if ((err = idd_visit(seen, node, &again)))
+			break;
+		if (n == cap) {
+			uint64_t *m = realloc(nodes, (cap = cap ? 2 * cap : 64) *
+							     sizeof(*m));
+			if (!m) {
+				err = idd_nomem();
+				break;
+			}
+			nodes = m;
+		}
+		nodes[n++] = node;
+		err = idd_target_read_u64(st->id->target, node + prev_at, &node);
+		if (err) {
+			n--; /* its bytes are not there: the other break */
+			inodedump_error_free(err);
+			err = NULL;
+			break;
+		}
+	}
+	while (!err && n--) {
+		struct inodedump_inode *ino = NULL;
+
+		err = idd_decode(st->id, nodes[n] - l->i_sb_list.offset,
+				 st->flags | INODEDUMP_DECODE_FORCE, NULL, &ino,
+				 NULL);
+		if (err && !idd_error_is_nomem(err)) {
+			out->unreadable++;
+			inodedump_error_free(err);
+			err = NULL;
+			continue;
+		}
+		if (!err) {
+			++*back;
+			err = take_inode(st, out, ino);
+		}
+	}
+	free(nodes);
+	return err;
+}
+
 /*
  * Decode every inode on one superblock's s_inodes list. Returns why the
  * walk stopped early (a corrupt or unreadable list: the sweep goes on with
@@ -320,11 +480,11 @@ static struct inodedump_error *walk_inodes(struct sweep_state *st,
 	struct idd_visited seen = { 0 };
 	unsigned flags = st->flags;
 	struct inodedump_error *err = NULL;
+	bool unreadable = false;
 
 	while (node != head) {
 		struct inodedump_inode *ino = NULL;
 		uint64_t inode = node - l->i_sb_list.offset, next = 0;
-		enum inodedump_inode_type type;
 		bool again;
 
 		err = idd_visit(&seen, node, &again);
@@ -342,25 +502,48 @@ static struct inodedump_error *walk_inodes(struct sweep_state *st,
 				 NULL, &ino, &next);
 		if (err) {
 			/* Without this inode's bytes the list cannot go on. */
-			out->unreadable++;
-			err = idd_error_wrap(err, "s_inodes walk stopped after "
-					     "%zu inodes", out->inodes);
+			if (!idd_error_is_nomem(err)) {
+				out->unreadable++;
+				unreadable = true;
+				err = idd_error_wrap(err, "s_inodes walk stopped "
+						     "after %zu inodes",
+						     out->inodes);
+			}
 			break;
 		}
-		out->inodes++;
-		type = inodedump_inode_type(ino);
-		if (!st->types || (st->types & (1u << type))) {
-			out->matched++;
-			out->by_type[type]++;
-			if (ino->violations.n)
-				out->violations++;
-			err = emit_inode(st, out, ino);
-			if (err)
-				break;
-		} else {
-			inodedump_inode_free(ino);
-		}
+		if ((err = take_inode(st, out, ino)))
+			break;
 		node = next;
+	}
+	if (unreadable && l->s_inodes_prev.present && l->i_sb_list_prev.present) {
+		size_t back = 0;
+		struct inodedump_error *e2 = walk_back(
+			st, l, head, idd_member_uval(&l->s_inodes_prev, sb_buf),
+			&seen, out, &back);
+
+		if (e2) {
+			inodedump_error_free(err);
+			err = e2;
+		} else if (back) {
+			err = idd_error_wrap(err, "%zu more walked back from the "
+					     "list's end; inodes between are "
+					     "looked for in the slabs", back);
+		}
+	}
+	if ((err && !idd_error_is_nomem(err)) ||
+	    (!err && damaged_of(st, sb_addr))) {
+		/* cut short, or found through the slabs: its nodes kept */
+		struct inodedump_error *e2 = add_damaged(st, sb_addr, &seen, false);
+
+		if (e2) {
+			inodedump_error_free(err);
+			err = e2;
+		}
+	}
+	if (!err) {
+		bool again;
+
+		err = idd_visit(&st->walked, sb_addr, &again);
 	}
 	idd_visited_free(&seen);
 	return err;
@@ -459,86 +642,367 @@ struct walk_args {
 	struct inodedump_error *err;
 };
 
-/* super_blocks, and each superblock that passes the filters. */
-static struct inodedump_error *walk_superblocks(struct walk_args *w)
+/*
+ * One superblock: its names, the filters, its s_inodes walked, its event.
+ * A superblock whose own bytes are not in the dump is handed over with
+ * why (its inodes may come from the slabs). An error stops the sweep.
+ */
+static struct inodedump_error *walk_one_sb(struct walk_args *w,
+					   uint64_t sb_addr, uint8_t *buf)
 {
 	struct sweep_state *st = w->st;
 	const struct sb_layout *l = w->l;
 	struct inodedump *id = st->id;
-	struct idd_visited seen = { 0 };
-	uint64_t head = w->head, node;
-	struct inodedump_error *err;
-	uint8_t *buf = malloc(l->sb.size);
-	size_t count = 0;
+	struct inodedump_sweep_sb out = { .address = sb_addr };
+	char s_id[NAME_MAX_SB] = "", *fs_type = NULL, *own = NULL;
+	struct inodedump_error *fs_error = NULL, *err, *stopped = NULL;
+	bool again;
 
-	if (!buf)
-		return idd_nomem();
-	err = idd_target_read_u64(id->target, head, &node);
-	while (!err && node != head) {
-		uint64_t sb_addr = node - l->s_list.offset;
-		struct inodedump_sweep_sb out = { .address = sb_addr };
-		char s_id[NAME_MAX_SB] = "", *fs_type = NULL;
-		struct inodedump_error *fs_error;
-		bool again;
-
-		if ((err = idd_visit(&seen, node, &again)))
-			break;
-		if (again || ++count > MAX_SUPERBLOCKS) {
-			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
-					   "super_blocks list loops at 0x%" PRIx64
-					   ": corrupt", node);
-			break;
-		}
-		err = idd_target_read(id->target, sb_addr, buf, l->sb.size);
-		if (err)
-			break;
+	if ((err = idd_visit(&st->listed, sb_addr, &again)))
+		return err;
+	err = idd_target_read(id->target, sb_addr, buf, l->sb.size);
+	if (err) {
+		/* its s_inodes head is in those bytes: only the slabs are left */
+		own = idd_strdup_printf("the superblock's own bytes are not in "
+					"the dump: %s; its inodes are looked for "
+					"in the slabs",
+					inodedump_error_message(err));
+		inodedump_error_free(err);
+		if (!own)
+			return idd_nomem();
+		fs_error = idd_error(INODEDUMP_ERR_FILTERED, "%s", own);
+	} else {
 		memcpy(s_id, buf + l->s_id.offset,
 		       l->s_id.size < sizeof(s_id) ? l->s_id.size
 						   : sizeof(s_id) - 1);
 		fs_error = fs_type_name(id, l, buf, &fs_type);
-		if (fs_error && idd_error_is_nomem(fs_error)) {
-			err = fs_error;
-			break;
+	}
+	if (fs_error && idd_error_is_nomem(fs_error)) {
+		free(own);
+		return fs_error;
+	}
+	out.fs_type = fs_type ? fs_type : "?";
+	if (fs_error && w->fs)
+		fs_error = idd_error_wrap(fs_error, "not walked, it may be the %s "
+					  "asked for", w->fs);
+	out.fs_type_error = fs_error ? inodedump_error_message(fs_error) : NULL;
+	out.s_id = s_id;
+	/*
+	 * A superblock whose name is unreadable may be the one --fs asks
+	 * for: it is said (not walked), never left out unsaid.
+	 */
+	if ((!w->fs || fs_error || !strcmp(fs_type, w->fs)) &&
+	    (!w->only_sb || w->only_sb == sb_addr)) {
+		stopped = sb_names(st, &out);
+		if (!stopped && own)
+			stopped = add_damaged(st, sb_addr, NULL, !!w->fs);
+		if (!stopped && own)
+			stopped = idd_error(INODEDUMP_ERR_FILTERED, "%s", own);
+		else if (!stopped && !(w->fs && fs_error))
+			stopped = walk_inodes(st, l, sb_addr, buf, &out);
+		if (stopped && idd_error_is_nomem(stopped)) {
+			/*
+			 * Queued inodes of this superblock may still point at
+			 * its strings: freed after the join.
+			 */
+			free(fs_type);
+			free(own);
+			inodedump_error_free(fs_error);
+			st->orphan = st->names;
+			st->names = NULL;
+			return stopped;
 		}
-		out.fs_type = fs_type ? fs_type : "?";
-		if (fs_error && w->fs)
-			fs_error = idd_error_wrap(fs_error, "not walked, it may "
-						  "be the %s asked for", w->fs);
-		out.fs_type_error =
-			fs_error ? inodedump_error_message(fs_error) : NULL;
-		out.s_id = s_id;
-		/*
-		 * A superblock whose name is unreadable may be the one --fs
-		 * asks for: it is said (not walked), never left out unsaid.
-		 */
-		if ((!w->fs || fs_error || !strcmp(fs_type, w->fs)) &&
-		    (!w->only_sb || w->only_sb == sb_addr)) {
-			struct inodedump_error *stopped = sb_names(st, &out);
+		out.error = stopped ? inodedump_error_message(stopped) : NULL;
+		err = emit_sb(st, &out);
+		inodedump_error_free(stopped);
+	}
+	free(fs_type);
+	free(own);
+	inodedump_error_free(fs_error);
+	return err;
+}
 
-			if (!stopped && !(w->fs && fs_error))
-				stopped = walk_inodes(st, l, sb_addr, buf, &out);
-			if (stopped && idd_error_is_nomem(stopped)) {
-				/*
-				 * Queued inodes of this superblock may still
-				 * point at its strings: freed after the join.
-				 */
-				free(fs_type);
-				inodedump_error_free(fs_error);
-				st->orphan = st->names;
-				st->names = NULL;
-				err = stopped;
+/* Append a to the array (*v, *n, *cap); false: no memory. */
+static bool push(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		uint64_t *m = realloc(*v, c * sizeof(*m));
+
+		if (!m)
+			return false;
+		*v = m;
+		*cap = c;
+	}
+	(*v)[(*n)++] = a;
+	return true;
+}
+
+/*
+ * The nodes of super_blocks in order: forward from its head; where a
+ * node's link cannot be read, backward from its end to the break. What
+ * broke is said in st->sb_list_broken.
+ */
+static struct inodedump_error *sb_list(struct walk_args *w, uint64_t **order,
+				       size_t *n)
+{
+	struct sweep_state *st = w->st;
+	const struct sb_layout *l = w->l;
+	uint64_t head = w->head, node, next_at = l->s_list_next.offset -
+						 l->s_list.offset,
+		 prev_at = l->s_list_prev.offset - l->s_list.offset;
+	struct idd_visited seen = { 0 };
+	uint64_t *back = NULL;
+	size_t cap = 0, nback = 0, capback = 0;
+	struct inodedump_error *err, *broke;
+	bool again;
+
+	*n = 0;
+	broke = idd_target_read_u64(st->id->target, head + next_at, &node);
+	while (!broke && node != head) {
+		if ((err = idd_visit(&seen, node, &again)))
+			goto out;
+		if (again || *n >= MAX_SUPERBLOCKS) {
+			err = idd_error_at(INODEDUMP_ERR_DUMP, node,
+					   "super_blocks list loops at 0x%" PRIx64
+					   ": corrupt", node);
+			goto out;
+		}
+		if (!push(order, n, &cap, node)) {
+			err = idd_nomem();
+			goto out;
+		}
+		broke = idd_target_read_u64(st->id->target, node + next_at, &node);
+	}
+	err = NULL;
+	if (!broke)
+		goto out;
+	if (idd_error_is_nomem(broke)) {
+		err = broke;
+		goto out;
+	}
+	/* backward from the end, to the nodes already met or the next break */
+	if (l->s_list_prev.present &&
+	    !idd_target_read_u64(st->id->target, head + prev_at, &node) ) {
+		while (node != head && !idd_visited_has(&seen, node) &&
+		       nback < MAX_SUPERBLOCKS) {
+			struct inodedump_error *e;
+
+			if ((err = idd_visit(&seen, node, &again)))
+				goto out;
+			if (!push(&back, &nback, &capback, node)) {
+				err = idd_nomem();
+				goto out;
+			}
+			e = idd_target_read_u64(st->id->target, node + prev_at,
+						&node);
+			if (e) {
+				inodedump_error_free(e);
 				break;
 			}
-			out.error = stopped ? inodedump_error_message(stopped)
-					    : NULL;
-			err = emit_sb(st, &out);
-			inodedump_error_free(stopped);
 		}
-		free(fs_type);
-		inodedump_error_free(fs_error);
-		node = idd_member_uval(&l->s_list_next, buf);
 	}
+	st->sb_list_broken = idd_strdup_printf(
+		"super_blocks could not be read whole (%s): %zu superblocks "
+		"walked from its start, %zu back from its end",
+		inodedump_error_message(broke), *n, nback);
+	while (nback--)
+		if (!push(order, n, &cap, back[nback])) {
+			err = idd_nomem();
+			goto out;
+		}
+	if (!st->sb_list_broken)
+		err = idd_nomem();
+out:
+	inodedump_error_free(broke);
+	free(back);
 	idd_visited_free(&seen);
+	return err;
+}
+
+/* ---- the slabs, when a list broke ---- */
+
+struct slab_args {
+	struct walk_args *w;
+	struct inodedump_error *err;
+};
+
+/* An allocated inode of the slabs: kept when no walked list had it. */
+static bool on_slab_inode(uint64_t inode, uint64_t i_sb, void *arg)
+{
+	struct slab_args *a = arg;
+	struct sweep_state *st = a->w->st;
+	uint64_t node = inode + a->w->l->i_sb_list.offset;
+	struct damaged *d = damaged_of(st, i_sb);
+
+	if (!d) {
+		/* a whole list, or a superblock --fs/--sb left out */
+		if (!i_sb || idd_visited_has(&st->listed, i_sb))
+			return true;
+		if ((a->err = add_damaged(st, i_sb, NULL, false)))
+			return false;
+		d = &st->damaged[st->ndamaged - 1];
+	}
+	if (idd_visited_has(&d->seen, node))
+		return true;
+	if (!push(&d->found, &d->nfound, &d->capfound, inode)) {
+		a->err = idd_nomem();
+		return false;
+	}
+	return true;
+}
+
+/* One damaged superblock's inodes from the slabs, and its event. */
+static struct inodedump_error *slab_event(struct walk_args *w, struct damaged *d,
+					  uint8_t *buf, size_t *found)
+{
+	struct sweep_state *st = w->st;
+	const struct sb_layout *l = w->l;
+	struct inodedump_sweep_sb out = { .address = d->sb, .from_slabs = true };
+	char s_id[NAME_MAX_SB] = "", *fs_type = NULL;
+	struct inodedump_error *fs_error, *err = NULL;
+
+	if ((fs_error = idd_target_read(st->id->target, d->sb, buf, l->sb.size)))
+		fs_error = idd_error_wrap(fs_error, "the superblock's own bytes "
+					  "are not in the dump");
+	else {
+		memcpy(s_id, buf + l->s_id.offset,
+		       l->s_id.size < sizeof(s_id) ? l->s_id.size
+						   : sizeof(s_id) - 1);
+		fs_error = fs_type_name(st->id, l, buf, &fs_type);
+	}
+	if (fs_error && idd_error_is_nomem(fs_error))
+		return fs_error;
+	out.fs_type = fs_type ? fs_type : "?";
+	out.fs_type_error = fs_error ? inodedump_error_message(fs_error) : NULL;
+	out.s_id = s_id;
+	if ((w->fs && !fs_error && strcmp(fs_type, w->fs)) ||
+	    (w->only_sb && w->only_sb != d->sb) || d->filtered_out)
+		goto done;
+	if ((err = sb_names(st, &out)))
+		goto done;
+	for (size_t i = 0; !err && !(w->fs && fs_error) && i < d->nfound; i++) {
+		uint64_t node = d->found[i] + l->i_sb_list.offset, next;
+		struct inodedump_inode *ino = NULL;
+
+		if (idd_visited_has(&d->seen, node))
+			continue; /* its list, walked after the slabs */
+		err = idd_target_read_u64(st->id->target, node, &next);
+		if (!err && next == node) { /* on no s_inodes list */
+			d->off_list++;
+			continue;
+		}
+		inodedump_error_free(err);
+		err = idd_decode(st->id, d->found[i],
+				 st->flags | INODEDUMP_DECODE_FORCE, NULL, &ino,
+				 NULL);
+		if (err && !idd_error_is_nomem(err)) {
+			out.unreadable++;
+			inodedump_error_free(err);
+			err = NULL;
+			continue;
+		}
+		if (!err)
+			err = take_inode(st, &out, ino);
+	}
+	out.off_list = d->off_list;
+	*found += out.inodes;
+	if (!err && (out.inodes || out.off_list || out.unreadable))
+		err = emit_sb(st, &out);
+	else if (!err) {
+		free_names(st->names);
+		st->names = NULL;
+	}
+done:
+	free(fs_type);
+	inodedump_error_free(fs_error);
+	return err;
+}
+
+/* The inode caches' slabs, for the superblocks whose lists broke. */
+static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
+{
+	struct sweep_state *st = w->st;
+	struct slab_args a = { w, NULL };
+	struct idd_slab_sweep_stats stats;
+	struct inodedump_error *err;
+	size_t found = 0, nknown = 0, capknown = 0;
+	uint64_t *known = NULL;
+
+	/* a few inodes each broken list reached: where caches keep inodes */
+	for (size_t i = 0; i < st->ndamaged; i++) {
+		const struct idd_visited *seen = &st->damaged[i].seen;
+		size_t took = 0;
+
+		for (size_t k = 0; k < seen->cap && took < 4; k++)
+			if (seen->slots[k] &&
+			    push(&known, &nknown, &capknown,
+				 seen->slots[k] - w->l->i_sb_list.offset))
+				took++;
+	}
+	err = idd_slab_each_inode(st->id, &w->l->i_sb, known, nknown,
+				  on_slab_inode, &a, &stats);
+	free(known);
+	if (a.err) {
+		inodedump_error_free(err);
+		return a.err;
+	}
+	if (err) {
+		if (idd_error_is_nomem(err))
+			return err;
+		idd_session_note(st->id, "lists broke on pages the dump does "
+				 "not hold, and the inode caches' slabs could "
+				 "not be walked: %s",
+				 inodedump_error_message(err));
+		inodedump_error_free(err);
+		return NULL;
+	}
+	/*
+	 * A superblock the slabs name that super_blocks did not give (the
+	 * list broke before it): its own s_inodes walked, as any other's.
+	 */
+	for (size_t i = 0, n = st->ndamaged; i < n && !err; i++)
+		if (!idd_visited_has(&st->listed, st->damaged[i].sb))
+			err = walk_one_sb(w, st->damaged[i].sb, buf);
+	for (size_t i = 0; i < st->ndamaged && !err; i++)
+		err = slab_event(w, &st->damaged[i], buf, &found);
+	if (err)
+		return err;
+	idd_session_note(
+		st->id,
+		"lists broke on pages the dump does not hold%s%s: the inode "
+		"caches' slabs were walked (%zu caches, %zu slabs, %zu "
+		"allocated inodes; %zu caches' inode offset learned from an "
+		"inode a list reached): %zu inodes were on no list the sweep "
+		"could read; %zu allocated inode objects are not in the dump "
+		"(%zu slabs whose freelist is not either); not walked: %zu "
+		"caches whose name is not in the dump, %zu caches of inodes "
+		"whose inode offset is not known",
+		st->sb_list_broken ? "; " : "",
+		st->sb_list_broken ? st->sb_list_broken : "", stats.caches,
+		stats.slabs, stats.objects, stats.caches_learned, found,
+		stats.objects_unread, stats.slabs_unread, stats.caches_unnamed,
+		stats.caches_no_offset);
+	return NULL;
+}
+
+/* super_blocks, and each superblock that passes the filters. */
+static struct inodedump_error *walk_superblocks(struct walk_args *w)
+{
+	struct sweep_state *st = w->st;
+	uint64_t *order = NULL;
+	size_t n = 0;
+	uint8_t *buf = malloc(w->l->sb.size);
+	struct inodedump_error *err;
+
+	if (!buf)
+		return idd_nomem();
+	err = sb_list(w, &order, &n);
+	for (size_t i = 0; !err && i < n; i++)
+		err = walk_one_sb(w, order[i] - w->l->s_list.offset, buf);
+	if (!err && (st->ndamaged || st->sb_list_broken))
+		err = slabs_pass(w, buf);
+	free(order);
 	free(buf);
 	return err;
 }
@@ -604,8 +1068,8 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 					inodedump_sweep_sb_fn on_sb, void *arg)
 {
 	struct sb_layout l;
-	struct sweep_state st = { id, 0, 0, on_inode, on_sb, arg, NULL, NULL,
-				  NULL };
+	struct sweep_state st = { .id = id, .on_inode = on_inode,
+				  .on_sb = on_sb, .arg = arg };
 	struct walk_args w = { &st, &l, NULL, 0, 0, NULL };
 	struct inodedump_error *err;
 
@@ -628,5 +1092,13 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 				 "no symbol super_blocks in vmlinux");
 	err = OPTS_GET(opts, threads, 0) >= 2 ? walk_two_threads(&w)
 					       : walk_superblocks(&w);
+	for (size_t i = 0; i < st.ndamaged; i++) {
+		idd_visited_free(&st.damaged[i].seen);
+		free(st.damaged[i].found);
+	}
+	free(st.damaged);
+	idd_visited_free(&st.walked);
+	idd_visited_free(&st.listed);
+	free(st.sb_list_broken);
 	return err ? idd_error_wrap(err, "walking super_blocks") : NULL;
 }

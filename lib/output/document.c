@@ -407,7 +407,12 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 				fprintf(out, ", %zu %s", sb->by_type[i],
 					inodedump_inode_type_name(
 						(enum inodedump_inode_type)i));
-		fprintf(out, "; %zu with violations\n", sb->violations);
+		fprintf(out, "; %zu with violations", sb->violations);
+		if (sb->from_slabs)
+			fprintf(out, "; found through the inode caches' slabs, "
+				"on no list the sweep could read (and %zu more "
+				"allocated on none of its lists)", sb->off_list);
+		fputc('\n', out);
 		if (sb->fs_type_error) {
 			fputs("  FILESYSTEM TYPE UNREADABLE: ", out);
 			idd_text_escape(out, sb->fs_type_error);
@@ -446,6 +451,12 @@ void inodedump_sweep_sb_print(const struct inodedump_sweep_sb *sb,
 	idd_json_end(&j);
 	idd_json_key(&j, "error");
 	idd_json_string(&j, sb->error);
+	if (sb->from_slabs) { /* only in the slabs' event */
+		idd_json_key(&j, "from_slabs");
+		idd_json_bool(&j, true);
+		idd_json_key(&j, "off_list");
+		idd_json_u64(&j, sb->off_list);
+	}
 	if (sb->fs_type_error) { /* only then: fs_type is null */
 		idd_json_key(&j, "fs_type_error");
 		idd_json_string(&j, sb->fs_type_error);
@@ -463,8 +474,12 @@ void inodedump_sweep_summary_print(const struct inodedump_sweep_totals *totals,
 	flockfile(out);
 	if (format == INODEDUMP_FORMAT_TEXT) {
 		fprintf(out, "\n%zu inodes checked, %zu with violations, %zu "
-			     "superblock walks cut short\n",
+			     "superblock walks cut short",
 			totals->inodes, totals->violations, totals->cut_short);
+		if (totals->from_slabs)
+			fprintf(out, ", %zu inodes found only through the "
+				     "inode caches' slabs", totals->from_slabs);
+		fputc('\n', out);
 		funlockfile(out);
 		return;
 	}
@@ -478,6 +493,10 @@ void inodedump_sweep_summary_print(const struct inodedump_sweep_totals *totals,
 	idd_json_u64(&j, totals->violations);
 	idd_json_key(&j, "superblocks_cut_short");
 	idd_json_u64(&j, totals->cut_short);
+	if (totals->from_slabs) { /* only when the slabs were walked */
+		idd_json_key(&j, "inodes_from_slabs");
+		idd_json_u64(&j, totals->from_slabs);
+	}
 	idd_json_end(&j);
 	idd_json_end(&j);
 	fputc('\n', out);

@@ -213,8 +213,17 @@ const char *idd_target_arch(struct idd_target *t)
 uint64_t idd_target_page_size(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
+	uint64_t size = ops->page_size ? ops->page_size(t->backend) : 0;
+	const char *v;
+	char *end;
 
-	return ops->page_size ? ops->page_size(t->backend) : 0;
+	/* a caller's reader has no pages of its own: VMCOREINFO's */
+	if (!size && (v = idd_target_vmcoreinfo(t, "PAGESIZE"))) {
+		size = strtoull(v, &end, 10);
+		if (*end || !size || (size & (size - 1)))
+			size = 0;
+	}
+	return size;
 }
 
 const char *idd_target_uts_release(struct idd_target *t)
