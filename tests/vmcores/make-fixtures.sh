@@ -16,8 +16,9 @@
 # sid chroot), patched, wrapped, writers (sid's QEMU and makedumpfile on
 # both stock kernels), big (>= 200 k inodes on the stock 6.12 kernel),
 # debugvfs73 (the 7.3 kernel with CONFIG_DEBUG_VFS), big73 (big's recipe on
-# the stock 7.3 kernel), nobtf (the 7.3 kernel without BTF): `all` builds
-# them in that order. live boots the patched kernel with BINARY (default:
+# the stock 7.3 kernel), nobtf (the 7.3 kernel without BTF), old510
+# (Debian 11's stock 5.10 from bullseye-security, with inode-cache churn):
+# `all` builds them in that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
 # guest; its key includes the binary's and every library's contents, so an
@@ -52,7 +53,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 trap on_err ERR
 trap cleanup EXIT
 
-ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf"
+ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf old510"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated
