@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""What drgn (0.3.0, sid chroot) says about pages: the independent side of
-the filtered-page explanation (test_pages.py).
+"""What drgn (0.3.0, sid chroot; the host's 0.0.22 for 5.10) says about
+pages: the independent side of the filtered-page explanation (test_pages.py).
 
     drgn_pages.py VMLINUX DUMP pick           one page-cache, one free and
                                               one anonymous page, as JSON
@@ -9,7 +9,8 @@ the filtered-page explanation (test_pages.py).
 DUMP is an unfiltered dump of the same moment as the filtered one under
 test. Only drgn's own helpers and the kernel's types are used: page flags
 by decode_page_flags(), slab pages by PageSlab() and slab_object_info(),
-the buddy allocator's pages by page_type and the kernel's PGTY_buddy.
+the buddy allocator's pages by page_type and the kernel's PGTY_buddy (or,
+before the pagetype enum, VMCOREINFO's PAGE_BUDDY_MAPCOUNT_VALUE).
 """
 import json
 import sys
@@ -22,11 +23,27 @@ from drgn.helpers.linux.mm import (PageLRU, PageSlab, PageTail,
 from drgn.helpers.linux.slab import compound_head, slab_object_info
 
 
+_vmcoreinfo = None
+
+
+def vmcoreinfo(prog):
+    """The kernel's own VMCOREINFO text (vmcoreinfo_data), as a dict."""
+    global _vmcoreinfo
+    if _vmcoreinfo is None:
+        data = prog["vmcoreinfo_data"].value_()
+        text = prog.read(data, prog["vmcoreinfo_size"].value_()).decode(errors="replace")
+        _vmcoreinfo = dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln)
+    return _vmcoreinfo
+
+
 def is_type(prog, page, name):
+    """page_type says name: by the pagetype enum (6.11+), else (5.10) by
+    the whole word VMCOREINFO gives writers (PAGE_BUDDY_MAPCOUNT_VALUE)."""
     try:
         want = prog.constant("PGTY_" + name).value_()
     except LookupError:
-        return False
+        v = vmcoreinfo(prog).get(f"NUMBER(PAGE_{name.upper()}_MAPCOUNT_VALUE)")
+        return v is not None and page.page_type.value_() == int(v) & 0xFFFFFFFF
     return (page.page_type.value_() >> 24) == (want & 0xFF)
 
 

@@ -96,6 +96,35 @@ static void test_state_by_version(void)
 	CHECK_STR(joined(idd_flag_names(f, n, 0)), "");
 }
 
+/*
+ * 5.10: bit 9 is I_DIO_WAKEUP (until 6.12); bit 19 I_LRU_ISOLATING only
+ * where the kernel has its functions (a stable backport), else a bit
+ * without a name; 6.11 has it by version, 6.12 moved it to bit 2.
+ */
+static void test_state_510(void)
+{
+	struct idd_flag f[64];
+	struct idd_vfs_evidence v510 = { .version = IDD_KVER(5, 10, 255) };
+	struct idd_vfs_evidence v510_lru = { .version = IDD_KVER(5, 10, 255),
+					     .has_lru_isolating = true };
+	struct idd_vfs_evidence v611 = { .version = IDD_KVER(6, 11, 0) };
+	struct idd_vfs_evidence v612 = { .version = IDD_KVER(6, 12, 0) };
+	size_t n;
+
+	n = idd_vfs_state_flags(&v510, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 9) | (1 << 19))),
+		  "I_DIO_WAKEUP|0x80000");
+	n = idd_vfs_state_flags(&v510_lru, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 9) | (1 << 19))),
+		  "I_DIO_WAKEUP|I_LRU_ISOLATING");
+	n = idd_vfs_state_flags(&v611, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 9) | (1 << 19))),
+		  "I_DIO_WAKEUP|I_LRU_ISOLATING");
+	n = idd_vfs_state_flags(&v612, f, 64);
+	CHECK_STR(joined(idd_flag_names(f, n, (1 << 9) | (1 << 2))),
+		  "I_LRU_ISOLATING|I_REFERENCED");
+}
+
 /* I_CTIME_QUERIED: 6.13+, and only in a separate i_ctime_nsec. */
 static void test_ctime_queried_by_version(void)
 {
@@ -190,6 +219,7 @@ int main(void)
 	test_mode_strings();
 	test_iop_by_version();
 	test_state_by_version();
+	test_state_510();
 	test_ctime_queried_by_version();
 	test_7x_flags_by_version();
 	test_file_refs();

@@ -109,6 +109,31 @@ static uint64_t ctime_queried_flag(const struct idd_vfs_evidence *ev)
 	return 0;
 }
 
+/*
+ * I_LRU_ISOLATING before 6.11, where a stable backport brought it: the
+ * functions that came with it in fs/inode.c, a symbol where the compiler
+ * kept one, else a subprogram of that unit's DWARF (inlined: no symbol).
+ * Only asked below 6.11, where the version does not say.
+ */
+static bool has_lru_isolating(struct inodedump *id)
+{
+	static const char *const fns[] = { "inode_wait_for_lru_isolating",
+					   "inode_pin_lru_isolating" };
+	uint64_t addr;
+
+	if (!id->version || id->version >= IDD_KVER(6, 11, 0))
+		return false;
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (idd_symbols_address(id->syms, fns[i], &addr))
+			return true;
+	idd_anchor(id->types, id->syms, "fs/inode.c",
+		   (const char *const[]){ "iput", "evict_inodes", NULL });
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (idd_types_function(id->types, "fs/inode.c", fns[i]))
+			return true;
+	return false;
+}
+
 static void find_flag_tables(struct inodedump *id, struct inode_layout *l)
 {
 	struct idd_vfs_evidence ev = { .version = id->version };
@@ -125,8 +150,10 @@ static void find_flag_tables(struct inodedump *id, struct inode_layout *l)
 
 		idd_types_member_enum(state, collect_state_enumerator, &c);
 		l->state_from_dwarf = l->nstate > 0;
-		if (!l->state_from_dwarf)
+		if (!l->state_from_dwarf) {
+			ev.has_lru_isolating = has_lru_isolating(id);
 			l->nstate = idd_vfs_state_flags(&ev, l->state, MAX_FLAGS);
+		}
 	}
 	for (size_t i = 0; i < l->niop; i++)
 		if (!strcmp(l->iop[i].name, "IOP_CACHED_LINK"))

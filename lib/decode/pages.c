@@ -7,7 +7,10 @@
  * the types of the kernel being read (page flags by the pageflags enum,
  * page_type by the pagetype enum, the compound word as this kernel encodes
  * it) and says what the page was, which dump-level bit excludes that kind
- * of page, and whether the exclusion fits: a slab page is kernel memory
+ * of page, and whether the exclusion fits. A kernel without the pagetype
+ * enum (before 6.11: 5.10's PG_buddy is a #define) marks a page's type
+ * with a whole page_type word VMCOREINFO gives (PAGE_BUDDY_MAPCOUNT_VALUE
+ * and its like), and a slab page with the PG_slab flag (before 6.10): a slab page is kernel memory
  * that no bit excludes, so a slab page left out is the writer's mistake.
  * No writer is named by version: the dump does not say which wrote it.
  *
@@ -74,6 +77,7 @@ struct page_layout {
 		int64_t value;
 	} type[MAX_TYPES];
 	size_t ntypes;
+	bool types_whole; /* type[].value is page_type's whole word */
 	unsigned orders; /* NR_PAGE_ORDERS: the buddy blocks' orders */
 	struct idd_member slab_cache, cache_name, host, i_ino, i_sb, s_id;
 	char *excluded, *excluded_kinds; /* --info's, made on first ask */
@@ -135,7 +139,7 @@ static void collect_flag(const char *name, int64_t value, void *arg)
 		l->pg_reserved = value;
 	else if (!strcmp(name, "PG_hwpoison"))
 		l->pg_hwpoison = value;
-	else if (!strcmp(name, "PG_slab"))
+	else if (!strcmp(name, "PG_slab")) /* a page type since 6.10 */
 		l->pg_slab = value;
 	/* The first name of a bit is its own; later ones are aliases. */
 	if (value >= 0 && value < MAX_FLAGS && !l->flag_name[value] &&
@@ -150,6 +154,40 @@ static void collect_type(const char *name, int64_t value, void *arg)
 	if (name && l->ntypes < MAX_TYPES && !strncmp(name, "PGTY_", 5) &&
 	    (l->type[l->ntypes].name = strdup(name + 5)))
 		l->type[l->ntypes++].value = value;
+}
+
+/*
+ * The page types of a kernel without the pagetype enum: the whole
+ * page_type word of each, as VMCOREINFO gives it to dump writers
+ * (NUMBER(PAGE_BUDDY_MAPCOUNT_VALUE)=-129 on 5.10: ~PG_buddy). The names
+ * are those of the enum's PGTY_* that later replaced them.
+ */
+static void collect_vmcoreinfo_types(struct inodedump *id,
+				     struct page_layout *l)
+{
+	static const char *const names[] = { "buddy", "offline", "slab",
+					     "hugetlb", "unaccepted" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char key[64], *end;
+		const char *v;
+		long long value;
+		size_t n = (size_t)snprintf(key, sizeof(key), "NUMBER(PAGE_");
+
+		for (const char *c = names[i]; *c && n + 1 < sizeof(key); c++)
+			key[n++] = (char)(*c - 'a' + 'A');
+		snprintf(key + n, sizeof(key) - n, "_MAPCOUNT_VALUE)");
+		v = idd_target_vmcoreinfo(id->target, key);
+		if (!v || !*v || l->ntypes == MAX_TYPES)
+			continue;
+		value = strtoll(v, &end, 10);
+		if (*end || value < INT32_MIN || value > UINT32_MAX)
+			continue;
+		if (!(l->type[l->ntypes].name = strdup(names[i])))
+			continue;
+		l->type[l->ntypes++].value = value;
+		l->types_whole = true;
+	}
 }
 
 void idd_pages_layout_free(struct page_layout *l)
@@ -189,6 +227,8 @@ static void layout_members(struct inodedump *id, struct page_layout *l)
 	struct idd_struct s;
 
 	if (find_struct(id->types, "slab", SLAB_CU, &s))
+		member(id->types, &s, "slab_cache", &l->slab_cache);
+	else if (find_struct(id->types, "page", NULL, &s)) /* before 5.17 */
 		member(id->types, &s, "slab_cache", &l->slab_cache);
 	if (find_struct(id->types, "kmem_cache", SLAB_CU, &s))
 		member(id->types, &s, "name", &l->cache_name);
@@ -259,6 +299,8 @@ static struct page_layout *layout(struct inodedump *id)
 		if (idd_types_enum(id->types, pages_cu[i], "pagetype",
 				   collect_type, l))
 			break;
+	if (!l->ntypes)
+		collect_vmcoreinfo_types(id, l);
 	layout_members(id, l);
 	if (idd_symbols_address(id->syms, "page_offset_base", &l->page_offset))
 		inodedump_error_free(idd_target_read_u64(
@@ -325,6 +367,12 @@ static bool has_flag(const struct page_info *p, int64_t bit)
 static const char *page_type_name(const struct page_layout *l,
 				  const struct page_info *p)
 {
+	if (l->types_whole) {
+		for (size_t i = 0; i < l->ntypes; i++)
+			if (p->page_type == (uint32_t)l->type[i].value)
+				return l->type[i].name;
+		return NULL;
+	}
 	/* DWARF may give a one-byte enumerator sign-extended (0xf5: -11). */
 	for (size_t i = 0; i < l->ntypes; i++)
 		if ((uint8_t)l->type[i].value != 0xff &&

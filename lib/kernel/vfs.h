@@ -23,6 +23,8 @@ struct idd_vfs_evidence {
 	uint32_t version;
 	bool has_linklen; /* struct inode has i_linklen */
 	bool has_ctime_nsec; /* struct inode has i_ctime_nsec (not a timespec) */
+	/* fs/inode.c has inode_wait_for_lru_isolating() (a backport) */
+	bool has_lru_isolating;
 };
 
 /* IOP_* and S_* flags this kernel knows, from versioned tables. */

@@ -19,6 +19,8 @@ enum evidence {
 	OR_LINKLEN, /* struct inode has i_linklen: IOP_CACHED_LINK exists */
 	/* and struct inode has i_ctime_nsec, a member of its own (6.11+) */
 	AND_CTIME_NSEC,
+	/* the kernel has the functions that came with I_LRU_ISOLATING */
+	OR_LRU_ISOLATING,
 };
 
 struct versioned_flag {
@@ -97,6 +99,12 @@ static const struct versioned_flag state_flags[] = {
 	{ "I_CLEAR", 1 << 6, 0, V(6, 12, 0), NEEDS_VERSION },
 	{ "I_SYNC", 1 << 7, 0, V(6, 12, 0), NEEDS_VERSION },
 	{ "I_REFERENCED", 1 << 8, 0, V(6, 12, 0), NEEDS_VERSION },
+	/*
+	 * inode_dio_wait()'s bit (__I_DIO_WAKEUP 9: 5.10 to 6.11 have it,
+	 * and kernels older than any read here) until "inode: remove
+	 * __I_DIO_WAKEUP" (6.12) made it wait on i_dio_count itself.
+	 */
+	{ "I_DIO_WAKEUP", 1 << 9, 0, V(6, 12, 0), NEEDS_VERSION },
 	{ "I_LINKABLE", 1 << 10, 0, V(6, 12, 0), NEEDS_VERSION },
 	{ "I_DIRTY_TIME", 1 << 11, 0, V(6, 12, 0), NEEDS_VERSION },
 	{ "I_WB_SWITCH", 1 << 13, 0, V(6, 12, 0), NEEDS_VERSION },
@@ -106,7 +114,13 @@ static const struct versioned_flag state_flags[] = {
 	{ "I_SYNC_QUEUED", 1 << 17, V(5, 9, 0), V(6, 12, 0), NEEDS_VERSION },
 	{ "I_PINNING_FSCACHE_WB", 1 << 18, V(5, 17, 0), V(6, 9, 0), NEEDS_VERSION },
 	{ "I_PINNING_NETFS_WB", 1 << 18, V(6, 9, 0), V(6, 12, 0), NEEDS_VERSION },
-	{ "I_LRU_ISOLATING", 1 << 19, V(6, 11, 0), V(6, 12, 0), NEEDS_VERSION },
+	/*
+	 * "vfs: Don't evict inode under the inode lru traversing context"
+	 * (6.11), backported to stable kernels (Debian's 5.10.262 has it):
+	 * known there by its fs/inode.c functions (inode_pin_lru_isolating(),
+	 * inode_wait_for_lru_isolating()), not by the version.
+	 */
+	{ "I_LRU_ISOLATING", 1 << 19, V(6, 11, 0), V(6, 12, 0), OR_LRU_ISOLATING },
 
 	{ "I_NEW", 1 << 0, V(6, 12, 0), 0, NEEDS_VERSION },
 	{ "I_SYNC", 1 << 1, V(6, 12, 0), 0, NEEDS_VERSION },
@@ -158,6 +172,8 @@ static bool applies(const struct versioned_flag *f,
 		    const struct idd_vfs_evidence *ev)
 {
 	if (f->evidence == OR_LINKLEN && ev->has_linklen)
+		return true;
+	if (f->evidence == OR_LRU_ISOLATING && ev->has_lru_isolating)
 		return true;
 	if (f->evidence == AND_CTIME_NSEC && !ev->has_ctime_nsec)
 		return false;

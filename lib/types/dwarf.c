@@ -508,6 +508,28 @@ static bool dwarf_enum(void *src, const char *cu_hint,
 	return false;
 }
 
+/*
+ * A function the unit defines, inlined or not: a subprogram among its
+ * unit's top-level entries (an inlined static one is there as the
+ * abstract instance its inlined copies point to).
+ */
+static bool dwarf_function(void *src, const char *cu_hint, const char *name)
+{
+	struct idd_dwarf *types = src;
+	Dwarf_Die cudie, die;
+
+	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&die) == DW_TAG_subprogram &&
+		    (n = dwarf_diename(&die)) && !strcmp(n, name))
+			return true;
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
 /* The first complete definition in any unit. */
 static struct inodedump_error *struct_any(struct idd_dwarf *types,
 					  const char *name,
@@ -804,4 +826,5 @@ const struct idd_type_ops idd_dwarf_ops = {
 	.member_enum = dwarf_member_enum,
 	.anchor = dwarf_anchor,
 	.find_struct_in_unit = dwarf_struct_in_unit,
+	.function = dwarf_function,
 };

@@ -79,6 +79,13 @@ void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		types->ops->anchor(types->src, cu_hint, code_addr);
 }
 
+bool idd_types_function(struct idd_types *types, const char *cu_hint,
+			const char *name)
+{
+	return types->ops->function &&
+	       types->ops->function(types->src, cu_hint, name);
+}
+
 struct inodedump_error *idd_types_struct(struct idd_types *types,
 					 const char *name,
 					 struct idd_struct *out)

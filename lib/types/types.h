@@ -70,6 +70,13 @@ struct inodedump_error *idd_types_struct_only_in(struct idd_types *types,
 void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		      uint64_t code_addr);
 /*
+ * Whether the CU cu_hint defines (or inlines) function name: true only
+ * where the types say so (DWARF); false where they do not, or cannot tell
+ * (BTF has no inlined functions).
+ */
+bool idd_types_function(struct idd_types *types, const char *cu_hint,
+			const char *name);
+/*
  * The value of enumerator name, from the enums of the CU cu_hint; from
  * BTF, first from the enum named enum_hint (NULL: none), which spares a
  * BTF read on demand the walk of every enum.

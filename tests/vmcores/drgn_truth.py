@@ -119,7 +119,9 @@ def d_children(prog, dentry):
 
 def ns_mounts(prog, ns):
     nstype = ns.type_.type
-    if has_member(nstype, "mounts"):  # 6.8+: rbtree
+    # 6.8+: an rbtree; before, "mounts" is the namespace's count (5.10)
+    if (has_member(nstype, "mounts") and
+            drgn.sizeof(nstype.member("mounts").type) != drgn.sizeof(prog.type("unsigned int"))):
         from drgn.helpers.linux.rbtree import rbtree_inorder_for_each_entry
         return rbtree_inorder_for_each_entry("struct mount", ns.mounts.address_of_(), "mnt_node")
     return list_for_each_entry("struct mount", ns.list.address_of_(), "mnt_list")

@@ -5,6 +5,9 @@
 #   FX_MODULES="mod1 mod2 ..."      (loaded in order from /modules/<mod>.ko)
 #   FX_EXT4=1                        (stock: loop-mount /ext4.img at /mnt/ext4)
 #   FX_TRIGGER=1                     (patched: insmod /modules/vfsdbg_trigger.ko)
+#   FX_CHURN=N                       (old510: create then delete N files on tmpfs
+#                                     and, with FX_EXT4, on ext4, so the inode
+#                                     caches hold free objects; default 0: none)
 # and, for the wrapped and live sets only (unset: nothing changes):
 #   FX_FILL=N                        (wrapped, live: before the trigger,
 #                                     /bin/fxtool kmsg-fill N wraps the printk ring)
@@ -28,7 +31,7 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
 
-FX_SET=unknown FX_MODULES= FX_EXT4=0 FX_TRIGGER=0 FX_FILL=0 FX_POSITION= FX_KMSG_DUMP=0 FX_LIVE=0
+FX_SET=unknown FX_MODULES= FX_EXT4=0 FX_TRIGGER=0 FX_CHURN=0 FX_FILL=0 FX_POSITION= FX_KMSG_DUMP=0 FX_LIVE=0
 . /etc/fixture.conf
 echo "inodedump-init: set=$FX_SET kernel=$(uname -r)"
 
@@ -84,6 +87,24 @@ if [ "$FX_EXT4" = 1 ]; then
 	exec 13</mnt/ext4/fx/regular 14</mnt/ext4/fx/empty 15</mnt/ext4/fx/big 16<>/mnt/ext4/fx/fifo 17</mnt/ext4/fx/chardev
 	(cd /mnt/ext4/fx/dir && exec sleep 2147483647) &
 	for f in $FILES; do print_stat "/mnt/ext4/fx/$f"; done
+fi
+
+# churn DIR: FX_CHURN files made in DIR, then all removed (their inodes
+# evicted: free objects in the filesystem's inode cache)
+churn() {
+	mkdir -p "$1" || fail "mkdir $1"
+	i=0
+	while [ "$i" -lt "$FX_CHURN" ]; do
+		echo "$i" > "$1/f$i" || { fail "churn $1/f$i"; break; }
+		i=$((i + 1))
+	done
+	rm -rf "$1" || fail "rm -rf $1"
+	echo "inodedump-init: churn $FX_CHURN files in $1"
+}
+if [ "$FX_CHURN" -gt 0 ]; then
+	churn /tmp/churn
+	[ "$FX_EXT4" != 1 ] || churn /mnt/ext4/churn
+	sync
 fi
 
 # Wait until the kernel log has had no new record for 2 s (at most 30 s).

@@ -16,13 +16,14 @@ STOCK73_MODULES="qemu_fw_cfg ext4 loop"
 APT_MAX_AGE=${FX_APT_MAX_AGE:-86400}
 
 # The host's own Debian mirror: the URIs of the first deb822 stanza (in
-# /etc/apt/sources.list.d/*.sources) whose suites are not -security ones.
-# Read at run time: no mirror is written into this repository.
+# /etc/apt/sources.list.d/*.sources) whose suites are not -security ones;
+# with "security", of the first whose suites are. Read at run time: no
+# mirror is written into this repository.
 host_mirror() {
-	local f uri
+	local f uri want=${1:-main}
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -f "$f" ] || continue
-		uri=$(awk '
+		uri=$(awk -v want="$want" '
 			BEGIN { RS = ""; FS = "\n" }
 			{
 				u = ""; s = ""; en = 1
@@ -31,7 +32,8 @@ host_mirror() {
 					if ($i ~ /^Suites:/) { s = $i }
 					if ($i ~ /^Enabled:[ \t]*no/) { en = 0 }
 				}
-				if (en && u != "" && s != "" && s !~ /-security/) { print u; exit }
+				sec = s ~ /-security/
+				if (en && u != "" && s != "" && sec == (want == "security")) { print u; exit }
 			}' "$f")
 		if [ -n "$uri" ]; then
 			echo "${uri%/}"
@@ -56,19 +58,26 @@ apt73() { local cmd=$1; shift; # shellcheck disable=SC2046
 # mode: used as it is, never updated).
 prepare_apt73() {
 	step "private apt state for trixie-backports and sid"
-	local mirror age
+	local mirror key=/usr/share/keyrings/debian-archive-keyring.gpg
 	mirror=$(host_mirror) || die "no Debian mirror in /etc/apt/sources.list.d/*.sources"
 	MIRROR=$mirror
 	APT73=$CACHE/apt-state
+	fx_apt_state "$APT73" "trixie-backports, sid" \
+		"$(printf 'deb [signed-by=%s] %s %s main\n' "$key" "$mirror" trixie-backports "$key" "$mirror" sid)"
+}
+
+# fx_apt_state DIR WHAT SOURCES: a private apt state in DIR (sources.list
+# SOURCES, lists, cache, an empty status) for apt73 with APT73=DIR, updated
+# when missing, stale or its sources changed (key mode: used as it is).
+fx_apt_state() {
+	local APT73=$1 what=$2 sources=$3 age
 	if [ -n "${FX_KEY_ONLY:-}" ]; then
 		[ -f "$APT73/updated" ] || die "no private apt state in $APT73 (a build makes it)"
 		return 0
 	fi
 	mkdir -p "$APT73/lists/partial" "$APT73/cache/archives/partial"
 	touch "$APT73/status"
-	local key=/usr/share/keyrings/debian-archive-keyring.gpg
-	printf 'deb [signed-by=%s] %s %s main\n' "$key" "$mirror" trixie-backports "$key" "$mirror" sid \
-		> "$APT73/sources.list.new"
+	printf '%s\n' "$sources" > "$APT73/sources.list.new"
 	if ! cmp -s "$APT73/sources.list.new" "$APT73/sources.list"; then
 		mv "$APT73/sources.list.new" "$APT73/sources.list"
 		rm -f "$APT73/updated"
@@ -80,7 +89,7 @@ prepare_apt73() {
 		age=$(( $(date +%s) - $(stat -c %Y "$APT73/updated") ))
 	fi
 	if [ "$age" -ge "$APT_MAX_AGE" ]; then
-		step "apt-get update (private state: trixie-backports, sid)"
+		step "apt-get update (private state: $what)"
 		if apt73 apt-get -q update >&2; then
 			touch "$APT73/updated"
 		elif [ -f "$APT73/updated" ]; then
@@ -88,7 +97,7 @@ prepare_apt73() {
 			# lists name are what the cache is keyed by
 			log "apt-get update failed: using the package lists of $(date -r "$APT73/updated" '+%F %T')"
 		else
-			die "apt-get update (private state)"
+			die "apt-get update (private state: $what)"
 		fi
 	else
 		log "package lists are ${age}s old (FX_APT_MAX_AGE=$APT_MAX_AGE): not updating"
@@ -261,5 +270,80 @@ prepare_stock73_kernel() {
 	dpkg-deb --fsys-tarfile "$mods" | tar -x -C "$tmp/x" --wildcards "./usr/lib/modules/$rel/kernel/*" ||
 		die "extract the modules from $mods"
 	fx_modules "$tmp/x/usr/lib/modules/$rel/kernel" "$tmp/modules" $STOCK73_MODULES
+	fx_kernel_done "$tmp" "$rel"
+}
+
+# ---------------------------------------------------------------- stock 5.10
+# Debian 11's stock kernel: bullseye and bullseye-security through a
+# private apt state of their own (the host stays Debian 12). The image
+# package is linux-image-5.10.0-N-amd64-unsigned (vmlinuz in boot/, plain
+# .ko modules), its DWARF in linux-image-5.10.0-N-amd64-dbg.
+OLD510_SERIES=5.10
+OLD510_MODULES="qemu_fw_cfg crc32c_generic ext4 loop"
+
+# apt510 ARGS...: apt73 against the bullseye state in $APT510
+apt510() { local APT73=$APT510; apt73 "$@"; }
+
+# prepare_apt510 -> APT510: bullseye (the host's mirror) and
+# bullseye-security (the host's security mirror), both read at run time
+prepare_apt510() {
+	step "private apt state for bullseye and bullseye-security"
+	local mirror sec key=/usr/share/keyrings/debian-archive-keyring.gpg
+	mirror=$(host_mirror) || die "no Debian mirror in /etc/apt/sources.list.d/*.sources"
+	sec=$(host_mirror security) || die "no Debian security mirror in /etc/apt/sources.list.d/*.sources"
+	APT510=$CACHE/apt-state-bullseye
+	fx_apt_state "$APT510" "bullseye, bullseye-security" \
+		"$(printf 'deb [signed-by=%s] %s %s main\n' "$key" "$mirror" bullseye "$key" "$sec" bullseye-security)"
+}
+
+# Newest linux-image-5.10.0-N-amd64-unsigned whose -dbg has the same
+# candidate version. Prints "release version".
+find_old510_kernel() {
+	local names n rel vers ver
+	names=$(apt510 apt-cache pkgnames "linux-image-$OLD510_SERIES." |
+		grep -E "^linux-image-${OLD510_SERIES//./\\.}\.0-[0-9]+-amd64-unsigned$" | sort -rV)
+	[ -n "$names" ] || return 1
+	# shellcheck disable=SC2046
+	vers=$(apt510 apt-cache policy $(for n in $names; do
+		rel=${n#linux-image-}; rel=${rel%-unsigned}; echo "$n linux-image-$rel-dbg"; done) 2>/dev/null |
+		awk '/^[^ ]+:$/ { pkg = substr($0, 1, length($0) - 1) }
+			/^ +Candidate:/ && $2 != "(none)" { print pkg, $2 }')
+	for n in $names; do
+		rel=${n#linux-image-}; rel=${rel%-unsigned}
+		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
+		if [ -n "$ver" ] && printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
+			echo "$rel $ver"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# prepare_old510_kernel (after prepare_apt510) -> KDIR (vmlinuz, vmlinux,
+# modules/*.ko, modules.list, config, release, packages), KERNEL_ID
+prepare_old510_kernel() {
+	step "find newest stock Debian $OLD510_SERIES kernel in bullseye(-security)"
+	local rv rel ver h tmp img dbg
+	rv=$(find_old510_kernel) ||
+		die "no linux-image-$OLD510_SERIES.0-*-amd64-unsigned with a matching -dbg in bullseye(-security)"
+	rel=${rv% *}; ver=${rv#* }
+	log "kernel $rel version $ver"
+	KERNEL_ID="linux-image-$rel-unsigned=$ver linux-image-$rel-dbg=$ver"
+	# v1: the extraction below; bump it when that changes what is extracted
+	h=$(printf '%s\n' "$KERNEL_ID modules=$OLD510_MODULES old510-kernel-v1" | hash16)
+	KDIR=$CACHE/old510-kernel-$h
+	! fx_cached "$KDIR" || return 0
+	mkdir -p "$CACHE/debs"
+	img=$(fx_deb "linux-image-$rel-unsigned" "$ver" apt510)
+	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver" apt510)
+	tmp=$KDIR.tmp.$$
+	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
+	step "extract vmlinux-$rel from the -dbg package (only that member)"
+	fx_deb_member "$dbg" "usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
+	step "extract kernel, config and modules from the unsigned image package"
+	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
+	cp "$tmp/x/boot/vmlinuz-$rel" "$tmp/vmlinuz"
+	cp "$tmp/x/boot/config-$rel" "$tmp/config"
+	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $OLD510_MODULES
 	fx_kernel_done "$tmp" "$rel"
 }
