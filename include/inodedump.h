@@ -418,6 +418,12 @@ struct inodedump_slab_object {
  */
 INODEDUMP_API bool inodedump_what_slab(const struct inodedump_what *what,
 				       struct inodedump_slab_object *out);
+/*
+ * What the dump did not let one read for this answer (a freelist, the
+ * cache's name, the struct page itself), or NULL: the answer is whole.
+ */
+INODEDUMP_API const char *
+inodedump_what_unread(const struct inodedump_what *what);
 /* Outside any slab: what the memory is ("kernel image: init_task", ...). */
 INODEDUMP_API const char *
 inodedump_what_memory(const struct inodedump_what *what);

@@ -126,9 +126,15 @@ def corrupt(c, prog, d, vmlinux, truth):
         broken = hex(sb.value_())
         c.ok("the broken superblock says why",
              sbs.get(broken, {}).get("error") is not None, str(sbs.get(broken)))
-        c.ok("it stopped where the list broke",
-             sbs.get(broken, {}).get("inodes", 99) <= min(3, len(nodes)),
+        # Forward to the garbage link, then back from the list's end to
+        # the inodes already walked: every inode of the list, once.
+        c.eq("every inode of the broken list, walked back from its end",
+             sbs.get(broken, {}).get("inodes"), len(nodes))
+        c.ok("the walk back is said",
+             "walked back from the list's end" in (sbs.get(broken, {}).get("error") or ""),
              str(sbs.get(broken)))
+        addrs = [x["address"] for x in lines if "address" in x]
+        c.eq("no inode twice", len(addrs), len(set(addrs)))
         for other, n in want.items():
             if other != broken:
                 c.eq(f"other superblock {other} complete",

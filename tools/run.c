@@ -294,15 +294,17 @@ int run_what(struct inodedump *id, const uint64_t *addresses, size_t n,
 				fputc('\n', o->out);
 			inodedump_what_print_text(w, o->out);
 		}
-		if (inodedump_what_slab(w, &s) && s.unknown_why) {
+		if (inodedump_what_unread(w)) {
 			char msg[512];
+			bool slab = inodedump_what_slab(w, &s);
 
 			snprintf(msg, sizeof(msg), "0x%llx: %s: %s",
 				 (unsigned long long)addresses[i],
-				 s.state == INODEDUMP_SLAB_UNKNOWN
+				 !slab ? "whether it is in a slab object is not known"
+				 : s.state == INODEDUMP_SLAB_UNKNOWN
 					 ? "whether the object is free is not known"
 					 : "not everything could be read",
-				 s.unknown_why);
+				 inodedump_what_unread(w));
 			if (o->on_error)
 				o->on_error(msg, o->arg);
 			run_worse(&status, RUN_PARTIAL);

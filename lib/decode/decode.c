@@ -213,7 +213,7 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 	/* ERR_PTR values are said by idd_decode(), before any read */
 	if (address >= (uint64_t)-4095)
 		return idd_decode(id, address, flags, NULL, out, NULL);
-	err = idd_slab_object(id, address, &o);
+	err = idd_slab_object(id, address, IDD_SLAB_NO_TYPES, &o);
 	if (err)
 		return err;
 	why = not_inode_by_slab(&o);
@@ -248,6 +248,10 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 static struct inodedump_error *keep_slab(struct inodedump_inode *ino,
 					 const struct idd_slab_obj *o)
 {
+	if (o && !o->in_slab && o->unknown) /* its struct page unread */
+		return idd_note_incomplete(ino, INODEDUMP_PART_FIELDS, "slab",
+					   false, 0, "whether it is in a slab "
+					   "object: %s", o->unknown);
 	if (!o || !o->in_slab)
 		return NULL;
 	ino->slab.known = true;
@@ -265,6 +269,10 @@ static struct inodedump_error *keep_slab(struct inodedump_inode *ino,
 	    (o->unknown &&
 	     !(ino->slab.unread = idd_arena_strdup(&ino->arena, o->unknown))))
 		return idd_nomem();
+	/* what the slab allocator could not tell: a part not read in full */
+	if (o->unknown)
+		return idd_note_incomplete(ino, INODEDUMP_PART_FIELDS, "slab",
+					   false, 0, "%s", o->unknown);
 	return NULL;
 }
 

@@ -780,13 +780,19 @@ bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa)
 }
 
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
-		    uint64_t *head_pfn, uint64_t *page_bytes)
+		    uint64_t *head_pfn, uint64_t *page_bytes, bool *unread)
 {
 	const struct page_layout *l = layout(id);
 	struct page_what w;
 
-	if (!l || !l->usable || !classify(id, l, pfn, false, &w) ||
-	    w.kind != PK_SLAB)
+	*unread = false;
+	if (!l || !l->usable)
+		return false;
+	if (!classify(id, l, pfn, false, &w)) {
+		*unread = true; /* its struct page is not in the dump */
+		return false;
+	}
+	if (w.kind != PK_SLAB)
 		return false;
 	*slab = w.head.addr;
 	*head_pfn = w.head.pfn;

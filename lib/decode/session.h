@@ -141,7 +141,7 @@ void idd_pages_layout_free(struct page_layout *l);
  * the struct slab), *head_pfn its pfn, *page_bytes sizeof(struct page).
  */
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
-		    uint64_t *head_pfn, uint64_t *page_bytes);
+		    uint64_t *head_pfn, uint64_t *page_bytes, bool *unread);
 /*
  * pages.c: every slab's head page in pfn order, fn(struct page address,
  * pfn, arg) (false stops); *unread: memmap pages the dump lacks. False

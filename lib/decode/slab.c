@@ -373,6 +373,7 @@ static struct idd_btf *module_btf(struct inodedump *id)
 static struct inodedump_error *inode_struct(struct inodedump *id,
 					    const struct idd_inode_cache *ic,
 					    const char *type,
+					    bool vmlinux_only,
 					    struct idd_struct *s,
 					    struct idd_btf **in_btf)
 {
@@ -380,6 +381,8 @@ static struct inodedump_error *inode_struct(struct inodedump *id,
 	struct idd_btf *btf;
 
 	*in_btf = NULL;
+	if (vmlinux_only)
+		return idd_types_struct_only_in(id->types, type, ic->unit, s);
 	if (idd_types_btf(id->types))
 		return idd_types_struct_in(id->types, type, ic->unit, s);
 	err = idd_types_struct_only_in(id->types, type, ic->unit, s);
@@ -423,8 +426,8 @@ static bool member_offset(struct inodedump *id, const struct idd_inode_cache *ic
  * member paths. *type: the struct found (up to 47 bytes).
  */
 static bool inode_offset(struct inodedump *id,
-			 const struct idd_inode_cache *ic, uint64_t *offset,
-			 char type[48], char **why)
+			 const struct idd_inode_cache *ic, bool vmlinux_only,
+			 uint64_t *offset, char type[48], char **why)
 {
 	const char *p = ic->type;
 
@@ -444,7 +447,7 @@ static bool inode_offset(struct inodedump *id,
 
 		snprintf(type, 48, "%.*s", (int)n, p);
 		p += n + (bar ? 1 : 0);
-		err = inode_struct(id, ic, type, &s, &btf);
+		err = inode_struct(id, ic, type, vmlinux_only, &s, &btf);
 		if (err) {
 			free(*why);
 			*why = idd_strdup_printf("struct %s is not in this "
@@ -481,7 +484,7 @@ bool idd_slab_inode_offset(struct inodedump *id,
 				*why = strdup(l->inode_at[i].why);
 			return l->inode_at[i].known;
 		}
-	known = inode_offset(id, ic, offset, type, why);
+	known = inode_offset(id, ic, false, offset, type, why);
 	if (l && l->n_inode_at < sizeof(l->inode_at) / sizeof(l->inode_at[0])) {
 		l->inode_at[l->n_inode_at].ic = ic;
 		l->inode_at[l->n_inode_at].known = known;
@@ -525,9 +528,55 @@ void idd_slab_obj_clear(struct idd_slab_obj *o)
 	memset(o, 0, sizeof(*o));
 }
 
+/*
+ * Is there an inode of filesystem fs at addr: its i_sb a superblock whose
+ * s_type->name is fs? (The types of struct inode and super_block are
+ * vmlinux's, always there.)
+ */
+static bool inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
+{
+	struct idd_struct ino, sb, fst;
+	struct idd_member i_sb, s_type, name;
+	uint64_t v;
+	char *str = NULL;
+	bool truncated, yes;
+	struct inodedump_error *err;
+
+	if ((err = idd_types_struct(id->types, "inode", &ino))) {
+		inodedump_error_free(err);
+		return false;
+	}
+	idd_types_member(id->types, &ino, "i_sb", &i_sb);
+	if (!i_sb.present ||
+	    (err = idd_types_pointee_struct(id->types, &i_sb, &sb))) {
+		inodedump_error_free(err);
+		return false;
+	}
+	idd_types_member(id->types, &sb, "s_type", &s_type);
+	if (!s_type.present ||
+	    (err = idd_types_pointee_struct(id->types, &s_type, &fst))) {
+		inodedump_error_free(err);
+		return false;
+	}
+	idd_types_member(id->types, &fst, "name", &name);
+	if (!name.present ||
+	    (err = idd_target_read_u64(id->target, addr + i_sb.offset, &v)) ||
+	    (err = idd_target_read_u64(id->target, v + s_type.offset, &v)) ||
+	    (err = idd_target_read_u64(id->target, v + name.offset, &v)) ||
+	    (err = idd_target_read_string(id->target, v, 32, &str,
+					  &truncated))) {
+		inodedump_error_free(err);
+		return false;
+	}
+	yes = !truncated && !strcmp(str, fs);
+	free(str);
+	return yes;
+}
+
 static struct inodedump_error *in_slab(struct inodedump *id,
 				       struct slab_layout *l, uint64_t slab,
-				       uint64_t base, struct idd_slab_obj *o)
+				       uint64_t base, unsigned int flags,
+				       struct idd_slab_obj *o)
 {
 	uint8_t buf[256];
 	struct cache_info c;
@@ -590,22 +639,37 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 		return NULL;
 	}
 	o->ic = idd_inode_cache_find(o->name);
-	if (o->ic)
+	/*
+	 * The address asked is the inode when its i_sb is a superblock of
+	 * the cache's filesystem: no types needed (a module's struct costs a
+	 * parse of every BTF, and a filtered dump may lack them); else where
+	 * the inode is, from the types.
+	 */
+	if (o->ic && o->ic->fs && inode_of_fs(id, o->addr, o->ic->fs)) {
+		o->inode_known = true;
+		o->inode_offset = o->offset;
+	} else if (o->ic && (flags & IDD_SLAB_NO_TYPES)) {
+		/* vmlinux's types only, not remembered (a module's not read) */
+		o->inode_known = inode_offset(id, o->ic, true, &o->inode_offset,
+					      o->inode_type, &o->inode_why);
+	} else if (o->ic) {
 		o->inode_known = idd_slab_inode_offset(id, o->ic,
 						       &o->inode_offset,
 						       o->inode_type,
 						       &o->inode_why);
+	}
 	object_state(id, l, &c, &s, o);
 	return NULL;
 }
 
 struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
+					unsigned int flags,
 					struct idd_slab_obj *o)
 {
 	struct slab_layout *l = idd_slab_layout(id);
 	uint64_t psize = idd_target_page_size(id->target), pa = 0, slab,
 		 head_pfn, page_bytes;
-	bool mapped;
+	bool mapped, unread = false;
 
 	memset(o, 0, sizeof(*o));
 	o->addr = addr;
@@ -618,13 +682,20 @@ struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 					    "known: %s", l->why_not);
 		return o->page ? NULL : idd_nomem();
 	}
-	if (!mapped ||
-	    !idd_pages_slab(id, pa / psize, &slab, &head_pfn, &page_bytes)) {
+	if (!mapped || !idd_pages_slab(id, pa / psize, &slab, &head_pfn,
+				       &page_bytes, &unread)) {
+		if (unread) {
+			/* not known: said, never "in no slab" */
+			o->page = idd_pages_describe(id, pa / psize);
+			o->state_unsure = true;
+			o->unknown = o->page ? strdup(o->page) : NULL;
+			return o->page && o->unknown ? NULL : idd_nomem();
+		}
 		not_in_slab(id, addr, mapped, mapped ? pa / psize : 0, o);
 		return o->page ? NULL : idd_nomem();
 	}
 	o->in_slab = true;
 	o->slab = slab;
 	o->base = (addr & ~(psize - 1)) - (pa / psize - head_pfn) * psize;
-	return in_slab(id, l, slab, o->base, o);
+	return in_slab(id, l, slab, o->base, flags, o);
 }

@@ -40,7 +40,16 @@ struct idd_slab_obj {
  * does not let one tell is said in the result. Free it with
  * idd_slab_obj_clear().
  */
+enum {
+	/*
+	 * Where an inode cache's object holds its inode only when addr is
+	 * that inode (its i_sb a superblock of the cache's filesystem): no
+	 * type lookups (a module's struct costs a parse of the whole BTF).
+	 */
+	IDD_SLAB_NO_TYPES = 1 << 0,
+};
 struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
+					unsigned int flags,
 					struct idd_slab_obj *out);
 void idd_slab_obj_clear(struct idd_slab_obj *o);
 
@@ -72,6 +81,7 @@ struct idd_slab_sweep_stats {
 	size_t objects;	       /* allocated objects handed over */
 	size_t objects_unread; /* allocated, but not in the dump */
 	uint64_t memmap_unread; /* pages whose struct page is not there */
+	char *unread_by_cache;	/* "cache N, ...": objects_unread (free it) */
 };
 /*
  * fn on every allocated object of every cache of inodes (i_sb: where an

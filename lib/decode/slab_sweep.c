@@ -27,6 +27,7 @@ struct seen_cache {
 	struct cache_info c;
 	struct idd_visited free; /* free outside the slabs' freelists */
 	bool free_read;
+	size_t unread; /* allocated objects not in the dump */
 };
 
 struct slab_walk {
@@ -65,7 +66,7 @@ static void learn_offset(struct slab_walk *w, struct seen_cache *sc)
 	for (size_t i = 0; i < w->nknown; i++) {
 		struct idd_slab_obj o;
 
-		if (idd_slab_object(w->id, w->known[i], &o))
+		if (idd_slab_object(w->id, w->known[i], IDD_SLAB_NO_TYPES, &o))
 			return; /* no memory: left unknown */
 		if (o.in_slab && o.in_object && o.cache == sc->addr) {
 			sc->inode_offset = o.offset;
@@ -167,6 +168,7 @@ static bool one_slab(uint64_t page, uint64_t pfn, void *arg)
 		w->stats->slabs_unread++;
 		/* in use, as its struct slab says (a CPU's: all of them) */
 		w->stats->objects_unread += s.inuse ? s.inuse : s.objects;
+		sc->unread += s.inuse ? s.inuse : s.objects;
 		free(u.text);
 		idd_visited_free(&free_set);
 		return true;
@@ -184,6 +186,7 @@ static bool one_slab(uint64_t page, uint64_t pfn, void *arg)
 		if (err) {
 			inodedump_error_free(err);
 			w->stats->objects_unread++;
+			sc->unread++;
 			continue;
 		}
 		w->stats->objects++;
@@ -216,8 +219,23 @@ struct inodedump_error *idd_slab_each_inode(struct inodedump *id,
 	if (!w.caches)
 		return idd_nomem();
 	walked = idd_pages_each_slab(id, one_slab, &w, &stats->memmap_unread);
-	for (size_t i = 0; i < w.ncaches; i++)
+	for (size_t i = 0; i < w.ncaches; i++) {
+		char *more;
+
 		idd_visited_free(&w.caches[i].free);
+		if (!w.caches[i].unread || w.err)
+			continue;
+		more = idd_strdup_printf("%s%s%s %zu",
+					 stats->unread_by_cache
+						 ? stats->unread_by_cache
+						 : "",
+					 stats->unread_by_cache ? ", " : "",
+					 w.caches[i].c.name, w.caches[i].unread);
+		if (!more)
+			w.err = idd_nomem();
+		free(stats->unread_by_cache);
+		stats->unread_by_cache = more;
+	}
 	free(w.caches);
 	if (w.err)
 		return w.err;

@@ -12,25 +12,17 @@
  * a damaged or unreached superblock found only there are decoded and
  * handed over in one more event for that superblock (from_slabs).
  *
- * With two threads (opts.threads) the walk and the decoding run on a
- * worker that hands its results, in order, to the caller's thread in
- * batches through a bounded queue; the caller's thread runs the callbacks
- * (the JSON or text writer) on them and frees them. Same calls, same
- * order, same arguments: the output is the one-thread output, byte for
- * byte. The queue bounds what is in flight, so memory stays flat.
+ * With two threads (opts.threads) the walk runs on a worker and the
+ * callbacks on the caller's thread, in the same order (sweep_pipe.c).
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <linux/futex.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "decode/inode.h"
 #include "decode/opts.h"
 #include "decode/slab.h"
+#include "decode/sweep_pipe.h"
 
 #define MAX_SUPERBLOCKS 65536
 #define MAX_INODES_PER_SB (1u << 26)
@@ -118,44 +110,6 @@ static struct inodedump_error *sb_layout(struct inodedump *id,
 	return NULL;
 }
 
-/* ------------------------------------------------------------ pipe -- */
-
-#define PIPE_BATCH 128 /* events a batch */
-#define PIPE_DEPTH 8   /* batches in flight */
-
-/* A superblock's strings, alive until its on_sb event has run. */
-struct pipe_sb {
-	char *fs_type, *s_id, *error, *fs_type_error;
-};
-
-/* One callback to run: on_inode (ino) or, with ino NULL, on_sb. */
-struct pipe_event {
-	struct inodedump_inode *ino;
-	struct pipe_sb *names;
-	struct inodedump_sweep_sb sb; /* as the walk had it at the event */
-};
-
-struct pipe_batch {
-	size_t n;
-	struct pipe_batch *next; /* on the spent list */
-	struct pipe_event ev[PIPE_BATCH];
-};
-
-struct pipe {
-	pthread_mutex_t mu;
-	pthread_cond_t changed;
-	struct pipe_batch *q[PIPE_DEPTH];
-	size_t head, count;
-	bool done; /* the worker has pushed its last batch */
-	/*
-	 * Batches whose callbacks have run: the worker frees them (and their
-	 * inodes), so that the caller's thread only writes.
-	 */
-	struct pipe_batch *spent;
-	struct pipe_batch *filling; /* the worker's */
-	bool nomem;
-};
-
 struct sweep_state {
 	struct inodedump *id;
 	unsigned flags;
@@ -191,133 +145,6 @@ static struct damaged *damaged_of(struct sweep_state *st, uint64_t sb)
 	return NULL;
 }
 
-static void free_names(struct pipe_sb *names);
-
-/* Spent batches: their inodes, and the superblock strings of on_sb events. */
-static void free_spent(struct pipe_batch *b)
-{
-	while (b) {
-		struct pipe_batch *next = b->next;
-
-		for (size_t i = 0; i < b->n; i++) {
-			if (b->ev[i].ino)
-				inodedump_inode_free(b->ev[i].ino);
-			else
-				free_names(b->ev[i].names);
-		}
-		free(b);
-		b = next;
-	}
-}
-
-static void pipe_push(struct pipe *p, struct pipe_batch *b)
-{
-	struct pipe_batch *spent;
-
-	pthread_mutex_lock(&p->mu);
-	while (p->count == PIPE_DEPTH)
-		pthread_cond_wait(&p->changed, &p->mu);
-	p->q[(p->head + p->count) % PIPE_DEPTH] = b;
-	p->count++;
-	spent = p->spent;
-	p->spent = NULL;
-	pthread_cond_broadcast(&p->changed);
-	pthread_mutex_unlock(&p->mu);
-	free_spent(spent);
-}
-
-/* The next batch, or NULL when the worker is done; done: the last one. */
-static struct pipe_batch *pipe_pop(struct pipe *p, struct pipe_batch *done)
-{
-	struct pipe_batch *b = NULL;
-
-	pthread_mutex_lock(&p->mu);
-	if (done) {
-		done->next = p->spent;
-		p->spent = done;
-	}
-	while (!p->count && !p->done)
-		pthread_cond_wait(&p->changed, &p->mu);
-	if (p->count) {
-		b = p->q[p->head];
-		p->head = (p->head + 1) % PIPE_DEPTH;
-		p->count--;
-		pthread_cond_broadcast(&p->changed);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return b;
-}
-
-static void pipe_flush(struct pipe *p)
-{
-	if (p->filling && p->filling->n)
-		pipe_push(p, p->filling);
-	else
-		free(p->filling);
-	p->filling = NULL;
-}
-
-/* Queue one event; false when out of memory (the event is not queued). */
-static bool pipe_event(struct sweep_state *st, struct inodedump_inode *ino,
-		       const struct inodedump_sweep_sb *sb)
-{
-	struct pipe *p = st->pipe;
-	struct pipe_event *ev;
-
-	if (!p->filling) {
-		if (!(p->filling = malloc(sizeof(*p->filling))))
-			return false;
-		p->filling->n = 0;
-	}
-	ev = &p->filling->ev[p->filling->n++];
-	ev->ino = ino;
-	ev->names = st->names;
-	ev->sb = *sb;
-	if (p->filling->n == PIPE_BATCH) {
-		pipe_push(p, p->filling);
-		p->filling = NULL;
-	}
-	return true;
-}
-
-static void free_names(struct pipe_sb *names)
-{
-	if (!names)
-		return;
-	free(names->fs_type);
-	free(names->s_id);
-	free(names->error);
-	free(names->fs_type_error);
-	free(names);
-}
-
-/*
- * The caller's side: run the callbacks of every batch, in order, and hand
- * each batch back to the worker to free.
- */
-static void pipe_drain(struct pipe *p, inodedump_sweep_inode_fn on_inode,
-		       inodedump_sweep_sb_fn on_sb, void *arg)
-{
-	struct pipe_batch *b = NULL;
-
-	while ((b = pipe_pop(p, b))) {
-		for (size_t i = 0; i < b->n; i++) {
-			struct pipe_event *ev = &b->ev[i];
-
-			ev->sb.fs_type = ev->names->fs_type;
-			ev->sb.s_id = ev->names->s_id;
-			ev->sb.error = ev->names->error;
-			ev->sb.fs_type_error = ev->names->fs_type_error;
-			if (ev->ino) {
-				if (on_inode)
-					on_inode(&ev->sb, ev->ino, arg);
-			} else if (on_sb) {
-				on_sb(&ev->sb, arg);
-			}
-		}
-	}
-}
-
 /* An inode that passed the filters: now, or queued for the caller. */
 static struct inodedump_error *emit_inode(struct sweep_state *st,
 					  const struct inodedump_sweep_sb *sb,
@@ -333,7 +160,7 @@ static struct inodedump_error *emit_inode(struct sweep_state *st,
 		inodedump_inode_free(ino);
 		return NULL;
 	}
-	if (!pipe_event(st, ino, sb)) {
+	if (!idd_pipe_event(st->pipe, ino, st->names, sb)) {
 		inodedump_inode_free(ino);
 		return idd_nomem();
 	}
@@ -562,14 +389,14 @@ static struct inodedump_error *emit_sb(struct sweep_state *st,
 	}
 	st->names = NULL;
 	if (out->error && !(names->error = strdup(out->error))) {
-		free_names(names);
+		idd_pipe_free_names(names);
 		return idd_nomem();
 	}
 	/* the caller's thread frees names after on_sb */
 	st->names = names;
-	if (!pipe_event(st, NULL, out)) {
+	if (!idd_pipe_event(st->pipe, NULL, st->names, out)) {
 		st->names = NULL;
-		free_names(names);
+		idd_pipe_free_names(names);
 		return idd_nomem();
 	}
 	st->names = NULL;
@@ -589,7 +416,7 @@ static struct inodedump_error *sb_names(struct sweep_state *st,
 	    !(n->s_id = strdup(sb->s_id)) ||
 	    (sb->fs_type_error &&
 	     !(n->fs_type_error = strdup(sb->fs_type_error)))) {
-		free_names(n);
+		idd_pipe_free_names(n);
 		return idd_nomem();
 	}
 	st->names = n;
@@ -910,7 +737,7 @@ static struct inodedump_error *slab_event(struct walk_args *w, struct damaged *d
 	if (!err && (out.inodes || out.off_list || out.unreadable))
 		err = emit_sb(st, &out);
 	else if (!err) {
-		free_names(st->names);
+		idd_pipe_free_names(st->names);
 		st->names = NULL;
 	}
 done:
@@ -943,6 +770,8 @@ static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
 	err = idd_slab_each_inode(st->id, &w->l->i_sb, known, nknown,
 				  on_slab_inode, &a, &stats);
 	free(known);
+	if (a.err || err)
+		free(stats.unread_by_cache);
 	if (a.err) {
 		inodedump_error_free(err);
 		return a.err;
@@ -966,8 +795,10 @@ static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
 			err = walk_one_sb(w, st->damaged[i].sb, buf);
 	for (size_t i = 0; i < st->ndamaged && !err; i++)
 		err = slab_event(w, &st->damaged[i], buf, &found);
-	if (err)
+	if (err) {
+		free(stats.unread_by_cache);
 		return err;
+	}
 	idd_session_note(
 		st->id,
 		"lists broke on pages the dump does not hold%s%s: the inode "
@@ -975,14 +806,16 @@ static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
 		"allocated inodes; %zu caches' inode offset learned from an "
 		"inode a list reached): %zu inodes were on no list the sweep "
 		"could read; %zu allocated inode objects are not in the dump "
-		"(%zu slabs whose freelist is not either); not walked: %zu "
-		"caches whose name is not in the dump, %zu caches of inodes "
-		"whose inode offset is not known",
+		"(%zu slabs whose freelist is not either; by cache: %s); not "
+		"walked: %zu caches whose name is not in the dump, %zu caches "
+		"of inodes whose inode offset is not known",
 		st->sb_list_broken ? "; " : "",
 		st->sb_list_broken ? st->sb_list_broken : "", stats.caches,
 		stats.slabs, stats.objects, stats.caches_learned, found,
-		stats.objects_unread, stats.slabs_unread, stats.caches_unnamed,
-		stats.caches_no_offset);
+		stats.objects_unread, stats.slabs_unread,
+		stats.unread_by_cache ? stats.unread_by_cache : "none",
+		stats.caches_unnamed, stats.caches_no_offset);
+	free(stats.unread_by_cache);
 	return NULL;
 }
 
@@ -1007,59 +840,23 @@ static struct inodedump_error *walk_superblocks(struct walk_args *w)
 	return err;
 }
 
-/* The worker of a two-thread sweep: the walk, then the last batch. */
-static void *walk_thread(void *arg)
+/* The walk, for idd_pipe_run(): on the worker, or here without one. */
+static struct inodedump_error *walk_fn(void *arg, struct pipe *p)
 {
 	struct walk_args *w = arg;
-	struct pipe *p = w->st->pipe;
 
-	w->err = walk_superblocks(w);
-	pipe_flush(p);
-	pthread_mutex_lock(&p->mu);
-	p->done = true;
-	pthread_cond_broadcast(&p->changed);
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
-/*
- * Can threads wait for each other here? glibc's condition variables and
- * pthread_join() use futex(2); a kernel without CONFIG_FUTEX (a tiny
- * guest's, under --live) makes them abort.
- */
-static bool have_futex(void)
-{
-#ifdef SYS_futex
-	int word = 0;
-
-	return syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL,
-		       0) >= 0 || errno != ENOSYS;
-#else
-	return true;
-#endif
+	w->st->pipe = p;
+	return walk_superblocks(w);
 }
 
 static struct inodedump_error *walk_two_threads(struct walk_args *w)
 {
-	struct pipe p = { .mu = PTHREAD_MUTEX_INITIALIZER,
-			  .changed = PTHREAD_COND_INITIALIZER };
-	pthread_t worker;
+	struct inodedump_error *err;
 
-	w->st->pipe = &p;
-	if (!have_futex() || pthread_create(&worker, NULL, walk_thread, w)) {
-		/* no second thread: the same sweep on this one */
-		w->st->pipe = NULL;
-		return walk_superblocks(w);
-	}
-	pipe_drain(&p, w->st->on_inode, w->st->on_sb, w->st->arg);
-	pthread_join(worker, NULL);
-	free_spent(p.spent);
-	free_names(w->st->orphan);
-	w->st->orphan = NULL;
-	pthread_cond_destroy(&p.changed);
-	pthread_mutex_destroy(&p.mu);
+	err = idd_pipe_run(walk_fn, w, &w->st->orphan, w->st->on_inode,
+			   w->st->on_sb, w->st->arg);
 	w->st->pipe = NULL;
-	return w->err;
+	return err;
 }
 
 struct inodedump_error *inodedump_sweep(struct inodedump *id,

@@ -16,7 +16,7 @@ struct inodedump_error *inodedump_what(struct inodedump *id, uint64_t address,
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return idd_nomem();
-	err = idd_slab_object(id, address, &w->o);
+	err = idd_slab_object(id, address, 0, &w->o);
 	if (err) {
 		inodedump_what_free(w);
 		return err;
@@ -60,6 +60,11 @@ bool inodedump_what_slab(const struct inodedump_what *w,
 	sz = out->sz < sizeof(s) ? out->sz : sizeof(s);
 	memcpy(out, &s, sz);
 	return true;
+}
+
+const char *inodedump_what_unread(const struct inodedump_what *w)
+{
+	return w ? w->o.unknown : NULL;
 }
 
 const char *inodedump_what_memory(const struct inodedump_what *w)

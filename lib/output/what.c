@@ -23,7 +23,9 @@ void inodedump_what_print_text(const struct inodedump_what *w, FILE *out)
 	const struct idd_slab_obj *o = &w->o;
 
 	if (!o->in_slab) {
-		fprintf(out, "0x%" PRIx64 "  in no slab object: ", o->addr);
+		fprintf(out, "0x%" PRIx64 "  %s: ", o->addr,
+			o->unknown ? "in a slab object or not: not known"
+				   : "in no slab object");
 		idd_text_escape(out, o->page);
 		fputc('\n', out);
 		return;

@@ -120,6 +120,18 @@ static struct inodedump_error *source_struct(void *src, const char *name,
 	return idd_btf_struct(src, name, out);
 }
 
+/* vmlinux's own BTF only: no module's read for a struct it lacks. */
+static struct inodedump_error *source_struct_own(void *src, const char *name,
+						 const char *cu_hint,
+						 struct idd_struct *out)
+{
+	(void)cu_hint;
+	if (idd_btf_own_struct(src, name, out))
+		return NULL;
+	return idd_error(INODEDUMP_ERR_TYPE, "vmlinux's BTF has no struct %s",
+			 name);
+}
+
 static void source_member(void *src, const struct idd_struct *s,
 			  const char *path, struct idd_member *out)
 {
@@ -151,6 +163,7 @@ static bool source_enum(void *src, const char *cu_hint, const char *enum_name,
 const struct idd_type_ops idd_btf_ops = {
 	.close = source_close,
 	.find_struct = source_struct,
+	.find_struct_in_unit = source_struct_own,
 	.member = source_member,
 	.pointee = source_pointee,
 	.enumerator = source_enumerator,

@@ -632,6 +632,24 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 		out->offset += dbo / 8;
 		out->bit_offset = dbo % 8;
 		out->size = (out->bit_offset + bits + 7) / 8;
+	} else if (dwarf_attr(member, DW_AT_bit_offset, &attr) &&
+		   dwarf_formudata(&attr, &dbo) == 0) {
+		/*
+		 * DWARF 2-4 (gcc-10's, Linux 5.10's): bits from the most
+		 * significant bit of a storage unit of DW_AT_byte_size (else
+		 * the member type's size) at the member's location; on a
+		 * little-endian target the field starts at unit*8 - off - size.
+		 */
+		Dwarf_Word unit = out->size, lsb;
+
+		if (dwarf_attr(member, DW_AT_byte_size, &attr))
+			dwarf_formudata(&attr, &unit);
+		if (!unit || unit > 16 || dbo + bits > unit * 8)
+			return;
+		lsb = unit * 8 - dbo - bits;
+		out->offset += lsb / 8;
+		out->bit_offset = lsb % 8;
+		out->size = (out->bit_offset + bits + 7) / 8;
 	}
 }
 

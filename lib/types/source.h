@@ -25,7 +25,7 @@ struct idd_type_ops {
 	/*
 	 * The same, looked for only in cu_hint's unit (a struct a module
 	 * defines is in no unit of vmlinux: no walk of every unit to learn
-	 * it). NULL: the source has no units, find_struct is asked.
+	 * it; BTF: vmlinux's own, no module's). NULL: find_struct is asked.
 	 */
 	struct inodedump_error *(*find_struct_in_unit)(void *src,
 						       const char *name,
