@@ -143,6 +143,24 @@ def main():
             if r["kind"] in ("super", "dentry"):
                 c.eq(f"{tag}: no inode in a {r['cache']} object", s.get("inode"), None)
 
+        # A freed inode: said to be freed first; --force decodes it, marked.
+        freed = [r for r in rows if r["kind"] == "freed" and r["state"] == "free"]
+        for r in freed[:6]:
+            tag = f"{name} {sname} {base} freed {r['addr']}"
+            p = run([*args, os.path.join(d, base), r["addr"]])
+            if p.returncode == 3:
+                c.ok(f"{tag}: refused, saying it is a freed object",
+                     "freed object" in p.stderr, p.stderr[:400])
+            else:
+                c.ok(f"{tag}: decoded only marked FREED", "FREED" in p.stdout,
+                     p.stdout[:400])
+            p = run([*args, "--force", "--json", os.path.join(d, base), r["addr"]])
+            try:
+                g = json.loads(p.stdout)["inodes"][0]
+            except (json.JSONDecodeError, KeyError, IndexError):
+                g = {}
+            c.eq(f"{tag}: --force: the slab says free",
+                 (g.get("slab") or {}).get("state"), "free")
         for f in filtered:
             p, got = what(args, os.path.join(d, f), addrs)
             c.ok(f"{name} {sname} {f}: exit 0 or 4", p.returncode in (0, 4),
@@ -170,6 +188,28 @@ def main():
                 if s["state"] == "unknown" or s["cache"] is None:
                     unknown += 1
                 c.eq(f"{tag}: object", s["object"], "0x" + r["start"])
+            # No inode whose own bytes are in the dump is refused: a lost
+            # superblock, dentry or freelist is a note (exit 4), the
+            # filesystem then inferred.
+            inode_rows = [r for r in rows if r["kind"] == "inode"]
+            pd = run([*args, "--json", os.path.join(d, f),
+                      *sorted({r["addr"] for r in inode_rows})])
+            try:
+                decoded = json.loads(pd.stdout).get("inodes", [])
+            except json.JSONDecodeError:
+                decoded = []
+                c.ok(f"{name} {sname} {f}: decode JSON", False, pd.stderr[-500:])
+            for g in decoded:
+                if "error" not in g:
+                    inferred = g.get("fs_inferred")
+                    if g.get("fs_type") is None:
+                        c.ok(f"{name} {sname} {f} {g['address']}: a lost "
+                             "superblock's filesystem inferred", inferred, str(g)[:400])
+                    continue
+                at = int(g["error"].get("address") or "0", 16)
+                c.ok(f"{name} {sname} {f} {g['address']}: refused only for its "
+                     "own bytes", g["error"]["kind"] == "filtered" and
+                     0 <= at - int(g["address"], 16) < 1024, str(g["error"])[:400])
             c.ok(f"{name} {sname} {f}: exit 4 when something was unknown",
                  p.returncode == (4 if unknown else p.returncode), f"exit {p.returncode}")
             print(f"{name} {sname} {f}: {len(rows) - unknown} of {len(rows)} "

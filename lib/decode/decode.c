@@ -307,8 +307,9 @@ static struct inodedump_error *infer_fs(struct inodedump_inode *ino,
 /*
  * The superblock was left out by the dump's writer, not wrong: is the
  * rest an inode? Yes when the slab allocator says the address is the
- * inode of an inode cache's object, or its mode is a file type and its
- * i_op and i_fop both name operations tables.
+ * inode of an inode cache's object; or its mode is a file type and it is
+ * in an inode cache's object (where in it no vmlinux type says: a
+ * module's) or its i_op names an operations table.
  */
 static bool inode_without_sb(struct inodedump *id, struct inodedump_inode *ino,
 			     const struct idd_slab_obj *o)
@@ -320,11 +321,12 @@ static bool inode_without_sb(struct inodedump *id, struct inodedump_inode *ino,
 		return true;
 	if (idd_mode_type((unsigned)ino->mode.v) == INODEDUMP_INODE_INVALID)
 		return false;
+	/* an object of an inode cache whose struct no vmlinux type gives */
+	if (o && o->in_slab && o->in_object && o->ic && !o->inode_known)
+		return true;
 	inodedump_error_free(name_ops(id, ino));
 	return ino->i_op.state == IDD_OK && ino->i_op.symbol &&
-	       strstr(ino->i_op.symbol, "operations") &&
-	       ino->i_fop.state == IDD_OK && ino->i_fop.symbol &&
-	       strstr(ino->i_fop.symbol, "operations");
+	       strstr(ino->i_op.symbol, "op");
 }
 
 /* Does it look like an inode? NULL, or why not (malloc'd) in *why. */

@@ -190,6 +190,10 @@ struct inodedump_error *idd_decode_sb_rows(struct inodedump *id,
 		return err;
 	if (err) {
 		ino->sb_filtered = err->code == INODEDUMP_ERR_FILTERED;
+		/* every superblock row: unreadable, not absent */
+		for (size_t k = 0; k < l->sb_members.n; k++)
+			idd_row_set_state(ino, &idd_rows[l->sb_members.id[k]],
+					  IDD_UNREADABLE);
 		*why = idd_strdup_printf("i_sb 0x%llx unreadable: %s",
 					 (unsigned long long)ino->sb.addr,
 					 inodedump_error_message(err));

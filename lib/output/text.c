@@ -510,10 +510,16 @@ static void text_row(struct text *t, const struct idd_row *row)
 		fprintf(t->out, "%s ", row->label);
 		raw_value(t, row);
 		break;
-	case IDD_TEXT_INLINE:
+	case IDD_TEXT_INLINE: {
+		const enum idd_presence *st = idd_row_state(t->ino, row);
+
 		fprintf(t->out, "  %s%s", row->label, *row->label ? " " : "");
-		raw_value(t, row);
+		if (st && *st == IDD_UNREADABLE)
+			fputs("(unreadable)", t->out); /* its struct was not read */
+		else
+			raw_value(t, row);
 		break;
+	}
 	case IDD_TEXT_RAW:
 		label(t, row->label);
 		raw_value(t, row);
