@@ -142,6 +142,13 @@ def mode_python(c, set_name, fmt):
              cli.json(addrs)["osrelease"])
         c.eq("decode_text() equals the one-address document",
              s.decode_text(int(addrs[0], 16)), cli.out([addrs[0]]))
+        what_args = [x for a in addrs for x in ("--what", a)]
+        c.eq("what_text() equals --what",
+             s.what_text([int(a, 16) for a in addrs])[0],
+             cli.out(*what_args, []))
+        c.eq("what() equals --json --what",
+             [s.what(int(a, 16)) for a in addrs],
+             cli.json(*what_args, [])["what"])
         python_errors(c, s, set_name, fmt)
     c.ok("closed session refuses", raises(ValueError, lambda: s.decode(1)))
 
@@ -341,6 +348,8 @@ def check_commands(c, who, cli, cmds, addrs, filtered, prefix):
          cli.out([]))
     c.eq(f"{who} --sweep --violations-only equals vmcore-inode's",
          out("sweep"), cli.out("--sweep", "--violations-only", []))
+    c.eq(f"{who} -w equals vmcore-inode --what", out("what"),
+         cli.out(*[x for a in addrs for x in ("--what", a)], []))
     one = cli.out([addrs[0]])
     c.ok(f"{who} a bad address prints the error", (err("bad") or "").startswith(
         prefix + f"struct inode at {UNMAPPED:#x}"), err("bad"))
@@ -392,7 +401,8 @@ def mode_crash(c, set_name, fmt):
             "json": "inode -j " + " ".join(addrs),
             "reports": "inode -r", "reports_json": "inode -r -j",
             "sweep": "inode -s -v", "sweep_jsonl": "inode -s -J",
-            "log": "inode -l", "bad": f"inode {UNMAPPED:x} " + addrs[0]}
+            "log": "inode -l", "bad": f"inode {UNMAPPED:x} " + addrs[0],
+            "what": "inode -w " + " ".join(addrs)}
     if filtered:
         cmds["filtered"] = f"inode {filtered} {addrs[0]}"
     with tempfile.TemporaryDirectory() as tmp:

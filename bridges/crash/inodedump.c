@@ -6,6 +6,7 @@
  *   inode -r [-j]                     every dump_inode() report in the log
  *   inode -s [-v] [-J]                every inode of every superblock
  *   inode -l | -i                     the kernel log; what is read, whence
+ *   inode -w [-j] ADDRESS...          what each address is (slab object)
  *
  * It prints what vmcore-inode prints for the same dump and arguments. The
  * session is inodedump_open_reader() over crash's own memory: readmem(),
@@ -139,6 +140,7 @@ static void cmd_inode(void)
 {
 	enum inodedump_format format = INODEDUMP_FORMAT_TEXT;
 	bool reports = false, sweep = false, log = false, info = false;
+	bool what = false;
 	bool jsonl = false, violations_only = false;
 	INODEDUMP_OPTS(inodedump_sweep_opts, sweep_opts);
 	struct run_out o = { .out = fp, .on_error = print_error };
@@ -147,7 +149,7 @@ static void cmd_inode(void)
 	size_t n = 0;
 	int c;
 
-	while ((c = getopt(argcnt, args, "jrsvJlifH")) != EOF) {
+	while ((c = getopt(argcnt, args, "jrsvJlifHw")) != EOF) {
 		switch (c) {
 		case 'j': format = INODEDUMP_FORMAT_JSON; break;
 		case 'r': reports = true; break;
@@ -158,6 +160,7 @@ static void cmd_inode(void)
 		case 'i': info = true; break;
 		case 'f': flags |= INODEDUMP_DECODE_FORCE; break;
 		case 'H': flags |= INODEDUMP_DECODE_HOLDERS; break;
+		case 'w': what = true; break;
 		default: argerrs++; break;
 		}
 	}
@@ -194,7 +197,9 @@ static void cmd_inode(void)
 		}
 		n++;
 	}
-	if (n)
+	if (n && what)
+		run_what(session, addrs, n, format, &o);
+	else if (n)
 		run_addresses(session, addrs, n, flags, format, &o);
 	free(addrs);
 }
@@ -202,7 +207,7 @@ static void cmd_inode(void)
 static char *help_inode[] = {
 	"inode",
 	"decode and check struct inodes (inodedump)",
-	"[-j] [-f] [-H] address ... | -r [-j] | -s [-v] [-J] | -l | -i",
+	"[-j] [-f] [-H] address ... | -w [-j] address ... | -r [-j] | -s [-v] [-J] | -l | -i",
 	"  Decode the struct inode at each address (hex), say which VFS",
 	"  invariants it breaks: the output of vmcore-inode(1) on the same dump.",
 	"",
@@ -215,10 +220,14 @@ static char *help_inode[] = {
 	"    -J  (sweep) one JSON object per inode, then a summary",
 	"    -l  the kernel log, as dmesg(1)",
 	"    -i  what is read and whence",
+	"    -w  what each address is: the slab cache and object holding it,",
+	"        allocated or free (like kmem -s), where an inode cache's",
+	"        object holds its inode",
 	"\nEXAMPLES",
 	"    crash> inode ffff935e008f6850",
 	"    crash> inode -r",
 	"    crash> inode -s -v",
+	"    crash> inode -w ffff935e008f6850",
 	NULL
 };
 

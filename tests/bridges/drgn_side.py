@@ -71,6 +71,7 @@ def main():
         "reports": "inode --reports",
         "sweep": "inode --sweep --violations-only",
         "bad": f"inode {UNMAPPED:x} " + addrs[0],
+        "what": "inode -w " + " ".join(addrs),
     }
     if filtered != "-":
         cmds["filtered"] = f"inode {filtered} {addrs[0]}"

@@ -112,6 +112,20 @@ class Session(_Session):
         return self._run_addresses([_address(a) for a in addresses],
                                    json=json, force=force, holders=holders)
 
+    def what(self, address):
+        """What ``address`` is (``vmcore-inode --json --what``): a dict with
+        ``slab`` (the cache, object, offset, ``state`` "allocated", "free" or
+        "unknown", where it is free, what was not read, and for a cache of
+        inodes where the inode is) or ``memory`` (what it is outside any
+        slab)."""
+        out, _, _ = self._run_what([_address(address)], json=True)
+        return _json.loads(out)["what"][0]
+
+    def what_text(self, addresses):
+        """What ``vmcore-inode --what A [--what B...]`` prints: returns
+        ``(output, errors, status)``."""
+        return self._run_what([_address(a) for a in addresses], json=False)
+
     def reports(self, *, force=False, holders=False):
         """Every ``dump_inode()`` report in the kernel log, each a dict of the
         schema's ``REPORT`` (``inode`` holds the decoded ``INODE``, or an

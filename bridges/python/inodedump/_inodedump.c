@@ -475,6 +475,48 @@ static PyObject *session_run_addresses(Session *s, PyObject *args,
 	return capture_end(s, &c, status);
 }
 
+/* _run_what(addresses, json) -> (out, errors, status): --what. */
+static PyObject *session_run_what(Session *s, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "addresses", "json", NULL };
+	PyObject *seq, *fast;
+	int json = 0, status;
+	uint64_t *addrs;
+	Py_ssize_t n;
+	struct capture c;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p", kwlist, &seq, &json) ||
+	    !session_usable(s))
+		return NULL;
+	fast = PySequence_List(seq);
+	if (!fast)
+		return NULL;
+	n = PyList_Size(fast);
+	addrs = calloc(n ? n : 1, sizeof(*addrs));
+	if (!addrs) {
+		Py_DECREF(fast);
+		return PyErr_NoMemory();
+	}
+	for (Py_ssize_t i = 0; i < n; i++) {
+		addrs[i] = PyLong_AsUnsignedLongLong(PyList_GetItem(fast, i));
+		if (PyErr_Occurred()) {
+			free(addrs);
+			Py_DECREF(fast);
+			return NULL;
+		}
+	}
+	Py_DECREF(fast);
+	if (!capture_begin(&c)) {
+		free(addrs);
+		return NULL;
+	}
+	status = run_what(s->id, addrs, (size_t)n,
+			  json ? INODEDUMP_FORMAT_JSON : INODEDUMP_FORMAT_TEXT,
+			  &c.out);
+	free(addrs);
+	return capture_end(s, &c, status);
+}
+
 static PyObject *session_run_reports(Session *s, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "json", "force", "holders", NULL };
@@ -629,6 +671,9 @@ static PyMethodDef session_methods[] = {
 	{ "_run_addresses", (PyCFunction)(void (*)(void))session_run_addresses,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_run_addresses(addresses, json, force, holders) -> (out, errors, status)" },
+	{ "_run_what", (PyCFunction)(void (*)(void))session_run_what,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "_run_what(addresses, json) -> (out, errors, status)" },
 	{ "_run_reports", (PyCFunction)(void (*)(void))session_run_reports,
 	  METH_VARARGS | METH_KEYWORDS,
 	  "_run_reports(json, force, holders) -> (out, errors, status)" },

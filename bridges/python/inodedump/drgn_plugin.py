@@ -6,6 +6,8 @@ command framework; found through the ``drgn.plugins`` entry point, or
     %inode ADDRESS...                decode and check these inodes
     %inode --reports                 every dump_inode() report in the log
     %inode --sweep --violations-only every inode of every superblock
+    %inode -w ADDRESS...             what each address is: slab cache,
+                                     object, allocated or free
     %inode -j ...                    JSON instead of text
 
 It prints what ``vmcore-inode`` prints for the same dump and arguments: the
@@ -38,6 +40,8 @@ def _run(prog, args):
     s = session(prog)
     if args.info:
         return s._run_info()
+    if args.what:
+        return s._run_what(args.address, json=args.json)
     if args.log:
         return s._run_log()
     if args.sweep:
@@ -56,6 +60,9 @@ def _run(prog, args):
 def inode_command(prog, name, args, **kwargs):
     """The command's body: print what vmcore-inode prints; errors go to
     stderr as "inode: MESSAGE" and never end the drgn session."""
+    if args.what and not args.address:
+        sys.stderr.write(f"{name}: --what takes one ADDRESS or more\n")
+        return None
     if args.address and (args.reports or args.sweep or args.log or args.info):
         sys.stderr.write(f"{name}: --reports, --sweep, --log and --info "
                          "take no ADDRESS\n")
@@ -114,5 +121,8 @@ if command is not None:
                      help="print the kernel log like dmesg(1)"),
             argument("-i", "--info", action="store_true",
                      help="what the session reads and whence"),
+            argument("-w", "--what", action="store_true",
+                     help="what each ADDRESS is: the slab cache and object "
+                     "holding it, allocated or free (like slab_object_info)"),
         ),
     )(inode_command)
