@@ -238,6 +238,11 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
  * dump-level bit that excludes each kind. */
 #define INODEDUMP_FACT_EXCLUDED_BY_KIND "excluded_by_kind"
 
+/* The slab allocator as this kernel's types show it, what --what and the
+ * sweep's slab walk read ("SLUB, struct slab, freelists hardened, ..."),
+ * or why it cannot be read. */
+#define INODEDUMP_FACT_SLAB "slab"
+
 /*
  * One fact about the open dump by its key (INODEDUMP_FACT_*). Returns
  * NULL when the key is unknown or the fact is not known for this dump.

@@ -14,6 +14,7 @@
 #include "decode/layout.h"
 #include "decode/memo.h"
 #include "decode/opts.h"
+#include "decode/slab.h"
 
 /* ---------------------------------------------------------------- open -- */
 
@@ -597,8 +598,7 @@ void inodedump_close(struct inodedump *id)
 	idd_holders_free(id->holders);
 	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
-	if (id->slab_layout)
-		id->slab_layout_free(id->slab_layout);
+	idd_slab_layout_free(id->slab_layout);
 	idd_btf_free(id->module_btf);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);
@@ -661,6 +661,8 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return idd_pages_excluded(id, false);
 	if (!strcmp(name, INODEDUMP_FACT_EXCLUDED_BY_KIND))
 		return idd_pages_excluded(id, true);
+	if (!strcmp(name, INODEDUMP_FACT_SLAB))
+		return idd_slab_describe(id);
 	return NULL;
 }
 

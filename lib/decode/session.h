@@ -41,8 +41,7 @@ struct inodedump {
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
 	struct idd_btfl *btf;	     /* loaded on first use */
 	struct page_layout *pages_layout; /* pages.c, on first use */
-	struct slab_layout *slab_layout;  /* slab.c, on first use, */
-	void (*slab_layout_free)(struct slab_layout *); /* freed by its own */
+	struct slab_layout *slab_layout;  /* slab.c, on first use */
 	struct idd_btf *module_btf; /* a DWARF session's modules' types */
 	bool module_btf_tried;
 	bool btf_tried;

@@ -131,7 +131,6 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	if (!l)
 		return NULL;
 	id->slab_layout = l;
-	id->slab_layout_free = idd_slab_layout_free;
 	l->swab = -1;
 	idd_anchor(id->types, id->syms, SLAB_CU, slub_fns);
 	/* struct page held the slab's fields before 5.17 (struct slab) */
@@ -140,6 +139,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 		return l;
 	}
 	member(id, &s, "slab_cache", &cache_in_page);
+	l->cache_in_page = cache_in_page.present;
 	if (!cache_in_page.present && !find(id->types, "slab", &s)) {
 		l->why_not = "this kernel's types have neither struct slab nor "
 			     "a slab_cache in struct page";
@@ -190,10 +190,38 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	return l;
 }
 
+const char *idd_slab_describe(struct inodedump *id)
+{
+	struct slab_layout *l = idd_slab_layout(id);
+
+	if (!l)
+		return NULL;
+	if (!l->usable)
+		return l->why_not;
+	if (!l->describe)
+		l->describe = idd_strdup_printf(
+			"SLUB (%s, kmem_cache); freelists %s; free objects "
+			"also %s%s; %" PRIu32 " CPU%s, %" PRIu32 " node%s",
+			l->cache_in_page ? "struct page" : "struct slab",
+			!l->c_random.present ? "not hardened"
+			: l->swab < 0 ? "hardened (kmem_cache.random; swab or not told by the first pointer read)"
+			: l->swab ? "hardened (ptr ^ random ^ swab(address))"
+				  : "hardened (ptr ^ random ^ address, no swab)",
+			l->cc_slab.present ? "on the CPUs' freelists" : "",
+			l->pcs_main.present
+				? (l->cc_slab.present ? ", in sheaves and barns"
+						      : "in the CPUs' sheaves and the barns")
+				: "",
+			l->nr_cpus, l->nr_cpus == 1 ? "" : "s", l->nr_nodes,
+			l->nr_nodes == 1 ? "" : "s");
+	return l->describe;
+}
+
 void idd_slab_layout_free(struct slab_layout *l)
 {
 	if (!l)
 		return;
+	free(l->describe);
 	for (size_t i = 0; i < l->n_inode_at; i++)
 		free(l->inode_at[i].why);
 	free(l);
@@ -607,20 +635,7 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 		add_unread(o, c.name_why);
 		free(c.name_why);
 		/* what the cache is, then, is told by its constructor */
-		if (c.ctor) {
-			char *sym = NULL, *mod = NULL;
-			struct inodedump_error *e =
-				idd_session_symbol(id, c.ctor, &sym, &mod);
-
-			if (!e && sym)
-				o->ctor = mod ? idd_strdup_printf("%s [%s]", sym, mod)
-					      : strdup(sym);
-			if (idd_error_is_nomem(e))
-				return e;
-			inodedump_error_free(e);
-			free(sym);
-			free(mod);
-		}
+		o->ctor_addr = c.ctor;
 	}
 	o->object_size = c.object_size;
 	o->size = c.size;

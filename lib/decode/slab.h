@@ -15,7 +15,8 @@ struct idd_slab_obj {
 	bool in_slab;		/* false: the rest but page is not set */
 	uint64_t cache;		/* struct kmem_cache * */
 	char name[64];		/* its name ("": unread, see unknown) */
-	char *ctor;		/* name unread: its constructor's symbol */
+	uint64_t ctor_addr;	/* name unread: its constructor, */
+	char *ctor;		/* named by the caller (what.c) */
 	uint64_t object_size, size; /* the object, and its stride */
 	uint64_t slab, base;	/* struct slab (or page) *, its first byte */
 	uint32_t objects, index; /* objects in the slab, this one's */
@@ -67,6 +68,8 @@ bool idd_slab_inode_offset(struct inodedump *id,
 			   char type[48], char **why);
 
 void idd_slab_layout_free(struct slab_layout *l);
+/* INODEDUMP_FACT_SLAB: what this kernel's slab allocator is, as read. */
+const char *idd_slab_describe(struct inodedump *id);
 
 /* ---- every allocated inode of the inode caches (slab_sweep.c) ---- */
 /* An inode and its i_sb; false: out of memory (the walk stops). */

@@ -33,6 +33,8 @@ struct slab_layout {
 	uint64_t per_cpu_offset, online_mask;
 	uint32_t nr_cpus, nr_nodes;
 	int swab; /* -1: not known yet */
+	bool cache_in_page; /* before 5.17: struct page holds the slab */
+	char *describe;	    /* INODEDUMP_FACT_SLAB, made on first ask */
 	struct {		/* inode offsets asked (a type search is slow) */
 		const struct idd_inode_cache *ic;
 		bool known;

@@ -17,6 +17,21 @@ struct inodedump_error *inodedump_what(struct inodedump *id, uint64_t address,
 	if (!w)
 		return idd_nomem();
 	err = idd_slab_object(id, address, 0, &w->o);
+	if (!err && w->o.ctor_addr) {
+		/* the cache's name is gone: its constructor says what it is */
+		char *sym = NULL, *mod = NULL;
+
+		err = idd_session_symbol(id, w->o.ctor_addr, &sym, &mod);
+		if (!err && sym)
+			w->o.ctor = mod ? idd_strdup_printf("%s [%s]", sym, mod)
+					: strdup(sym);
+		if (err && !idd_error_is_nomem(err)) {
+			inodedump_error_free(err);
+			err = NULL;
+		}
+		free(sym);
+		free(mod);
+	}
 	if (err) {
 		inodedump_what_free(w);
 		return err;

@@ -346,6 +346,7 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 		{ INODEDUMP_FACT_VMLINUX_BUILD_ID, "vmlinux build-id", "vmlinux GNU build-id note" },
 		{ INODEDUMP_FACT_TYPES, "types", NULL },
 		{ INODEDUMP_FACT_SYMBOLS, "symbols", NULL },
+		{ INODEDUMP_FACT_SLAB, "slab allocator", "this kernel's types" },
 	};
 
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
