@@ -148,11 +148,13 @@ def table(rep):
 
 # ------------------------------------------------------------------ crash
 
-def run_crash(vmlinux, dump, addr, runs, wrap=lambda cmd: cmd):
-    """crash on the dump; wrap(cmd) runs it elsewhere (a sid chroot)."""
-    stdin = "struct inode %s\nexit\n" % addr
+def run_crash(vmlinux, dump, addr, runs, wrap=lambda cmd: cmd, command=None,
+              expect="struct inode {"):
+    """crash on the dump; wrap(cmd) runs it elsewhere (a sid chroot);
+    command (default "struct inode ADDR") and the text its output holds."""
+    stdin = "%s\nexit\n" % (command or "struct inode %s" % addr)
     r = run_once(wrap(["crash", "-s", vmlinux, dump]), stdin, timeout=120)
-    works = r.rc == 0 and not r.timed_out and "struct inode {" in r.out
+    works = r.rc == 0 and not r.timed_out and expect in r.out
     if works:
         rs = [r] + [run_once(wrap(["crash", "-s", vmlinux, dump]), stdin, timeout=120)
                     for _ in range(runs)]
@@ -713,6 +715,59 @@ def main():
         elif not args.no_crash and not args.no_sid:
             rep.notes.append("**crash 9.0.2 not measured**: no sid chroot with crash "
                              "in %s (tests/bridges/sid_chroot.sh makes it)." % CACHE)
+
+    # Issue 30: what an address is (--what) beside drgn 0.3.0's
+    # slab_object_info() and crash 9.0.2's kmem -s, same dump, same run;
+    # and the sweep of a -d 31 dump whose lists broke (the slab walk).
+    s73, _ = fixture_set("stock73")
+    chroot = None if args.no_sid else sid_chroot("python3-drgn")
+    if s73 and chroot:
+        vml = os.path.join(s73, "vmlinux")
+        addr = truth_addr(s73, "symlink_short")["addr"]
+        d = os.path.join(s73, "d17-zlib.vmcore")
+        log("stock73: --what (drgn 0.3.0 slab_object_info in the sid chroot)")
+        dcmd = in_sid(chroot, s73, ["/usr/bin/python3", "/src/drgn_bench.py", "what",
+                                    "/fx/vmlinux", "/fx/d17-zlib.vmcore", addr])
+        st, warm = timed("stock73: --what", [("ours", [vmci, "-k", vml, "--what", addr, d]),
+                                             ("drgn 0.3.0", dcmd)])
+        try:
+            oj = json.loads(run_once([vmci, "-k", vml, "--json", "--what", addr, d]).out)
+            s = oj["what"][0]["slab"]
+            kv = parse_kv(warm["drgn 0.3.0"].out.strip().splitlines()[-1])
+            check = ("same cache, object and state (%s, %s)" % (s["cache"], s["state"])
+                     if (s["cache"], s["object"], s["state"]) ==
+                     (kv["cache"], "0x" + kv["start"], kv["state"]) else
+                     "DIFFER: ours %s, drgn %s" % (s, kv))
+        except Exception as e:  # noqa: BLE001
+            check = "check failed: %s" % e
+        rep.row("stock73: open + what is this address (`--what` / `slab_object_info`)",
+                "d17-zlib.vmcore", st["ours"], "drgn 0.3.0", st["drgn 0.3.0"],
+                "d17-zlib.vmcore", check)
+        crash9 = None if args.no_crash else sid_chroot("crash")
+        if crash9:
+            log("stock73: crash 9.0.2 kmem -s (sid chroot)")
+            status, cst, err = run_crash("/fx/vmlinux", "/fx/d17-zlib.vmcore", addr, runs,
+                                         lambda cmd: in_sid(crash9, s73, cmd),
+                                         command="kmem -s %s" % addr, expect="CACHE")
+            rep.crash.append(("stock73 `kmem -s` (--what)", "d17-zlib.vmcore",
+                              "9.0.2 (sid chroot)", status, cst, err))
+    fs73, why_fs73 = fixture_set("fs73")
+    if fs73:
+        vml = os.path.join(fs73, "vmlinux")
+        log("fs73: sweep of d31 (lists broken, slab walk) and of d17 (whole lists)")
+        st, warm = timed("fs73: --sweep d31", [
+            ("ours", [vmci, "-k", vml, "--sweep", "--jsonl",
+                      os.path.join(fs73, "d31-zlib.vmcore")]),
+            ("ours, d17", [vmci, "-k", vml, "--sweep", "--jsonl",
+                           os.path.join(fs73, "d17-zlib.vmcore")])], ok_rcs=(0, 1, 4))
+        n31 = sum(1 for l in warm["ours"].out.splitlines() if l.startswith('{"address"'))
+        n17 = sum(1 for l in warm["ours, d17"].out.splitlines() if l.startswith('{"address"'))
+        rep.row("fs73: sweep a -d 31 dump whose lists broke (slab walk) / "
+                "the -d 17 dump of the same moment (whole lists)",
+                "d31-zlib.vmcore", st["ours"], "ours, d17", st["ours, d17"],
+                "d17-zlib.vmcore", "%d inodes of %d (the rest not in the dump)" % (n31, n17))
+    elif not fs73:
+        rep.notes.append("**fs73 set not measured**: %s." % why_fs73)
 
     # Startup against vmlinux size.
     if stock and patched:

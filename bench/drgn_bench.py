@@ -8,6 +8,8 @@ Run with /usr/bin/python3 (Debian's python3-drgn):
                                                       every "encountered for
                                                       inode <hex>" report
     drgn_bench.py log     VMLINUX VMCORE              open, print the log (dmesg)
+    drgn_bench.py what    VMLINUX VMCORE ADDRESS...   open, slab_object_info() of
+                                                      each (drgn 0.3.0 for 6.x)
     drgn_bench.py sweep   VMLINUX VMCORE              open, walk super_blocks and
                                                       every s_inodes list reading
                                                       i_mode and i_ino
@@ -92,7 +94,7 @@ def sweep(prog):
 
 
 def main(argv):
-    if len(argv) < 4 or argv[1] not in ("inode", "reports", "log", "sweep"):
+    if len(argv) < 4 or argv[1] not in ("inode", "reports", "log", "sweep", "what"):
         sys.exit(__doc__)
     mode, vmlinux, vmcore = argv[1:4]
     prog = open_program(vmlinux, vmcore)
@@ -109,6 +111,17 @@ def main(argv):
                 emit(decode(prog, int(m.group(1), 16)))
     elif mode == "sweep":
         sweep(prog)
+    elif mode == "what":
+        from drgn.helpers.linux.slab import slab_object_info
+
+        for a in argv[4:]:
+            info = slab_object_info(prog, int(a, 16))
+            if info is None:
+                print("addr=%s cache=- start=- state=-" % a)
+                continue
+            print("addr=%s cache=%s start=%x state=%s" % (
+                a, info.slab_cache.name.string_().decode(), info.address,
+                {True: "allocated", False: "free", None: "unknown"}[info.allocated]))
     else:
         from drgn.helpers.linux.printk import get_dmesg
 
