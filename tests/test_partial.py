@@ -256,7 +256,9 @@ def case_d31(c, set_name):
         if "error" in got:
             continue
         one = run(["-k", vmlinux, d31, t["addr"]])
-        lost = any(e["field"] in PATH_FIELDS for e in got["errors"])
+        # paths lost, or another part (the slab's freelist, a superblock's
+        # page): partial; the holders were asked only of the first run
+        lost = any(e["field"] != "holders" for e in got["errors"])
         c.eq(f"-d 31 {t['role']} alone: exit code", one.returncode,
              4 if lost else 1 if got["violations"] else 0)
 

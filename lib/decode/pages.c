@@ -302,13 +302,27 @@ static struct page_layout *layout(struct inodedump *id)
 	if (!l->ntypes)
 		collect_vmcoreinfo_types(id, l);
 	layout_members(id, l);
-	if (idd_symbols_address(id->syms, "page_offset_base", &l->page_offset))
-		inodedump_error_free(idd_target_read_u64(
-			id->target, l->page_offset, &l->page_offset));
-	if (!idd_symbols_address(id->syms, "vmemmap_base", &l->vmemmap) ||
-	    idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap)) {
+	if (idd_symbols_address(id->syms, "page_offset_base", &l->page_offset)) {
+		struct inodedump_error *e = idd_target_read_u64(
+			id->target, l->page_offset, &l->page_offset);
+
+		if (e)
+			l->page_offset = 0; /* not known */
+		inodedump_error_free(e);
+	}
+	if (!idd_symbols_address(id->syms, "vmemmap_base", &l->vmemmap)) {
 		l->why_not = "vmlinux has no vmemmap_base (no virtual mem_map)";
 		return l;
+	}
+	{
+		struct inodedump_error *e =
+			idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap);
+
+		if (e) {
+			inodedump_error_free(e);
+			l->why_not = "vmemmap_base cannot be read";
+			return l;
+		}
 	}
 	if (!l->size || !l->flags.present || !l->mapping.present ||
 	    l->nr_flags < 0) {

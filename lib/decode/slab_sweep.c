@@ -61,24 +61,24 @@ static bool collect(uint64_t obj, const char *where, void *arg)
  * module's BTF left out of a filtered dump): where the inode is, learned
  * from an inode a list reached that lies in one of its objects.
  */
-static void learn_offset(struct slab_walk *w, struct seen_cache *sc)
+static bool learn_offset(struct slab_walk *w, struct seen_cache *sc)
 {
 	for (size_t i = 0; i < w->nknown; i++) {
 		struct idd_slab_obj o;
 
 		if (idd_slab_object(w->id, w->known[i], IDD_SLAB_NO_TYPES, &o))
-			return; /* no memory: left unknown */
+			return false; /* no memory: left unknown */
 		if (o.in_slab && o.in_object && o.cache == sc->addr) {
 			sc->inode_offset = o.offset;
 			sc->inodes = true;
 			w->stats->caches++;
 			w->stats->caches_learned++;
 			idd_slab_obj_clear(&o);
-			return;
+			return true;
 		}
 		idd_slab_obj_clear(&o);
 	}
-	w->stats->caches_no_offset++;
+	return false;
 }
 
 /* The cache at addr, looked at once: is it one of inodes? */
@@ -103,9 +103,13 @@ static struct seen_cache *cache_of(struct slab_walk *w, uint64_t addr)
 		return sc;
 	}
 	if (sc->c.name_why) {
-		w->stats->caches_unnamed++;
+		/* its name is not in the dump: a list's inode in it says */
 		free(sc->c.name_why);
 		sc->c.name_why = NULL;
+		snprintf(sc->c.name, sizeof(sc->c.name), "kmem_cache 0x%" PRIx64,
+			 addr);
+		if (!learn_offset(w, sc))
+			w->stats->caches_unnamed++;
 		return sc;
 	}
 	ic = idd_inode_cache_find(sc->c.name);
@@ -115,8 +119,8 @@ static struct seen_cache *cache_of(struct slab_walk *w, uint64_t addr)
 		w->stats->caches++;
 	}
 	free(why);
-	if (ic && !sc->inodes)
-		learn_offset(w, sc);
+	if (ic && !sc->inodes && !learn_offset(w, sc))
+		w->stats->caches_no_offset++;
 	return sc;
 }
 

@@ -126,6 +126,9 @@ struct sweep_state {
 	struct idd_visited walked; /* superblocks whose s_inodes ran whole */
 	struct idd_visited listed; /* superblocks super_blocks gave */
 	char *sb_list_broken; /* why super_blocks could not be read whole */
+	/* two inodes of each walked superblock: where caches hold inodes */
+	uint64_t *sample;
+	size_t nsample, capsample;
 };
 
 /* A superblock whose s_inodes broke, or whose own bytes are not there. */
@@ -216,7 +219,20 @@ static struct inodedump_error *take_inode(struct sweep_state *st,
 {
 	enum inodedump_inode_type type = inodedump_inode_type(ino);
 
-	out->inodes++;
+	if (++out->inodes <= 2 && !out->from_slabs &&
+	    st->nsample < 4096) { /* a sample, for a slab walk to learn from */
+		if (st->nsample == st->capsample) {
+			size_t cap = st->capsample ? 2 * st->capsample : 64;
+			uint64_t *m = realloc(st->sample, cap * sizeof(*m));
+
+			if (m) {
+				st->sample = m;
+				st->capsample = cap;
+			}
+		}
+		if (st->nsample < st->capsample)
+			st->sample[st->nsample++] = ino->address;
+	}
 	if (st->types && !(st->types & (1u << type))) {
 		inodedump_inode_free(ino);
 		return NULL;
@@ -756,7 +772,12 @@ static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
 	size_t found = 0, nknown = 0, capknown = 0;
 	uint64_t *known = NULL;
 
-	/* a few inodes each broken list reached: where caches keep inodes */
+	/* inodes lists reached: where caches keep inodes */
+	for (size_t i = 0; i < st->nsample; i++)
+		if (!push(&known, &nknown, &capknown, st->sample[i])) {
+			free(known);
+			return idd_nomem();
+		}
 	for (size_t i = 0; i < st->ndamaged; i++) {
 		const struct idd_visited *seen = &st->damaged[i].seen;
 		size_t took = 0;
@@ -894,6 +915,7 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 		free(st.damaged[i].found);
 	}
 	free(st.damaged);
+	free(st.sample);
 	idd_visited_free(&st.walked);
 	idd_visited_free(&st.listed);
 	free(st.sb_list_broken);

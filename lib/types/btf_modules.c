@@ -82,19 +82,27 @@ void idd_btf_load_modules(struct idd_btf *b)
 	idd_btf_types_member(b, &bt, "data_size", &data_size);
 	idd_btf_types_member(b, &bt, "name", &name);
 	if (!list.present || !btf_m.present || !data.present ||
-	    !data_size.present || bt.size > 4096 ||
-	    idd_target_read_u64(b->target, head, &next))
+	    !data_size.present || bt.size > 4096)
 		return;
+	if ((err = idd_target_read_u64(b->target, head, &next))) {
+		inodedump_error_free(err);
+		return;
+	}
 	for (size_t n = 0; next != head && n < MAX_MODULES; n++) {
 		uint8_t sbtf[4096];
-		uint64_t at, mbtf, raw, size;
+		uint64_t at, mbtf = 0, raw, size;
 		struct idd_btf *m, **grown;
 		char mod[64] = "";
 		void *bytes;
 
 		at = next - list.offset;
-		if (idd_target_read_u64(b->target, next, &next) ||
-		    idd_target_read_u64(b->target, at + btf_m.offset, &mbtf) ||
+		/* a link not in the dump ends the list: the rest is not read */
+		if ((err = idd_target_read_u64(b->target, next, &next))) {
+			inodedump_error_free(err);
+			break;
+		}
+		if ((err = idd_target_read_u64(b->target, at + btf_m.offset,
+					       &mbtf)) ||
 		    !mbtf || (err = idd_target_read(b->target, mbtf, sbtf, bt.size))) {
 			inodedump_error_free(err);
 			err = NULL;
