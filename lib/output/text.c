@@ -323,6 +323,16 @@ static void text_paths(struct text *t, const struct idd_row *row)
 		label(t, "");
 		fprintf(t->out, "(%zu more names)", ino->npaths - 4);
 	}
+	if (ino->incomplete.parts & INODEDUMP_PART_PATHS) {
+		/* a dentry or mount not in the dump: never shown as whole */
+		label(t, ino->npaths ? "" : row->label);
+		fputs(ino->npaths ? "(maybe more: the walk was cut short, see "
+				    "\"unreadable\" below)"
+				  : "(not read: the walk was cut short, see "
+				    "\"unreadable\" below)",
+		      t->out);
+		return;
+	}
 	if (ino->paths_known && !ino->npaths) {
 		label(t, row->label);
 		fputs("(no name: no dentry alias in memory)", t->out);
