@@ -204,9 +204,7 @@ const char *idd_slab_describe(struct inodedump *id)
 			"also %s%s; %" PRIu32 " CPU%s, %" PRIu32 " node%s",
 			l->cache_in_page ? "struct page" : "struct slab",
 			!l->c_random.present ? "not hardened"
-			: l->swab < 0 ? "hardened (kmem_cache.random; swab or not told by the first pointer read)"
-			: l->swab ? "hardened (ptr ^ random ^ swab(address))"
-				  : "hardened (ptr ^ random ^ address, no swab)",
+					     : "hardened (kmem_cache.random)",
 			l->cc_slab.present ? "on the CPUs' freelists" : "",
 			l->pcs_main.present
 				? (l->cc_slab.present ? ", in sheaves and barns"

@@ -289,7 +289,7 @@ bool idd_slab_walk_barns(struct inodedump *id, struct slab_layout *l,
 		return false;
 	for (uint32_t n = 0; n < l->nr_nodes; n++) {
 		uint64_t barn = 0, head, p;
-		struct inodedump_error *err;
+		struct inodedump_error *err = NULL;
 		char why[256], where[64];
 
 		snprintf(where, sizeof(where),
@@ -308,8 +308,8 @@ bool idd_slab_walk_barns(struct inodedump *id, struct slab_layout *l,
 			 p)
 			err = idd_target_read_u64(id->target,
 						  p + l->n_barn.offset, &barn);
-		else
-			continue;
+		else if (!err)
+			continue; /* no barn for this node */
 		if (!err && barn) {
 			head = barn + l->barn_full.offset;
 			err = idd_target_read_u64(id->target, head, &p);

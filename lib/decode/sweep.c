@@ -622,11 +622,12 @@ static struct inodedump_error *sb_list(struct walk_args *w, uint64_t **order,
 		goto out;
 	if (idd_error_is_nomem(broke)) {
 		err = broke;
+		broke = NULL;
 		goto out;
 	}
 	/* backward from the end, to the nodes already met or the next break */
 	if (l->s_list_prev.present &&
-	    !idd_target_read_u64(st->id->target, head + prev_at, &node) ) {
+	    !(err = idd_target_read_u64(st->id->target, head + prev_at, &node))) {
 		while (node != head && !idd_visited_has(&seen, node) &&
 		       nback < MAX_SUPERBLOCKS) {
 			struct inodedump_error *e;
@@ -645,6 +646,10 @@ static struct inodedump_error *sb_list(struct walk_args *w, uint64_t **order,
 			}
 		}
 	}
+	if (err && idd_error_is_nomem(err))
+		goto out;
+	inodedump_error_free(err); /* the end not read either: said below */
+	err = NULL;
 	st->sb_list_broken = idd_strdup_printf(
 		"super_blocks could not be read whole (%s): %zu superblocks "
 		"walked from its start, %zu back from its end",
