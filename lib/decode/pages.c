@@ -66,6 +66,7 @@ struct page_layout {
 	const char *why_not;
 	uint64_t size, vmemmap;
 	uint64_t page_offset; /* the direct map's start (0: not known) */
+	char *why_buf;	      /* why_not when it is made (freed with l) */
 	struct idd_member flags, mapping, private_, compound, page_type,
 		refcount;
 	bool compound_info; /* 7.x: a tail's word may be a mask */
@@ -200,6 +201,7 @@ void idd_pages_layout_free(struct page_layout *l)
 		free(l->type[i].name);
 	free(l->excluded);
 	free(l->excluded_kinds);
+	free(l->why_buf);
 	free(l);
 }
 
@@ -319,8 +321,12 @@ static struct page_layout *layout(struct inodedump *id)
 			idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap);
 
 		if (e) {
+			l->why_buf = idd_strdup_printf("vmemmap_base cannot be "
+						       "read: %s",
+						       inodedump_error_message(e));
 			inodedump_error_free(e);
-			l->why_not = "vmemmap_base cannot be read";
+			l->why_not = l->why_buf ? l->why_buf
+						: "vmemmap_base cannot be read";
 			return l;
 		}
 	}
@@ -842,7 +848,7 @@ char *idd_pages_describe(struct inodedump *id, uint64_t pfn)
  */
 bool idd_pages_each_slab(struct inodedump *id,
 			 bool (*fn)(uint64_t page, uint64_t pfn, void *arg),
-			 void *arg, uint64_t *unread)
+			 void *arg, uint64_t *unread, char **first_error)
 {
 	const struct page_layout *l = layout(id);
 	uint64_t max = idd_target_max_pfn(id->target), per;
@@ -850,6 +856,8 @@ bool idd_pages_each_slab(struct inodedump *id,
 	bool more = true;
 
 	*unread = 0;
+	if (l && !l->usable && !*first_error)
+		*first_error = strdup(l->why_not);
 	if (!l || !l->usable || !l->size || l->size > 256 || !max)
 		return false;
 	per = 4096 / l->size ? 4096 / l->size : 1;
@@ -861,6 +869,9 @@ bool idd_pages_each_slab(struct inodedump *id,
 			id->target, l->vmemmap + pfn * l->size, buf, n * l->size);
 
 		if (err) {
+			/* the first one said: a reader that failed is no gap */
+			if (!*first_error)
+				*first_error = strdup(inodedump_error_message(err));
 			inodedump_error_free(err);
 			*unread += n;
 			continue;

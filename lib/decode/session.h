@@ -148,7 +148,7 @@ bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
  */
 bool idd_pages_each_slab(struct inodedump *id,
 			 bool (*fn)(uint64_t page, uint64_t pfn, void *arg),
-			 void *arg, uint64_t *unread);
+			 void *arg, uint64_t *unread, char **first_error);
 /*
  * pages.c: the physical address of a direct-map address, without a page
  * walk (a caller's reader has none); false outside the direct map.

@@ -84,6 +84,7 @@ struct idd_slab_sweep_stats {
 	size_t objects;	       /* allocated objects handed over */
 	size_t objects_unread; /* allocated, but not in the dump */
 	uint64_t memmap_unread; /* pages whose struct page is not there */
+	char *memmap_error;	/* the first read of it that failed (free it) */
 	char *unread_by_cache;	/* "cache N, ...": objects_unread (free it) */
 };
 /*

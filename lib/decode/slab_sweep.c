@@ -211,6 +211,7 @@ struct inodedump_error *idd_slab_each_inode(struct inodedump *id,
 {
 	struct slab_walk w = { id, idd_slab_layout(id), i_sb, fn, arg, stats,
 			       known, nknown, NULL, 0, NULL };
+	struct inodedump_error *err;
 	bool walked;
 
 	memset(stats, 0, sizeof(*stats));
@@ -222,7 +223,8 @@ struct inodedump_error *idd_slab_each_inode(struct inodedump *id,
 	w.caches = calloc(MAX_CACHES, sizeof(*w.caches));
 	if (!w.caches)
 		return idd_nomem();
-	walked = idd_pages_each_slab(id, one_slab, &w, &stats->memmap_unread);
+	walked = idd_pages_each_slab(id, one_slab, &w, &stats->memmap_unread,
+				     &stats->memmap_error);
 	for (size_t i = 0; i < w.ncaches; i++) {
 		char *more;
 
@@ -243,8 +245,14 @@ struct inodedump_error *idd_slab_each_inode(struct inodedump *id,
 	free(w.caches);
 	if (w.err)
 		return w.err;
-	if (!walked)
-		return idd_error(INODEDUMP_ERR_TYPE, "this kernel's struct "
-				 "pages cannot be walked for slabs");
+	if (!walked) {
+		err = idd_error(INODEDUMP_ERR_TYPE, "this kernel's struct pages "
+				"cannot be walked for slabs%s%s",
+				stats->memmap_error ? ": " : "",
+				stats->memmap_error ? stats->memmap_error : "");
+		free(stats->memmap_error);
+		stats->memmap_error = NULL;
+		return err;
+	}
 	return NULL;
 }

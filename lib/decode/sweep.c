@@ -796,6 +796,12 @@ static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
 	err = idd_slab_each_inode(st->id, &w->l->i_sb, known, nknown,
 				  on_slab_inode, &a, &stats);
 	free(known);
+	if (stats.memmap_error && !a.err && !idd_error_is_nomem(err))
+		idd_session_note(st->id, "the memory map (struct pages) could not "
+				 "be read in full for the slab walk: %" PRIu64
+				 " pages not seen (the first read that failed: %s)",
+				 stats.memmap_unread, stats.memmap_error);
+	free(stats.memmap_error);
 	if (a.err || err)
 		free(stats.unread_by_cache);
 	if (a.err) {
@@ -806,8 +812,10 @@ static struct inodedump_error *slabs_pass(struct walk_args *w, uint8_t *buf)
 		if (idd_error_is_nomem(err))
 			return err;
 		idd_session_note(st->id, "lists broke on pages the dump does "
-				 "not hold, and the inode caches' slabs could "
+				 "not hold%s%s, and the inode caches' slabs could "
 				 "not be walked: %s",
+				 st->sb_list_broken ? "; " : "",
+				 st->sb_list_broken ? st->sb_list_broken : "",
 				 inodedump_error_message(err));
 		inodedump_error_free(err);
 		return NULL;
