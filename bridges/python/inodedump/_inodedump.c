@@ -431,12 +431,39 @@ static PyObject *session_decode(Session *s, PyObject *args, PyObject *kw)
 	return capture_str(&c);
 }
 
+/* A sequence of ints as a malloc'd array (*n of them); NULL: raised. */
+static uint64_t *addresses_of(PyObject *seq, Py_ssize_t *n)
+{
+	PyObject *fast = PySequence_List(seq);
+	uint64_t *addrs;
+
+	if (!fast)
+		return NULL;
+	*n = PyList_Size(fast);
+	addrs = calloc(*n ? *n : 1, sizeof(*addrs));
+	if (!addrs) {
+		Py_DECREF(fast);
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (Py_ssize_t i = 0; i < *n; i++) {
+		addrs[i] = PyLong_AsUnsignedLongLong(PyList_GetItem(fast, i));
+		if (PyErr_Occurred()) {
+			free(addrs);
+			Py_DECREF(fast);
+			return NULL;
+		}
+	}
+	Py_DECREF(fast);
+	return addrs;
+}
+
 static PyObject *session_run_addresses(Session *s, PyObject *args,
 				       PyObject *kw)
 {
 	static char *kwlist[] = { "addresses", "json", "force", "holders",
 				  NULL };
-	PyObject *seq, *fast;
+	PyObject *seq;
 	int json = 0, force = 0, holders = 0, status;
 	uint64_t *addrs;
 	Py_ssize_t n;
@@ -446,24 +473,8 @@ static PyObject *session_run_addresses(Session *s, PyObject *args,
 					 &json, &force, &holders) ||
 	    !session_usable(s))
 		return NULL;
-	fast = PySequence_List(seq);
-	if (!fast)
+	if (!(addrs = addresses_of(seq, &n)))
 		return NULL;
-	n = PyList_Size(fast);
-	addrs = calloc(n ? n : 1, sizeof(*addrs));
-	if (!addrs) {
-		Py_DECREF(fast);
-		return PyErr_NoMemory();
-	}
-	for (Py_ssize_t i = 0; i < n; i++) {
-		addrs[i] = PyLong_AsUnsignedLongLong(PyList_GetItem(fast, i));
-		if (PyErr_Occurred()) {
-			free(addrs);
-			Py_DECREF(fast);
-			return NULL;
-		}
-	}
-	Py_DECREF(fast);
 	if (!capture_begin(&c)) {
 		free(addrs);
 		return NULL;
@@ -479,7 +490,7 @@ static PyObject *session_run_addresses(Session *s, PyObject *args,
 static PyObject *session_run_what(Session *s, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "addresses", "json", NULL };
-	PyObject *seq, *fast;
+	PyObject *seq;
 	int json = 0, status;
 	uint64_t *addrs;
 	Py_ssize_t n;
@@ -488,24 +499,8 @@ static PyObject *session_run_what(Session *s, PyObject *args, PyObject *kw)
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|p", kwlist, &seq, &json) ||
 	    !session_usable(s))
 		return NULL;
-	fast = PySequence_List(seq);
-	if (!fast)
+	if (!(addrs = addresses_of(seq, &n)))
 		return NULL;
-	n = PyList_Size(fast);
-	addrs = calloc(n ? n : 1, sizeof(*addrs));
-	if (!addrs) {
-		Py_DECREF(fast);
-		return PyErr_NoMemory();
-	}
-	for (Py_ssize_t i = 0; i < n; i++) {
-		addrs[i] = PyLong_AsUnsignedLongLong(PyList_GetItem(fast, i));
-		if (PyErr_Occurred()) {
-			free(addrs);
-			Py_DECREF(fast);
-			return NULL;
-		}
-	}
-	Py_DECREF(fast);
 	if (!capture_begin(&c)) {
 		free(addrs);
 		return NULL;
