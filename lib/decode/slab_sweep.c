@@ -113,14 +113,19 @@ static struct seen_cache *cache_of(struct slab_walk *w, uint64_t addr)
 		return sc;
 	}
 	ic = idd_inode_cache_find(sc->c.name);
-	if (ic && idd_slab_inode_offset(w->id, ic, &sc->inode_offset, type,
-					&why)) {
+	/*
+	 * Learned from an inode a list reached first: a module's struct from
+	 * the types would parse the whole BTF (~100 ms, ~130 MB on 7.3).
+	 */
+	if (!ic || learn_offset(w, sc))
+		return sc;
+	if (idd_slab_inode_offset(w->id, ic, &sc->inode_offset, type, &why)) {
 		sc->inodes = true;
 		w->stats->caches++;
+	} else {
+		w->stats->caches_no_offset++;
 	}
 	free(why);
-	if (ic && !sc->inodes && !learn_offset(w, sc))
-		w->stats->caches_no_offset++;
 	return sc;
 }
 
