@@ -132,6 +132,18 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 		return NULL;
 	id->slab_layout = l;
 	l->swab = -1;
+	{
+		/* every symbol slab.c and pages.c ask: one pass, not nine */
+		static const char *const names[] = {
+			"kmem_cache_free", "kmem_cache_destroy",
+			"page_offset_base", "vmemmap_base", "__per_cpu_offset",
+			"__cpu_online_mask", "nr_cpu_ids", "nr_node_ids",
+			"vmcoreinfo_append_str",
+		};
+
+		idd_symbols_prefetch(id->syms, names,
+				     sizeof(names) / sizeof(names[0]));
+	}
 	idd_anchor(id->types, id->syms, SLAB_CU, slub_fns);
 	/* struct page held the slab's fields before 5.17 (struct slab) */
 	if (!find(id->types, "page", &s)) {

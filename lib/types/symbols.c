@@ -29,6 +29,18 @@ struct idd_symbols {
 	 * index pays for itself.
 	 */
 	size_t lookups;
+	/*
+	 * Names looked up by idd_symbols_prefetch() in one pass, and whether
+	 * each was found: later idd_symbols_address() calls for them scan
+	 * nothing (a scan of a distribution vmlinux's table is ~3 M
+	 * instructions).
+	 */
+	struct {
+		char name[40];
+		bool found;
+		uint64_t addr;
+	} pre[24];
+	size_t npre;
 	struct sym_entry *index;
 	size_t nindex;
 	/* The table itself when it is 64-bit and in host order (the usual). */
@@ -363,11 +375,91 @@ struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
 	return *name ? NULL : idd_nomem();
 }
 
+/* A name's first four bytes, hashed to 16 bits (for a bitmap filter). */
+static unsigned prefix16(const char *s)
+{
+	uint32_t k = 0;
+
+	for (int i = 0; i < 4 && s[i]; i++)
+		k |= (uint32_t)(unsigned char)s[i] << (8 * i);
+	return (unsigned)((k * 2654435761u) >> 16);
+}
+
+void idd_symbols_prefetch(struct idd_symbols *syms, const char *const *names,
+			  size_t n)
+{
+	/* 4 bytes, not 1: on 6.x half the symbols begin "__pfx_" */
+	uint8_t first[65536 / 8] = { 0 };
+	bool byte0[256] = { false };
+	size_t start = syms->npre, left;
+
+	if (syms->ks)
+		return; /* kallsyms: looked up by its own index */
+	for (size_t k = 0; k < n && syms->npre < sizeof(syms->pre) /
+					sizeof(syms->pre[0]); k++) {
+		bool dup = false;
+
+		if (strlen(names[k]) >= sizeof(syms->pre[0].name))
+			continue;
+		for (size_t j = 0; j < syms->npre; j++)
+			dup |= !strcmp(syms->pre[j].name, names[k]);
+		if (dup)
+			continue;
+		strcpy(syms->pre[syms->npre].name, names[k]);
+		syms->pre[syms->npre].found = false;
+		first[prefix16(names[k]) / 8] |= 1u << (prefix16(names[k]) % 8);
+		byte0[(unsigned char)names[k][0]] = true;
+		syms->npre++;
+	}
+	left = syms->npre - start;
+	for (size_t i = 1; i < syms->count && left; i++) {
+		GElf_Sym sym;
+		const char *nm;
+		size_t want = syms->npre;
+
+		if (syms->raw && syms->strtab) {
+			/* by the name in place first: decoding the symbol is dear */
+			const char *raw;
+
+			if (syms->raw[i].st_name >= syms->strtab_size)
+				continue;
+			raw = syms->strtab + syms->raw[i].st_name;
+			if (!byte0[(unsigned char)raw[0]])
+				continue;
+			unsigned h = prefix16(raw);
+
+			if (!(first[h / 8] >> (h % 8) & 1))
+				continue;
+			for (want = start; want < syms->npre; want++)
+				if (!syms->pre[want].found &&
+				    !strcmp(raw, syms->pre[want].name))
+					break;
+			if (want == syms->npre)
+				continue;
+		}
+		if (!get_sym(syms, i, &sym) || !usable(&sym))
+			continue;
+		nm = sym_name(syms, sym.st_name);
+		for (size_t j = start; nm && j < syms->npre; j++)
+			if (!syms->pre[j].found && !strcmp(nm, syms->pre[j].name)) {
+				syms->pre[j].found = true;
+				syms->pre[j].addr = sym.st_value + syms->kaslr;
+				left--;
+			}
+	}
+}
+
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			 uint64_t *addr)
 {
 	if (syms->ks)
 		return idd_kallsyms_address(syms->ks, name, addr);
+	for (size_t j = 0; j < syms->npre; j++)
+		if (!strcmp(syms->pre[j].name, name)) {
+			if (syms->pre[j].found)
+				*addr = syms->pre[j].addr;
+			return syms->pre[j].found;
+		}
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 		const char *n;

@@ -162,6 +162,12 @@ void idd_symbols_expect_many(struct idd_symbols *syms);
 struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
 					  const uint64_t *addrs, size_t n,
 					  char **out);
+/*
+ * Look these names up in one pass over the symbol table (vmlinux's), so
+ * that idd_symbols_address() answers them without one each.
+ */
+void idd_symbols_prefetch(struct idd_symbols *syms, const char *const *names,
+			  size_t n);
 /* The runtime address of a symbol; false when vmlinux has none so named. */
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			 uint64_t *addr);
