@@ -571,7 +571,7 @@ void idd_slab_obj_clear(struct idd_slab_obj *o)
  * s_type->name is fs? (The types of struct inode and super_block are
  * vmlinux's, always there.)
  */
-static bool inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
+bool idd_slab_inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
 {
 	struct idd_struct ino, sb, fst;
 	struct idd_member i_sb, s_type, name;
@@ -670,7 +670,7 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 	 * parse of every BTF, and a filtered dump may lack them); else where
 	 * the inode is, from the types.
 	 */
-	if (o->ic && o->ic->fs && inode_of_fs(id, o->addr, o->ic->fs)) {
+	if (o->ic && o->ic->fs && idd_slab_inode_of_fs(id, o->addr, o->ic->fs)) {
 		o->inode_known = true;
 		o->inode_offset = o->offset;
 	} else if (o->ic && (flags & IDD_SLAB_NO_TYPES)) {

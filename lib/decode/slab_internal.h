@@ -78,6 +78,9 @@ struct inodedump_error *idd_slab_read_cache(struct inodedump *id,
 					    uint64_t cache,
 					    struct cache_info *c);
 
+/* slab.c: is there an inode of filesystem fs at addr (its i_sb's s_type)? */
+bool idd_slab_inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs);
+
 /* slab_free.c: why in u (unsure: a freelist or sheaf was not read). */
 void idd_slab_unread_add(struct unread *u, bool unsure, const char *why);
 /* slab_free.c: the struct slab (page) at slab: its cache and fields. */

@@ -28,6 +28,9 @@ struct seen_cache {
 	struct idd_visited free; /* free outside the slabs' freelists */
 	bool free_read;
 	size_t unread; /* allocated objects not in the dump */
+	/* a cache of inodes whose inode offset no list nor type gave yet */
+	const struct idd_inode_cache *probe;
+	bool probed;
 };
 
 struct slab_walk {
@@ -122,6 +125,8 @@ static struct seen_cache *cache_of(struct slab_walk *w, uint64_t addr)
 	if (idd_slab_inode_offset(w->id, ic, &sc->inode_offset, type, &why)) {
 		sc->inodes = true;
 		w->stats->caches++;
+	} else if (ic->fs) {
+		sc->probe = ic; /* its first allocated object will say */
 	} else {
 		w->stats->caches_no_offset++;
 	}
@@ -144,6 +149,51 @@ static void cpu_free(struct slab_walk *w, struct seen_cache *sc)
 	free(u.text);
 }
 
+/*
+ * A cache of inodes no list reached and no type describes (a module's,
+ * its BTF dropped): where its objects hold the inode, from the first
+ * allocated object of its first slab read whole: the offset, in steps of
+ * 8, where an inode of the cache's filesystem is (its i_sb a superblock
+ * whose s_type is that filesystem's).
+ */
+static void probe_offset(struct slab_walk *w, struct seen_cache *sc,
+			 uint64_t page, struct slab_info *s)
+{
+	struct idd_visited free_set = { 0 };
+	struct unread u = { 0 };
+	uint64_t base;
+	struct inodedump_error *err = idd_pages_slab_base(w->id, page, &base);
+
+	if (err) {
+		inodedump_error_free(err);
+		return;
+	}
+	sc->probed = true;
+	s->base = base + sc->c.pad;
+	cpu_free(w, sc);
+	idd_slab_walk_freelist(w->id, w->l, &sc->c, s, s->freelist, "", collect,
+			       &free_set, &u);
+	for (uint32_t i = 0; !u.unsure && i < s->objects && !sc->inodes; i++) {
+		uint64_t obj = s->base + (uint64_t)i * sc->c.size;
+
+		if (idd_visited_has(&free_set, obj) || idd_visited_has(&sc->free, obj))
+			continue;
+		for (uint64_t off = 0; off + 64 <= sc->c.object_size; off += 8)
+			if (idd_slab_inode_of_fs(w->id, obj + off, sc->probe->fs)) {
+				sc->inode_offset = off;
+				sc->inodes = true;
+				w->stats->caches++;
+				w->stats->caches_learned++;
+				break;
+			}
+		break; /* one object says it, or none will */
+	}
+	if (!sc->inodes)
+		sc->probed = false; /* the next slab may be whole */
+	free(u.text);
+	idd_visited_free(&free_set);
+}
+
 static bool one_slab(uint64_t page, uint64_t pfn, void *arg)
 {
 	struct slab_walk *w = arg;
@@ -161,6 +211,8 @@ static bool one_slab(uint64_t page, uint64_t pfn, void *arg)
 		return true;
 	}
 	sc = cache_of(w, cache);
+	if (sc && sc->probe && !sc->probed)
+		probe_offset(w, sc, page, &s);
 	if (!sc || !sc->inodes)
 		return true;
 	w->stats->slabs++;
@@ -232,6 +284,9 @@ struct inodedump_error *idd_slab_each_inode(struct inodedump *id,
 				     &stats->memmap_error);
 	for (size_t i = 0; i < w.ncaches; i++) {
 		char *more;
+
+		if (w.caches[i].probe && !w.caches[i].inodes)
+			stats->caches_no_offset++;
 
 		idd_visited_free(&w.caches[i].free);
 		if (!w.caches[i].unread || w.err)
