@@ -756,6 +756,13 @@ def main():
                                          options=("--no_modules",))
             rep.crash.append(("stock73 `kmem -s` (--what)", "d17-zlib.vmcore",
                               "9.0.2 (sid chroot)", status, cst, err))
+            if stock:  # 6.12, where crash's kmem -s works
+                a612 = truth_addr(stock, "symlink_short")["addr"]
+                status, cst, err = run_crash("/fx/vmlinux", "/fx/d17-zlib.vmcore", a612,
+                                             runs, lambda cmd: in_sid(crash9, stock, cmd),
+                                             command="kmem -s %s" % a612, expect="CACHE")
+                rep.crash.append(("stock `kmem -s` (--what)", "d17-zlib.vmcore",
+                                  "9.0.2 (sid chroot)", status, cst, err))
     fs73, why_fs73 = fixture_set("fs73")
     if fs73:
         vml = os.path.join(fs73, "vmlinux")
