@@ -225,16 +225,28 @@ def case_d31(c, set_name):
     # What the task walk meets: tasks drgn cannot read in the -d 31 dump.
     unreadable = sum(filtered_in(lossy, t.value_()) for t in
                      _tasks(whole))
-    c.ok(f"-d 31: drgn: tasks of the whole dump lost at -d 31 ({unreadable})",
-         unreadable > 0)
-    c.ok("-d 31: every decoded inode's holders are incomplete",
-         all(any(e["field"] == "holders" for e in g["errors"])
-             for g in doc["inodes"] if "error" not in g), str(holders[:2]))
-    c.ok("-d 31: stderr says so once", p.stderr.count(
-        "holders could not be read in full") == 1, p.stderr[-2000:])
+    # Whether makedumpfile dropped a page of a task_struct depends, as the
+    # dentries below, on where the allocator put them (a build of patched
+    # from nothing, 2026-12-05 23:10, lost none): the holders are then
+    # whole, and must be said whole; "partial holders_damaged" holds the
+    # lost case deterministically (a task's page removed from a real dump).
+    if unreadable:
+        c.ok("-d 31: every decoded inode's holders are incomplete",
+             all(any(e["field"] == "holders" for e in g["errors"])
+                 for g in doc["inodes"] if "error" not in g), str(holders[:2]))
+        c.ok("-d 31: stderr says so once", p.stderr.count(
+            "holders could not be read in full") == 1, p.stderr[-2000:])
+    else:
+        print(f"NOTE {set_name} -d 31: drgn finds no task lost in this dump: "
+              "the holders must be whole (partial holders_damaged covers the "
+              "lost case)")
+        c.eq("-d 31: no task lost: no inode's holders incomplete", holders, [])
     lost_inodes = sum("error" in g for g in doc["inodes"])
-    c.eq("-d 31: exit code (3 if an inode itself was lost, else 4)",
-         p.returncode, 3 if lost_inodes else 4)
+    partial = any(g.get("errors") for g in doc["inodes"] if "error" not in g)
+    c.eq("-d 31: exit code (3 if an inode itself was lost, 4 if a part was, "
+         "else 0 or 1)", p.returncode,
+         3 if lost_inodes else 4 if partial else
+         1 if any(g.get("violations") for g in doc["inodes"]) else 0)
     # Whether makedumpfile 1.7.2 dropped a slab page holding a dentry of a
     # truth inode depends on where the guest's allocator put them: a fresh
     # build of stock4 lost none (2026-12-04), earlier ones lost some. Not a
