@@ -800,7 +800,7 @@ bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa)
 }
 
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
-		    uint64_t *head_pfn, uint64_t *page_bytes, bool *unread)
+		    uint64_t *head_pfn, bool *unread)
 {
 	const struct page_layout *l = layout(id);
 	struct page_what w;
@@ -816,7 +816,6 @@ bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 		return false;
 	*slab = w.head.addr;
 	*head_pfn = w.head.pfn;
-	*page_bytes = l->size;
 	return true;
 }
 

@@ -137,10 +137,11 @@ char *idd_explain_filtered(void *arg, uint64_t phys);
 void idd_pages_layout_free(struct page_layout *l);
 /*
  * pages.c: is pfn part of a slab? *slab: the head's struct page (which is
- * the struct slab), *head_pfn its pfn, *page_bytes sizeof(struct page).
+ * the struct slab), *head_pfn its pfn; *unread: its struct page is not
+ * in the dump (false returned, and not because it is no slab's).
  */
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
-		    uint64_t *head_pfn, uint64_t *page_bytes, bool *unread);
+		    uint64_t *head_pfn, bool *unread);
 /*
  * pages.c: every slab's head page in pfn order, fn(struct page address,
  * pfn, arg) (false stops); *unread: memmap pages the dump lacks. False

@@ -132,6 +132,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 		return NULL;
 	id->slab_layout = l;
 	l->swab = -1;
+	l->fs_of_inode = -1;
 	{
 		/* every symbol slab.c and pages.c ask: one pass, not nine */
 		static const char *const names[] = {
@@ -571,36 +572,45 @@ void idd_slab_obj_clear(struct idd_slab_obj *o)
  * s_type->name is fs? (The types of struct inode and super_block are
  * vmlinux's, always there.)
  */
-bool idd_slab_inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
+/* The three members inode_of_fs reads, looked up once per session. */
+static bool fs_members(struct inodedump *id, struct slab_layout *l)
 {
 	struct idd_struct ino, sb, fst;
-	struct idd_member i_sb, s_type, name;
+	struct inodedump_error *err = NULL;
+
+	if (l->fs_of_inode >= 0)
+		return l->fs_of_inode;
+	l->fs_of_inode = 0;
+	if ((err = idd_types_struct(id->types, "inode", &ino)))
+		goto out;
+	idd_types_member(id->types, &ino, "i_sb", &l->i_sb);
+	if (!l->i_sb.present ||
+	    (err = idd_types_pointee_struct(id->types, &l->i_sb, &sb)))
+		goto out;
+	idd_types_member(id->types, &sb, "s_type", &l->s_type);
+	if (!l->s_type.present ||
+	    (err = idd_types_pointee_struct(id->types, &l->s_type, &fst)))
+		goto out;
+	idd_types_member(id->types, &fst, "name", &l->fs_name);
+	l->fs_of_inode = l->fs_name.present;
+out:
+	inodedump_error_free(err);
+	return l->fs_of_inode;
+}
+
+bool idd_slab_inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
+{
+	struct slab_layout *l = idd_slab_layout(id);
 	uint64_t v;
 	char *str = NULL;
 	bool truncated, yes;
 	struct inodedump_error *err;
 
-	if ((err = idd_types_struct(id->types, "inode", &ino))) {
-		inodedump_error_free(err);
+	if (!l || !fs_members(id, l))
 		return false;
-	}
-	idd_types_member(id->types, &ino, "i_sb", &i_sb);
-	if (!i_sb.present ||
-	    (err = idd_types_pointee_struct(id->types, &i_sb, &sb))) {
-		inodedump_error_free(err);
-		return false;
-	}
-	idd_types_member(id->types, &sb, "s_type", &s_type);
-	if (!s_type.present ||
-	    (err = idd_types_pointee_struct(id->types, &s_type, &fst))) {
-		inodedump_error_free(err);
-		return false;
-	}
-	idd_types_member(id->types, &fst, "name", &name);
-	if (!name.present ||
-	    (err = idd_target_read_u64(id->target, addr + i_sb.offset, &v)) ||
-	    (err = idd_target_read_u64(id->target, v + s_type.offset, &v)) ||
-	    (err = idd_target_read_u64(id->target, v + name.offset, &v)) ||
+	if ((err = idd_target_read_u64(id->target, addr + l->i_sb.offset, &v)) ||
+	    (err = idd_target_read_u64(id->target, v + l->s_type.offset, &v)) ||
+	    (err = idd_target_read_u64(id->target, v + l->fs_name.offset, &v)) ||
 	    (err = idd_target_read_string(id->target, v, 32, &str,
 					  &truncated))) {
 		inodedump_error_free(err);
@@ -693,7 +703,7 @@ struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 {
 	struct slab_layout *l = idd_slab_layout(id);
 	uint64_t psize = idd_target_page_size(id->target), pa = 0, slab,
-		 head_pfn, page_bytes;
+		 head_pfn;
 	bool mapped, unread = false;
 
 	memset(o, 0, sizeof(*o));
@@ -708,7 +718,7 @@ struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 		return o->page ? NULL : idd_nomem();
 	}
 	if (!mapped || !idd_pages_slab(id, pa / psize, &slab, &head_pfn,
-				       &page_bytes, &unread)) {
+				       &unread)) {
 		if (unread) {
 			/* not known: said, never "in no slab" */
 			o->page = idd_pages_describe(id, pa / psize);

@@ -35,6 +35,9 @@ struct slab_layout {
 	int swab; /* -1: not known yet */
 	bool cache_in_page; /* before 5.17: struct page holds the slab */
 	char *describe;	    /* INODEDUMP_FACT_SLAB, made on first ask */
+	/* inode.i_sb, super_block.s_type, file_system_type.name (-1: not yet) */
+	int fs_of_inode; /* 1: found, 0: this kernel's types lack one */
+	struct idd_member i_sb, s_type, fs_name;
 	struct {		/* inode offsets asked (a type search is slow) */
 		const struct idd_inode_cache *ic;
 		bool known;

@@ -123,7 +123,6 @@ struct sweep_state {
 	/* what broke: superblocks whose inodes the slabs may still give */
 	struct damaged *damaged;
 	size_t ndamaged, capdamaged;
-	struct idd_visited walked; /* superblocks whose s_inodes ran whole */
 	struct idd_visited listed; /* superblocks super_blocks gave */
 	char *sb_list_broken; /* why super_blocks could not be read whole */
 	/* two inodes of each walked superblock: where caches hold inodes */
@@ -382,11 +381,6 @@ static struct inodedump_error *walk_inodes(struct sweep_state *st,
 			inodedump_error_free(err);
 			err = e2;
 		}
-	}
-	if (!err) {
-		bool again;
-
-		err = idd_visit(&st->walked, sb_addr, &again);
 	}
 	idd_visited_free(&seen);
 	return err;
@@ -929,7 +923,6 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	}
 	free(st.damaged);
 	free(st.sample);
-	idd_visited_free(&st.walked);
 	idd_visited_free(&st.listed);
 	free(st.sb_list_broken);
 	return err ? idd_error_wrap(err, "walking super_blocks") : NULL;
