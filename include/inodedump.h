@@ -273,6 +273,11 @@ enum inodedump_decode_flags {
 	INODEDUMP_DECODE_HOLDERS = 1 << 1,
 	/* Skip the path walk ("paths" is then null). */
 	INODEDUMP_DECODE_NO_PATHS = 1 << 2,
+	/*
+	 * Skip the filesystem's own rows (the object embedding the inode:
+	 * xfs_inode, btrfs_inode, ovl_inode, ...; "fs" is then null).
+	 */
+	INODEDUMP_DECODE_NO_FS = 1 << 3,
 };
 
 /*

@@ -57,6 +57,8 @@ static const char usage_text[] =
 	"      --fs NAME, --sb ADDRESS, --type regular,symlink,...\n"
 	"                        (sweep) filters\n"
 	"      --paths           (sweep) also walk each inode's paths\n"
+	"      --fs-rows         (sweep) also read each inode's filesystem rows\n"
+	"      --no-fs-rows      skip the filesystem's own rows (xfs_inode, ...)\n"
 	"      --threads N       (sweep) 1: one thread; 2 (the default with two\n"
 	"                        or more CPUs): decode on a second thread, same output\n"
 	"      --holders         also list the tasks holding each inode (fd,\n"
@@ -107,6 +109,8 @@ int main(int argc, char **argv)
 		{ "sb", required_argument, NULL, 'S' },
 		{ "type", required_argument, NULL, 'T' },
 		{ "paths", no_argument, NULL, 'P' },
+		{ "fs-rows", no_argument, NULL, 'R' },
+		{ "no-fs-rows", no_argument, NULL, 'X' },
 		{ "threads", required_argument, NULL, 'N' },
 		{ "debug-root", required_argument, NULL, 'D' },
 		{ "what", required_argument, NULL, 'W' },
@@ -116,7 +120,7 @@ int main(int argc, char **argv)
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
 	enum inodedump_format format = INODEDUMP_FORMAT_TEXT;
 	bool log = false, reports = false, info = false;
-	bool live = false, sweep = false, sweep_paths = false;
+	bool live = false, sweep = false, sweep_paths = false, fs_rows = false;
 	INODEDUMP_OPTS(inodedump_sweep_opts, sweep_opts);
 	bool jsonl = false, violations_only = false;
 	struct run_out o = { .out = stdout, .on_error = say };
@@ -154,6 +158,8 @@ int main(int argc, char **argv)
 			break;
 		case 'T': sweep_opts.types = optarg; break;
 		case 'P': sweep_paths = true; break;
+		case 'R': fs_rows = true; break;
+		case 'X': flags |= INODEDUMP_DECODE_NO_FS; break;
 		case 'N':
 			if (strcmp(optarg, "1") && strcmp(optarg, "2")) {
 				fprintf(stderr, "vmcore-inode: --threads '%s': "
@@ -240,7 +246,8 @@ int main(int argc, char **argv)
 	} else if (info) {
 		status = run_info(id, &o);
 	} else if (sweep) {
-		sweep_opts.flags = flags | (sweep_paths ? 0 : INODEDUMP_DECODE_NO_PATHS);
+		sweep_opts.flags = flags | (sweep_paths ? 0 : INODEDUMP_DECODE_NO_PATHS) |
+				   (fs_rows ? 0 : INODEDUMP_DECODE_NO_FS);
 		o.progress = isatty(STDERR_FILENO);
 		/* ~1.4 KB of JSONL an inode: stdio's 4 KiB is a write(2) per 3 */
 		if (!isatty(STDOUT_FILENO))

@@ -178,7 +178,8 @@ static void cmd_inode(void)
 		return;
 	}
 	if (sweep) {
-		sweep_opts.flags = flags | INODEDUMP_DECODE_NO_PATHS;
+		sweep_opts.flags = flags | INODEDUMP_DECODE_NO_PATHS |
+				   INODEDUMP_DECODE_NO_FS;
 		run_sweep(session, &sweep_opts, jsonl, violations_only, &o);
 		return;
 	}

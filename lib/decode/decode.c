@@ -16,6 +16,7 @@
 
 #include "checks/checks.h"
 #include "decode/facts.h"
+#include "decode/fs.h"
 #include "decode/inode.h"
 #include "decode/layout.h"
 #include "decode/memo.h"
@@ -361,6 +362,31 @@ static struct inodedump_error *plausible(struct inodedump *id,
 	return NULL;
 }
 
+/* The filesystem rows that are pointers named by their symbol. */
+static struct inodedump_error *name_fs_syms(struct inodedump *id,
+					   struct inodedump_inode *ino)
+{
+	for (size_t i = 0; i < ino->fs.n; i++) {
+		struct idd_fs_value *v = &ino->fs.v[i];
+		struct inodedump_error *err;
+		char *name = NULL, *module = NULL;
+
+		if (v->row->kind != IDD_FS_SYM || v->state != IDD_OK || !v->v)
+			continue;
+		err = idd_session_symbol(id, v->v, &name, &module);
+		if (err && idd_error_is_nomem(err))
+			return err;
+		inodedump_error_free(err);
+		free(module);
+		v->s = name ? idd_arena_strdup(&ino->arena, name) : NULL;
+		err = name && !v->s ? idd_nomem() : NULL;
+		free(name);
+		if (err)
+			return err;
+	}
+	return NULL;
+}
+
 static struct inodedump_error *decode_rest(struct inodedump *id,
 					   struct inodedump_inode *ino,
 					   const uint8_t *buf,
@@ -373,6 +399,10 @@ static struct inodedump_error *decode_rest(struct inodedump *id,
 	    (err = idd_decode_flag_names(id->layout, ino)) ||
 	    (err = idd_decode_alias_dtype(id, ino)) ||
 	    (err = name_ops(id, ino)))
+		return err;
+	if (!(flags & INODEDUMP_DECODE_NO_FS) &&
+	    ((err = idd_decode_fs(id, ino)) || (err = idd_fs_derive(id, ino)) ||
+	     (err = name_fs_syms(id, ino))))
 		return err;
 	if (!ino->forced && !(flags & INODEDUMP_DECODE_NO_PATHS) &&
 	    (err = idd_decode_paths(id, ino)))

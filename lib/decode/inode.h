@@ -10,6 +10,7 @@
 
 #include "core/notes.h"
 #include "decode/session.h"
+#include "kernel/fs_rows.h"
 #include "kernel/members.h"
 
 enum idd_presence {
@@ -51,6 +52,43 @@ struct idd_holder {
 	char comm[16];
 	int64_t fd;	  /* -1 unless kind is "fd" */
 	int64_t file_refs; /* the open file's references; -1 unless "fd" */
+};
+
+/* One row of a filesystem's table (kernel/fs_rows.h), read. */
+struct idd_fs_value {
+	const struct idd_fs_row *row;
+	enum idd_presence state;
+	uint64_t v;	      /* numbers, addresses (the bit pattern) */
+	const char *s;	      /* STR, BYTES (hex), ENUM, SYM: arena */
+	const char **names;   /* FLAGS: the bits' names, NULL-terminated */
+	bool truncated;	      /* STR: the bound was hit */
+	const char *why;      /* IDD_UNREADABLE: why (arena) */
+};
+
+/* What stat(2) would show, derived from the filesystem's state. */
+struct idd_fs_derived {
+	const char *key;     /* static: "st_blocks", "st_dev", "target" */
+	bool is_str;
+	int64_t v;
+	const char *s;	     /* is_str: arena */
+	const char *vfs_key; /* the VFS row it stands beside, or NULL */
+	int64_t vfs;	     /* that row's value */
+	const char *how;     /* static: the kernel function and formula */
+};
+
+#define IDD_FS_MAX_DERIVED 8
+
+/* The filesystem's own state (decode/fs.c). */
+struct idd_fs_part {
+	bool asked;		      /* decoded with its table's rows */
+	const struct idd_fs_table *t; /* NULL: no table for this fs */
+	const char *type;	      /* the embedding struct (static) */
+	uint64_t object;	      /* its address */
+	const char *unavailable;      /* arena: why no rows, or NULL */
+	struct idd_fs_value *v;	      /* t->nrows of them (arena) */
+	size_t n;
+	struct idd_fs_derived d[IDD_FS_MAX_DERIVED];
+	size_t nd;
 };
 
 /* The C type of a row's field, by kind (kernel/members.def). */
@@ -112,6 +150,8 @@ struct inodedump_inode {
 	size_t npaths;
 	bool paths_known;    /* the walk could run on this kernel */
 	bool unlinked_alias; /* an alias is unhashed: the name was removed */
+
+	struct idd_fs_part fs; /* the filesystem's own rows (fs.c) */
 
 	struct idd_holder *holders;
 	size_t nholders;

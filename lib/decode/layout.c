@@ -28,7 +28,13 @@ static void collect_state_enumerator(const char *name, int64_t value, void *arg)
 	if (!name || strncmp(name, "I_", 2) != 0 || value <= 0 ||
 	    l->nstate == MAX_FLAGS)
 		return;
-	l->state[l->nstate].name = name;
+	/*
+	 * A copy: a BTF read on demand may replace the buffer its strings
+	 * are in when a later lookup reads more of it (idd_layout_free frees).
+	 */
+	l->state[l->nstate].name = strdup(name);
+	if (!l->state[l->nstate].name)
+		return;
 	l->state[l->nstate].value = (uint64_t)value;
 	l->nstate++;
 }
@@ -261,6 +267,8 @@ void idd_layout_free(struct inode_layout *l)
 {
 	for (size_t i = 0; l && i < IDD_NROWS; i++)
 		free(l->row[i].names_block);
+	for (size_t i = 0; l && l->state_from_dwarf && i < l->nstate; i++)
+		free((char *)l->state[i].name);
 	free(l);
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/cleanup.h"
 
+#include "decode/fs.h"
 #include "decode/inode.h"
 #include "decode/layout.h"
 #include "decode/memo.h"
@@ -599,6 +600,7 @@ void inodedump_close(struct inodedump *id)
 	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
 	idd_slab_layout_free(id->slab_layout);
+	idd_fs_layouts_free(id->fs_layouts);
 	idd_btf_free(id->module_btf);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);

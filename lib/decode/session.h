@@ -17,6 +17,7 @@ struct sym_memo;
 struct idd_btfl;
 struct page_layout;
 struct slab_layout;
+struct fs_layouts;
 
 struct inodedump {
 	struct idd_target *target;
@@ -42,6 +43,7 @@ struct inodedump {
 	struct idd_btfl *btf;	     /* loaded on first use */
 	struct page_layout *pages_layout; /* pages.c, on first use */
 	struct slab_layout *slab_layout;  /* slab.c, on first use */
+	struct fs_layouts *fs_layouts;	  /* fs.c, on first use */
 	struct idd_btf *module_btf; /* a DWARF session's modules' types */
 	bool module_btf_tried;
 	bool btf_tried;

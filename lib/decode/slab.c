@@ -408,11 +408,16 @@ static struct idd_btf *module_btf(struct inodedump *id)
 	return id->module_btf;
 }
 
-/* The struct so named: this kernel's types, or a module's BTF. */
+/*
+ * The struct so named: this kernel's types, or a module's BTF. A module's
+ * struct in a DWARF session (module_first): its BTF first, sparing a walk
+ * of every vmlinux unit for a unit that is not there.
+ */
 static struct inodedump_error *inode_struct(struct inodedump *id,
 					    const struct idd_inode_cache *ic,
 					    const char *type,
 					    bool vmlinux_only,
+					    bool module_first,
 					    struct idd_struct *s,
 					    struct idd_btf **in_btf)
 {
@@ -424,6 +429,13 @@ static struct inodedump_error *inode_struct(struct inodedump *id,
 		return idd_types_struct_only_in(id->types, type, ic->unit, s);
 	if (idd_types_btf(id->types))
 		return idd_types_struct_in(id->types, type, ic->unit, s);
+	if (module_first && (btf = module_btf(id)) &&
+	    !(err = idd_btf_struct(btf, type, s))) {
+		*in_btf = btf;
+		return NULL;
+	} else if (module_first && btf) {
+		inodedump_error_free(err);
+	}
 	err = idd_types_struct_only_in(id->types, type, ic->unit, s);
 	if (!err || !(btf = module_btf(id)))
 		return err;
@@ -464,9 +476,11 @@ static bool member_offset(struct inodedump *id, const struct idd_inode_cache *ic
  * structs ("|" between the kernels') this kernel has, at the first of its
  * member paths. *type: the struct found (up to 47 bytes).
  */
-static bool inode_offset(struct inodedump *id,
-			 const struct idd_inode_cache *ic, bool vmlinux_only,
-			 uint64_t *offset, char type[48], char **why)
+static bool inode_place(struct inodedump *id,
+			const struct idd_inode_cache *ic, bool vmlinux_only,
+			bool module_first, uint64_t *offset, char type[48],
+			struct idd_struct *out_s, struct idd_btf **out_btf,
+			char **why)
 {
 	const char *p = ic->type;
 
@@ -486,7 +500,8 @@ static bool inode_offset(struct inodedump *id,
 
 		snprintf(type, 48, "%.*s", (int)n, p);
 		p += n + (bar ? 1 : 0);
-		err = inode_struct(id, ic, type, vmlinux_only, &s, &btf);
+		err = inode_struct(id, ic, type, vmlinux_only, module_first,
+				   &s, &btf);
 		if (err) {
 			free(*why);
 			*why = idd_strdup_printf("struct %s is not in this "
@@ -497,13 +512,36 @@ static bool inode_offset(struct inodedump *id,
 		}
 		free(*why);
 		*why = NULL;
-		if (member_offset(id, ic, &s, btf, offset))
+		if (member_offset(id, ic, &s, btf, offset)) {
+			if (out_s)
+				*out_s = s;
+			if (out_btf)
+				*out_btf = btf;
 			return true;
+		}
 		*why = idd_strdup_printf("struct %s has none of %s", type,
 					 ic->members);
 	}
 	type[0] = 0;
 	return false;
+}
+
+static bool inode_offset(struct inodedump *id,
+			 const struct idd_inode_cache *ic, bool vmlinux_only,
+			 uint64_t *offset, char type[48], char **why)
+{
+	return inode_place(id, ic, vmlinux_only, false, offset, type, NULL,
+			   NULL, why);
+}
+
+/* The same for a module's struct, its BTF first; its struct and BTF too. */
+bool idd_slab_inode_place(struct inodedump *id,
+			  const struct idd_inode_cache *ic, bool module_first,
+			  uint64_t *offset, char type[48], struct idd_struct *s,
+			  struct idd_btf **in_btf, char **why)
+{
+	return inode_place(id, ic, false, module_first, offset, type, s,
+			   in_btf, why);
 }
 
 /* The same, remembered per cache for the session. */

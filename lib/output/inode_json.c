@@ -174,6 +174,9 @@ static void json_view(struct idd_json *j, const struct inodedump_inode *ino,
 	case IDD_M_i_mapping_is_i_data:
 		idd_json_bool(j, ino->mapping_is_i_data);
 		break;
+	case IDD_M_fs:
+		idd_json_fs(j, ino);
+		break;
 	case IDD_M_violations:
 		json_notes(j, &ino->violations, "check", "message");
 		break;

@@ -17,6 +17,9 @@ struct inodedump_what;
 void idd_json_inode(struct idd_json *j, const struct inodedump_inode *ino);
 /* What an address is (what.c) as one JSON object. */
 void idd_json_what(struct idd_json *j, const struct inodedump_what *w);
+/* The filesystem's own rows (fs_view.c): JSON value or text lines. */
+void idd_json_fs(struct idd_json *j, const struct inodedump_inode *ino);
+void idd_text_fs(FILE *out, const struct inodedump_inode *ino);
 /*
  * Bytes that came from the dump, for a terminal (text.c): printable ASCII
  * and well-formed UTF-8 as they are, everything else C-style as ls -b

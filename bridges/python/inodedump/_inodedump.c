@@ -556,7 +556,7 @@ static PyObject *session_run_sweep(Session *s, PyObject *args, PyObject *kw)
 	    !session_usable(s) || !capture_begin(&c))
 		return NULL;
 	opts.sb = sb;
-	opts.flags = decode_flags(force, holders, paths);
+	opts.flags = decode_flags(force, holders, paths) | INODEDUMP_DECODE_NO_FS;
 	status = run_sweep(s->id, &opts, jsonl, violations_only, &c.out);
 	return capture_end(s, &c, status);
 }

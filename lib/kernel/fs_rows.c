@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * kernel model: the filesystems' row tables (fs_*.def) and the #define
+ * flag names their FLAGS rows use, as data.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "kernel/fs_rows.h"
+
+#define IDD_FS_ROW(key, kind, paths, label, aux) \
+	{ key, IDD_FS_##kind, paths, label, aux },
+
+static const struct idd_fs_row xfs_rows[] = {
+#include "kernel/fs_xfs.def"
+};
+static const struct idd_fs_row ext4_rows[] = {
+#include "kernel/fs_ext4.def"
+};
+static const struct idd_fs_row tmpfs_rows[] = {
+#include "kernel/fs_tmpfs.def"
+};
+#undef IDD_FS_ROW
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const xfs_anchors[] = { "xfs_fs_alloc_inode", "xfs_fs_fill_super", NULL };
+static const char *const ext4_anchors[] = { "ext4_alloc_inode", "ext4_fill_super", NULL };
+static const char *const shmem_anchors[] = { "shmem_alloc_inode", "shmem_file_setup", NULL };
+
+const struct idd_fs_table idd_fs_tables[] = {
+	{ "xfs", "xfs_inode", xfs_rows, N(xfs_rows), xfs_anchors },
+	{ "ext4|ext3|ext2", "ext4_inode_cache", ext4_rows, N(ext4_rows),
+	  ext4_anchors },
+	{ "tmpfs", "shmem_inode_cache", tmpfs_rows, N(tmpfs_rows),
+	  shmem_anchors },
+};
+const size_t idd_fs_ntables = N(idd_fs_tables);
+
+/*
+ * XFS's on-disk inode flags (fs/xfs/libxfs/xfs_format.h): a disk format,
+ * the same in every kernel that has each bit.
+ */
+static const struct idd_fs_flag xfs_diflags[] = {
+	{ "XFS_DIFLAG_REALTIME", 1 << 0 },  { "XFS_DIFLAG_PREALLOC", 1 << 1 },
+	{ "XFS_DIFLAG_NEWRTBM", 1 << 2 },   { "XFS_DIFLAG_IMMUTABLE", 1 << 3 },
+	{ "XFS_DIFLAG_APPEND", 1 << 4 },    { "XFS_DIFLAG_SYNC", 1 << 5 },
+	{ "XFS_DIFLAG_NOATIME", 1 << 6 },   { "XFS_DIFLAG_NODUMP", 1 << 7 },
+	{ "XFS_DIFLAG_RTINHERIT", 1 << 8 }, { "XFS_DIFLAG_PROJINHERIT", 1 << 9 },
+	{ "XFS_DIFLAG_NOSYMLINKS", 1 << 10 }, { "XFS_DIFLAG_EXTSIZE", 1 << 11 },
+	{ "XFS_DIFLAG_EXTSZINHERIT", 1 << 12 }, { "XFS_DIFLAG_NODEFRAG", 1 << 13 },
+	{ "XFS_DIFLAG_FILESTREAM", 1 << 14 },
+};
+static const struct idd_fs_flag xfs_diflags2[] = {
+	{ "XFS_DIFLAG2_DAX", 1 << 0 },	    { "XFS_DIFLAG2_REFLINK", 1 << 1 },
+	{ "XFS_DIFLAG2_COWEXTSIZE", 1 << 2 }, { "XFS_DIFLAG2_BIGTIME", 1 << 3 },
+	{ "XFS_DIFLAG2_NREXT64", 1 << 4 },  { "XFS_DIFLAG2_METADATA", 1 << 5 },
+};
+
+/* ext4's on-disk inode flags (EXT4_*_FL, fs/ext4/ext4.h): a disk format. */
+static const struct idd_fs_flag ext4_flags[] = {
+	{ "EXT4_SECRM_FL", 0x1 },	   { "EXT4_UNRM_FL", 0x2 },
+	{ "EXT4_COMPR_FL", 0x4 },	   { "EXT4_SYNC_FL", 0x8 },
+	{ "EXT4_IMMUTABLE_FL", 0x10 },	   { "EXT4_APPEND_FL", 0x20 },
+	{ "EXT4_NODUMP_FL", 0x40 },	   { "EXT4_NOATIME_FL", 0x80 },
+	{ "EXT4_DIRTY_FL", 0x100 },	   { "EXT4_COMPRBLK_FL", 0x200 },
+	{ "EXT4_NOCOMPR_FL", 0x400 },	   { "EXT4_ENCRYPT_FL", 0x800 },
+	{ "EXT4_INDEX_FL", 0x1000 },	   { "EXT4_IMAGIC_FL", 0x2000 },
+	{ "EXT4_JOURNAL_DATA_FL", 0x4000 }, { "EXT4_NOTAIL_FL", 0x8000 },
+	{ "EXT4_DIRSYNC_FL", 0x10000 },	   { "EXT4_TOPDIR_FL", 0x20000 },
+	{ "EXT4_HUGE_FILE_FL", 0x40000 },  { "EXT4_EXTENTS_FL", 0x80000 },
+	{ "EXT4_VERITY_FL", 0x100000 },	   { "EXT4_EA_INODE_FL", 0x200000 },
+	{ "EXT4_DAX_FL", 0x2000000 },	   { "EXT4_INLINE_DATA_FL", 0x10000000 },
+	{ "EXT4_PROJINHERIT_FL", 0x20000000 }, { "EXT4_CASEFOLD_FL", 0x40000000 },
+};
+/* memfd seals (F_SEAL_*, include/uapi/linux/fcntl.h): a user ABI. */
+static const struct idd_fs_flag f_seals[] = {
+	{ "F_SEAL_SEAL", 0x1 },	 { "F_SEAL_SHRINK", 0x2 },
+	{ "F_SEAL_GROW", 0x4 },	 { "F_SEAL_WRITE", 0x8 },
+	{ "F_SEAL_FUTURE_WRITE", 0x10 }, { "F_SEAL_EXEC", 0x20 },
+};
+
+static const struct idd_fs_flag_table flag_tables[] = {
+	{ "xfs_diflags", xfs_diflags, N(xfs_diflags) },
+	{ "xfs_diflags2", xfs_diflags2, N(xfs_diflags2) },
+	{ "ext4_flags", ext4_flags, N(ext4_flags) },
+	{ "f_seals", f_seals, N(f_seals) },
+};
+
+/* Does "a|b|c" hold name? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && !memcmp(p, name, n))
+			return true;
+		p += len + (bar ? 1 : 0);
+	}
+	return false;
+}
+
+const struct idd_fs_table *idd_fs_table_find(const char *fs)
+{
+	for (size_t i = 0; fs && i < idd_fs_ntables; i++)
+		if (in_list(idd_fs_tables[i].fs, fs))
+			return &idd_fs_tables[i];
+	return NULL;
+}
+
+const struct idd_fs_row *idd_fs_row_find(const struct idd_fs_table *t,
+					 const char *key)
+{
+	for (size_t i = 0; t && i < t->nrows; i++)
+		if (!strcmp(t->rows[i].key, key))
+			return &t->rows[i];
+	return NULL;
+}
+
+const struct idd_fs_flag_table *idd_fs_flag_table_find(const char *name)
+{
+	for (size_t i = 0; i < N(flag_tables); i++)
+		if (!strcmp(flag_tables[i].name, name))
+			return &flag_tables[i];
+	return NULL;
+}
