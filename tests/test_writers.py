@@ -155,7 +155,7 @@ def main():
         # a superblock's page lost leaves its fields null (each said in
         # errors, the filesystem then inferred), and whether the slab
         # object is free may be unknown (said in its "unread").
-        skip = ("paths", "errors", "slab", "fs_inferred")
+        skip = ("paths", "errors", "slab", "fs_inferred", "fs")
         unread = {k for k, v in g.items() if v is None and w.get(k) is not None}
         c.ok(n + " a value lost only with a note", not unread or g.get("errors"),
              f"null here: {sorted(unread)}")
@@ -165,6 +165,21 @@ def main():
         if unread & {"fs_type", "sb", "s_id"}:
             c.eq(n + " the filesystem inferred", (g.get("fs_inferred") or {}).get("fs"),
                  w.get("fs_type"))
+        # The filesystem's own rows: the same, or none with the dump's
+        # reason (a module's BTF on a page the writer dropped), or some
+        # rows lost, each with its reason.
+        gf, wf = g.get("fs") or {}, w.get("fs") or {}
+        if gf.get("unavailable") and not wf.get("unavailable"):
+            c.ok(n + " fs rows lost only to a dropped page, said",
+                 EXPLAINED.search(gf["unavailable"]) is not None, gf["unavailable"])
+        else:
+            fs_lost = set((gf.get("unread") or {}))
+            c.ok(n + " fs rows lost only with a reason",
+                 all(EXPLAINED.search(r) or "not in the dump" in r
+                     for r in (gf.get("unread") or {}).values()), str(gf.get("unread")))
+            c.eq(n + " same fs rows as the ELF dump (but what was lost)",
+                 {k: v for k, v in (gf.get("rows") or {}).items() if k not in fs_lost},
+                 {k: v for k, v in (wf.get("rows") or {}).items() if k not in fs_lost})
         gs, ws = g.get("slab") or {}, w.get("slab") or {}
         c.eq(n + " same slab object",
              {k: gs.get(k) for k in ("object", "offset")},

@@ -49,6 +49,7 @@ void idd_btf_free(struct idd_btf *b)
 	for (size_t i = 0; i < b->nmods; i++)
 		idd_btf_free(b->mods[i]);
 	free(b->mods);
+	free(b->mods_unread);
 	if (b->btf)
 		idd_bpf.free_(b->btf);
 	idd_lazy_free(b->lz);

@@ -66,6 +66,8 @@ struct idd_btf {
 	struct idd_btf **mods;
 	size_t nmods;
 	bool mods_tried;
+	size_t nmods_unread;  /* modules whose BTF could not be read, */
+	char *mods_unread;    /* the first few, each with why (malloc'd) */
 	struct idd_symbols *syms;
 	struct idd_target *target;
 	struct btf_lazy *lz; /* read on demand (sorted BTF), NULL: whole */

@@ -56,6 +56,26 @@ void idd_btf_set_source(struct idd_btf *b, struct idd_symbols *syms,
 	b->target = t;
 }
 
+/* A module whose BTF could not be read: counted, the first few said. */
+static void unread(struct idd_btf *b, const char *mod, uint64_t at,
+		   const struct inodedump_error *err)
+{
+	char *more;
+
+	if (b->nmods_unread++ >= 3)
+		return;
+	more = idd_strdup_printf("%s%s%s (its BTF at 0x%llx: %s)",
+				 b->mods_unread ? b->mods_unread : "",
+				 b->mods_unread ? "; " : "", *mod ? mod : "?",
+				 (unsigned long long)at,
+				 err ? inodedump_error_message(err)
+				     : "not a split BTF of vmlinux's");
+	if (more) {
+		free(b->mods_unread);
+		b->mods_unread = more;
+	}
+}
+
 /*
  * Every loaded module's BTF, from the kernel's btf_modules list (struct
  * btf_module: the module's struct btf, whose data and data_size are its
@@ -117,6 +137,7 @@ void idd_btf_load_modules(struct idd_btf *b)
 		    !(bytes = malloc(size)))
 			continue;
 		if ((err = idd_target_read(b->target, raw, bytes, size))) {
+			unread(b, mod, raw, err);
 			inodedump_error_free(err);
 			err = NULL;
 			free(bytes);
@@ -124,8 +145,10 @@ void idd_btf_load_modules(struct idd_btf *b)
 		}
 		m = parse_split(b, bytes, size, mod);
 		free(bytes);
-		if (!m)
+		if (!m) {
+			unread(b, mod, raw, NULL);
 			continue;
+		}
 		grown = realloc(b->mods, (b->nmods + 1) * sizeof(*grown));
 		if (!grown) {
 			idd_btf_free(m);

@@ -39,6 +39,13 @@ static struct inodedump_error *struct_once(struct idd_btf *b,
 			in = b->mods[i];
 		}
 	}
+	if (!t && b->nmods_unread)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "the dump's BTF has no struct %s (vmlinux's, "
+				 "nor that of the %zu modules with BTF read); "
+				 "the BTF of %zu more could not be read: %s",
+				 name, b->nmods, b->nmods_unread,
+				 b->mods_unread ? b->mods_unread : "?");
 	if (!t)
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "the dump's BTF has no struct %s (vmlinux's, "
