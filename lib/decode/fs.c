@@ -44,6 +44,7 @@ struct fs_row_layout {
 
 struct fs_layout {
 	bool tried, ok;
+	bool damaged;	/* !ok because the dump could not be read */
 	char *why;	/* !ok: why there are no rows */
 	char type[48];	/* the embedding struct */
 	uint64_t inode_off, size;
@@ -210,9 +211,12 @@ static struct inodedump_error *layout(struct inodedump *id,
 	if (!module && t->anchors)
 		idd_anchor(id->types, id->syms, ic->unit, t->anchors);
 	if (!idd_slab_inode_place(id, ic, module, &fl->inode_off, fl->type, &s,
-				  &fl->btf, &why)) {
+				  &fl->btf, &fl->damaged, &why)) {
 		fl->why = idd_strdup_printf(
-			"its types are in neither the dump nor vmlinux: %s",
+			fl->damaged ? "its types could not be read from the "
+				      "dump: %s"
+				    : "its types are in neither the dump nor "
+				      "vmlinux: %s",
 			why ? why : "struct not found");
 		free(why);
 		return fl->why ? NULL : idd_nomem();
@@ -486,7 +490,13 @@ struct inodedump_error *idd_decode_fs(struct inodedump *id,
 	ino->fs.t = t;
 	if (!fl->ok) {
 		ino->fs.unavailable = idd_arena_strdup(&ino->arena, fl->why);
-		return ino->fs.unavailable ? NULL : idd_nomem();
+		if (!ino->fs.unavailable)
+			return idd_nomem();
+		/* types the dump lost: a part asked, not read */
+		return fl->damaged ? idd_note_incomplete(ino, INODEDUMP_PART_FIELDS,
+							 "fs", false, 0, "%s",
+							 fl->why)
+				   : NULL;
 	}
 	ino->fs.type = fl->type;
 	ino->fs.object = ino->address - fl->inode_off;
@@ -509,7 +519,11 @@ struct inodedump_error *idd_decode_fs(struct inodedump *id,
 		ino->fs.unavailable = why ? idd_arena_strdup(&ino->arena, why)
 					  : NULL;
 		free(why);
-		return ino->fs.unavailable ? NULL : idd_nomem();
+		if (!ino->fs.unavailable)
+			return idd_nomem();
+		return idd_note_incomplete(ino, INODEDUMP_PART_FIELDS, "fs",
+					   true, ino->fs.object, "%s",
+					   ino->fs.unavailable);
 	}
 	ino->fs.v = idd_arena_alloc(&ino->arena, t->nrows * sizeof(*ino->fs.v));
 	err = ino->fs.v ? NULL : idd_nomem();
@@ -521,5 +535,14 @@ struct inodedump_error *idd_decode_fs(struct inodedump *id,
 	free(obj);
 	if (!err)
 		ino->fs.n = t->nrows;
+	/* a row the dump could not give: said, as any member's */
+	for (size_t i = 0; !err && i < ino->fs.n; i++)
+		if (ino->fs.v[i].state == IDD_UNREADABLE)
+			err = idd_note_incomplete(ino, INODEDUMP_PART_FIELDS,
+						  "fs", false, 0, "%s: %s",
+						  t->rows[i].key,
+						  ino->fs.v[i].why
+							  ? ino->fs.v[i].why
+							  : "unreadable");
 	return err;
 }

@@ -46,6 +46,7 @@ struct inodedump {
 	struct fs_layouts *fs_layouts;	  /* fs.c, on first use */
 	struct idd_btf *module_btf; /* a DWARF session's modules' types */
 	bool module_btf_tried;
+	bool module_btf_unreadable; /* tried, and a read of it failed */
 	bool btf_tried;
 	inodedump_symbol_fn host_symbol; /* the caller's symbols, or NULL */
 	void *host_arg;

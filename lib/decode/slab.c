@@ -400,6 +400,8 @@ static struct idd_btf *module_btf(struct inodedump *id)
 	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &cached,
 				&at);
 	free(cache);
+	/* the BTF is there but could not be read: damage, not absence */
+	id->module_btf_unreadable = err && err->code != INODEDUMP_ERR_TYPE;
 	inodedump_error_free(err);
 	if (!err && btf) {
 		idd_btf_set_source(btf, id->syms, id->target);
@@ -480,7 +482,7 @@ static bool inode_place(struct inodedump *id,
 			const struct idd_inode_cache *ic, bool vmlinux_only,
 			bool module_first, uint64_t *offset, char type[48],
 			struct idd_struct *out_s, struct idd_btf **out_btf,
-			char **why)
+			bool *read_failed, char **why)
 {
 	const char *p = ic->type;
 
@@ -502,6 +504,14 @@ static bool inode_place(struct inodedump *id,
 		p += n + (bar ? 1 : 0);
 		err = inode_struct(id, ic, type, vmlinux_only, module_first,
 				   &s, &btf);
+		/* absent types are no damage; types the dump lost are */
+		if (err && read_failed &&
+		    (err->code != INODEDUMP_ERR_TYPE ||
+		     id->module_btf_unreadable ||
+		     idd_btf_broken(id->module_btf) ||
+		     idd_btf_broken(idd_types_btf(id->types)) ||
+		     strstr(inodedump_error_message(err), "could not be read")))
+			*read_failed = true;
 		if (err) {
 			free(*why);
 			*why = idd_strdup_printf("struct %s is not in this "
@@ -531,17 +541,18 @@ static bool inode_offset(struct inodedump *id,
 			 uint64_t *offset, char type[48], char **why)
 {
 	return inode_place(id, ic, vmlinux_only, false, offset, type, NULL,
-			   NULL, why);
+			   NULL, NULL, why);
 }
 
 /* The same for a module's struct, its BTF first; its struct and BTF too. */
 bool idd_slab_inode_place(struct inodedump *id,
 			  const struct idd_inode_cache *ic, bool module_first,
 			  uint64_t *offset, char type[48], struct idd_struct *s,
-			  struct idd_btf **in_btf, char **why)
+			  struct idd_btf **in_btf, bool *read_failed, char **why)
 {
+	*read_failed = false;
 	return inode_place(id, ic, false, module_first, offset, type, s,
-			   in_btf, why);
+			   in_btf, read_failed, why);
 }
 
 /* The same, remembered per cache for the session. */

@@ -72,11 +72,13 @@ bool idd_slab_inode_offset(struct inodedump *id,
  * remembered), with the struct and the BTF to look its members up in
  * (*in_btf; NULL: the session's types). module_first: the filesystem is a
  * module, so a DWARF session asks the modules' BTF before vmlinux's units.
+ * *read_failed: the types are not absent but could not be read (damage).
  */
 bool idd_slab_inode_place(struct inodedump *id,
 			  const struct idd_inode_cache *ic, bool module_first,
 			  uint64_t *offset, char type[48], struct idd_struct *s,
-			  struct idd_btf **in_btf, char **why);
+			  struct idd_btf **in_btf, bool *read_failed,
+			  char **why);
 void idd_slab_layout_free(struct slab_layout *l);
 /* INODEDUMP_FACT_SLAB: what this kernel's slab allocator is, as read. */
 const char *idd_slab_describe(struct inodedump *id);

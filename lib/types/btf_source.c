@@ -177,3 +177,8 @@ const struct idd_type_ops idd_btf_ops = {
 	.enum_values = source_enum,
 	.member_enum = idd_btf_member_enum,
 };
+
+bool idd_btf_broken(const struct idd_btf *b)
+{
+	return b && b->broken;
+}

@@ -294,6 +294,8 @@ size_t idd_btf_size(const struct idd_btf *btf);
  */
 void idd_btf_set_source(struct idd_btf *btf, struct idd_symbols *syms,
 			struct idd_target *t);
+/* Whether a read of this BTF failed (it answers nothing since). */
+bool idd_btf_broken(const struct idd_btf *btf);
 /* The module a struct's BTF belongs to (s->btf), NULL for vmlinux. */
 const char *idd_btf_module(const struct idd_btf *btf);
 /*
