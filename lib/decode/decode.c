@@ -373,7 +373,10 @@ static struct inodedump_error *name_fs_syms(struct inodedump *id,
 
 		if (v->row->kind != IDD_FS_SYM || v->state != IDD_OK || !v->v)
 			continue;
-		err = idd_session_symbol(id, v->v, &name, &module);
+		/* vmlinux's symbols first, then the caller's and modules' */
+		err = idd_symbols_names(id->syms, &v->v, 1, &name);
+		if (!err && !name)
+			err = idd_session_symbol(id, v->v, &name, &module);
 		if (err && idd_error_is_nomem(err))
 			return err;
 		inodedump_error_free(err);
