@@ -53,6 +53,22 @@ struct inodedump_error *idd_fs_derive_num(struct inodedump_inode *ino,
 	return NULL;
 }
 
+struct inodedump_error *idd_fs_derive_dev(struct inodedump_inode *ino,
+					  const char *key, uint64_t dev,
+					  const char *vfs_key, uint64_t vfs,
+					  const char *how)
+{
+	struct idd_fs_derived *d = derived_slot(ino, key, how);
+
+	if (d) {
+		d->is_dev = true;
+		d->v = (int64_t)dev;
+		d->vfs_key = vfs_key;
+		d->vfs = (int64_t)vfs;
+	}
+	return NULL;
+}
+
 struct inodedump_error *idd_fs_derive_str(struct inodedump_inode *ino,
 					  const char *key, const char *s,
 					  size_t len, const char *how)
@@ -136,14 +152,19 @@ static const struct {
 					  struct inodedump_inode *);
 } derivers[] = {
 	{ "xfs", xfs },
+	{ "overlay", idd_fs_derive_overlay },
 };
 
 struct inodedump_error *idd_fs_derive(struct inodedump *id,
 				      struct inodedump_inode *ino)
 {
+	struct inodedump_error *err = NULL;
+
 	for (size_t i = 0; ino->fs.t && i < sizeof(derivers) / sizeof(derivers[0]);
 	     i++)
 		if (!strcmp(derivers[i].fs, ino->fs.t->fs))
-			return derivers[i].derive(id, ino);
-	return NULL;
+			err = derivers[i].derive(id, ino);
+	if (!err && ino->fs.t)
+		err = idd_fs_derive_special(id, ino);
+	return err;
 }

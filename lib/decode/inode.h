@@ -69,6 +69,7 @@ struct idd_fs_value {
 struct idd_fs_derived {
 	const char *key;     /* static: "st_blocks", "st_dev", "target" */
 	bool is_str;
+	bool is_dev;	     /* v and vfs are dev_t: MAJOR:MINOR */
 	int64_t v;
 	const char *s;	     /* is_str: arena */
 	const char *vfs_key; /* the VFS row it stands beside, or NULL */
@@ -76,7 +77,7 @@ struct idd_fs_derived {
 	const char *how;     /* static: the kernel function and formula */
 };
 
-#define IDD_FS_MAX_DERIVED 8
+#define IDD_FS_MAX_DERIVED 12
 
 /* The filesystem's own state (decode/fs.c). */
 struct idd_fs_part {
