@@ -202,6 +202,7 @@ def equal(name):
 HOSTILE_DRGN = r'''
 import json, sys
 import drgn
+import drgn.helpers.linux.mm
 from drgn import Object, container_of
 prog = drgn.Program()
 prog.set_core_dump(sys.argv[2])
@@ -232,7 +233,6 @@ VFS = ("ino", "mode", "nlink", "size", "blocks", "uid", "gid", "i_op",
 
 
 def hostile(name):
-    import drgn.helpers.linux.mm  # noqa: F401  (0.0.22 on the host)
     c = Checker()
     d = set_dir(name)
     truth = {r["role"]: r for r in read_truth(os.path.join(d, "truth.txt"))}
@@ -245,7 +245,7 @@ def hostile(name):
             f.write(HOSTILE_DRGN)
         import subprocess
         p = subprocess.run(["/usr/bin/python3", script, vmlinux,
-                            os.path.join(d, "elf-nopaging.vmcore"), ovl, up,
+                            os.path.join(d, "d0-zlib.vmcore"), ovl, up,
                             sock], capture_output=True, text=True)
         if p.returncode:
             raise SystemExit(f"FAIL drgn: {p.stderr}")

@@ -155,7 +155,7 @@ static struct inodedump_error *real_inode(struct inodedump *id,
 static struct inodedump_error *layer(struct inodedump *id,
 				     struct inodedump_inode *ino,
 				     const char *prefix,
-				     struct inodedump_inode **out)
+				     struct inodedump_inode **out, bool *bad)
 {
 	const struct idd_fs_value *v = ok(ino, prefix);
 	const char *why;
@@ -169,6 +169,7 @@ static struct inodedump_error *layer(struct inodedump *id,
 		return err;
 	if (why) {
 		/* the address stays; what was read through it does not */
+		*bad = true;
 		struct idd_fs_value *addr = row(ino, prefix);
 		uint64_t keep = addr->v;
 
@@ -195,6 +196,7 @@ struct inodedump_error *idd_fs_derive_overlay(struct inodedump *id,
 	struct inodedump_inode *up = NULL, *lo = NULL, *real;
 	struct inodedump_error *err;
 	struct real_stat st, lst;
+	bool bad = false;
 	bool is_dir = ((unsigned)ino->mode.v & S_IFMT_) == S_IFDIR_;
 	bool merge, origin, same_fs, same_dev;
 	unsigned xinobits;
@@ -205,12 +207,12 @@ struct inodedump_error *idd_fs_derive_overlay(struct inodedump *id,
 	/* 6.5+: an entry with no lower layer has no __lowerstack[0] */
 	if (numlower && numlower->v == 0)
 		mark(ino, "lower", IDD_NA, "no lower layer (oe->__numlower 0)");
-	if ((err = layer(id, ino, "upper", &up)) ||
-	    (err = layer(id, ino, "lower", &lo)))
+	if ((err = layer(id, ino, "upper", &up, &bad)) ||
+	    (err = layer(id, ino, "lower", &lo, &bad)))
 		goto out;
 	real = up ? up : lo;
-	if (!real)
-		goto out; /* the rows say why */
+	if (!real || bad)
+		goto out; /* the rows say why; nothing from half the layers */
 	state = up && lo ? (is_dir ? "merged (upper and lower)"
 				   : "copied up (upper and lower)")
 		: up	 ? "upper only"
