@@ -3,8 +3,10 @@
 pipe inodes, for test_fs_overlay.py: the truth its rows are held to.
 
 usage: drgn_fs_objects.py VMLINUX DUMP KIND:ADDR...   (KIND sock or pipe)
+                          fop:PID:FD...
 Prints one JSON object: {ADDR: {...}}, a socket's struct socket and sock
-(state as its enumerator's name), a pipe's pipe_inode_info counters.
+(state as its enumerator's name), a pipe's pipe_inode_info counters;
+{"PID:FD": SYMBOL}, what the file->f_op of that fd points to.
 """
 import json
 import sys
@@ -54,6 +56,13 @@ def main(argv):
     out = {}
     for arg in argv[3:]:
         kind, _, a = arg.partition(":")
+        if kind == "fop":
+            from drgn.helpers.linux.fs import fget
+            from drgn.helpers.linux.pid import find_task
+            pid, fd = (int(x) for x in a.split(":"))
+            f = fget(find_task(prog, pid), fd)
+            out[a] = prog.symbol(f.f_op.value_()).name
+            continue
         out[a] = (sock if kind == "sock" else pipe)(prog, int(a, 16))
     print(json.dumps(out))
 

@@ -8,7 +8,8 @@
  * overlay rows cannot be, said: a real-inode pointer back to the overlay
  * inode itself or into the same overlay, nesting deeper than the kernel
  * allows; and the inodes whose meaning is elsewhere: a whiteout (a 0:0
- * character device, on any filesystem), anon_inodefs' one shared inode.
+ * character device, on any filesystem), anon_inodefs' one shared inode,
+ * pipefs' root (no pipe: its i_pipe is another member of a union).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #define S_IFDIR_ 0040000
 #define S_IFCHR_ 0020000
 #define S_IFLNK_ 0120000
+#define S_IFIFO_ 0010000
 
 /* FILESYSTEM_MAX_STACK_DEPTH: an overlay over an overlay at most. */
 #define OVL_MAX_DEPTH 2
@@ -312,9 +314,15 @@ struct inodedump_error *idd_fs_derive_special(struct inodedump *id,
 	static const char anon[] =
 		"one inode shared by every anon_inode file (eventfd, epoll, "
 		"signalfd, timerfd, ...): what each is belongs to its file "
-		"(f_op, private_data), not to this inode";
+		"(f_op, private_data; --holders names each holder's f_op), "
+		"not to this inode";
 
 	(void)id;
+	/* i_pipe shares a union with i_link, i_cdev, i_dir_seq */
+	if (ino->fs.t && !strcmp(ino->fs.t->fs, "pipefs") &&
+	    ((unsigned)ino->mode.v & S_IFMT_) != S_IFIFO_)
+		mark(ino, "", IDD_NA, "not a pipe: i_pipe is another member "
+				      "of its union");
 	if (((unsigned)ino->mode.v & S_IFMT_) == S_IFCHR_ &&
 	    ino->rdev.state == IDD_OK && ino->rdev.v == 0)
 		return idd_fs_derive_str(ino, "whiteout", whiteout,

@@ -52,6 +52,9 @@ struct idd_holder {
 	char comm[16];
 	int64_t fd;	  /* -1 unless kind is "fd" */
 	int64_t file_refs; /* the open file's references; -1 unless "fd" */
+	uint64_t file;	   /* the open file ("fd"), else 0 */
+	uint64_t f_op_addr; /* its f_op (0: unread) */
+	char f_op[64];	   /* its f_op's symbol: what the file is; "" unknown */
 };
 
 /* One row of a filesystem's table (kernel/fs_rows.h), read. */
