@@ -230,7 +230,7 @@ struct inodedump_error *idd_fs_derive_overlay(struct inodedump *id,
 		   : numlower && numlower->v > 1;
 	origin = up && lo && has_flag(flags, "OVL_CONST_INO");
 	fsid_row = ok(ino, "lower_fsid");
-	upper_pd = ok(ino, "upper_pseudo_dev");
+	upper_pd = ok(ino, "pseudo_dev_upper");
 	lower_pd = ok(ino, "lower_pseudo_dev");
 	index = ok(ino, "index");
 	nfs_export = ok(ino, "nfs_export");
