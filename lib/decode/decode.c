@@ -373,7 +373,10 @@ static struct inodedump_error *name_fs_syms(struct inodedump *id,
 
 		if (v->row->kind != IDD_FS_SYM || v->state != IDD_OK || !v->v)
 			continue;
-		err = idd_session_symbol(id, v->v, &name, &module);
+		/* vmlinux's symbols first, then the caller's and modules' */
+		err = idd_symbols_names(id->syms, &v->v, 1, &name);
+		if (!err && !name)
+			err = idd_session_symbol(id, v->v, &name, &module);
 		if (err && idd_error_is_nomem(err))
 			return err;
 		inodedump_error_free(err);
@@ -383,6 +386,29 @@ static struct inodedump_error *name_fs_syms(struct inodedump *id,
 		free(name);
 		if (err)
 			return err;
+	}
+	return NULL;
+}
+
+/* A holder's file's f_op that vmlinux does not name: a module's. */
+static struct inodedump_error *name_holder_files(struct inodedump *id,
+						 struct inodedump_inode *ino)
+{
+	for (size_t i = 0; i < ino->nholders; i++) {
+		struct idd_holder *h = &ino->holders[i];
+		char *name = NULL, *module = NULL;
+		struct inodedump_error *err;
+
+		if (h->f_op[0] || !h->f_op_addr)
+			continue;
+		err = idd_session_symbol(id, h->f_op_addr, &name, &module);
+		if (err && idd_error_is_nomem(err))
+			return err;
+		inodedump_error_free(err);
+		if (name)
+			snprintf(h->f_op, sizeof(h->f_op), "%s", name);
+		free(name);
+		free(module);
 	}
 	return NULL;
 }
@@ -408,7 +434,8 @@ static struct inodedump_error *decode_rest(struct inodedump *id,
 	    (err = idd_decode_paths(id, ino)))
 		return err;
 	if ((flags & INODEDUMP_DECODE_HOLDERS) &&
-	    (err = idd_decode_holders(id, ino)))
+	    ((err = idd_decode_holders(id, ino)) ||
+	     (err = name_holder_files(id, ino))))
 		return err;
 	idd_checks_run(&id->layout->facts, ino);
 	note_unreadable_checks(id, ino);

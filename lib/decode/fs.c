@@ -19,7 +19,7 @@
 #include "decode/slab.h"
 #include "kernel/vfs.h"
 
-#define MAX_HOPS 4
+#define MAX_HOPS 8
 #define STR_MAX 256
 
 /* A member reached through up to MAX_HOPS pointers. */
@@ -67,13 +67,80 @@ static void member_in(struct inodedump *id, struct idd_btf *btf,
 		idd_types_member(id->types, s, path, m);
 }
 
-/* One alternative ("a.b->c.d"): each "->" a pointer hop. */
+/* struct name in the table's types: the module's BTF, else vmlinux's. */
+static bool struct_named(struct inodedump *id, struct idd_btf *btf,
+			 const char *name, struct idd_struct *out)
+{
+	struct inodedump_error *err = btf ? idd_btf_struct(btf, name, out)
+					  : idd_types_struct(id->types, name,
+							     out);
+
+	inodedump_error_free(err);
+	return !err;
+}
+
+/*
+ * One segment between "->": a member path, or "a.b@T" / "a.b@T.c" (the
+ * member a.b taken as struct T: a pointer's pointee for the next hop, or
+ * an array's first element whose member c is read). *as is set to T when
+ * it is the next hop's pointee.
+ */
+static void segment(struct inodedump *id, struct idd_btf *btf,
+		    const struct idd_struct *s, const char *seg,
+		    struct idd_member *m, struct idd_struct *as, bool *has_as)
+{
+	const char *at = strchr(seg, '@');
+	char head[96], tname[48];
+	const char *rest;
+	struct idd_struct t;
+	struct idd_member inner;
+
+	*has_as = false;
+	if (!at) {
+		member_in(id, btf, s, seg, m);
+		return;
+	}
+	snprintf(head, sizeof(head), "%.*s", (int)(at - seg), seg);
+	member_in(id, btf, s, head, m);
+	rest = strchr(at + 1, '.');
+	snprintf(tname, sizeof(tname), "%.*s",
+		 (int)(rest ? (size_t)(rest - at - 1) : strlen(at + 1)), at + 1);
+	if (!m->present)
+		return;
+	if (!struct_named(id, btf, tname, &t)) {
+		m->present = false;
+		return;
+	}
+	if (!rest) {
+		/* the pointer's pointee for the next hop */
+		if (m->kind != IDD_KIND_PTR)
+			m->present = false;
+		*as = t;
+		*has_as = true;
+		return;
+	}
+	/* in place: the member's first element is a T */
+	if (m->kind == IDD_KIND_PTR) {
+		m->present = false;
+		return;
+	}
+	member_in(id, btf, &t, rest + 1, &inner);
+	if (!inner.present) {
+		m->present = false;
+		return;
+	}
+	inner.offset += m->offset;
+	*m = inner;
+}
+
+/* One alternative ("a.b->c.d", "a@T.b->c"): each "->" a pointer hop. */
 static void resolve_one(struct inodedump *id, struct idd_btf *btf,
 			const struct idd_struct *top, const char *alt,
 			size_t len, struct chain *c)
 {
-	struct idd_struct s = *top;
+	struct idd_struct s = *top, as;
 	const char *p = alt, *end = alt + len;
+	bool has_as = false;
 
 	memset(c, 0, sizeof(*c));
 	while (p < end && c->n < MAX_HOPS) {
@@ -85,15 +152,19 @@ static void resolve_one(struct inodedump *id, struct idd_btf *btf,
 		struct inodedump_error *err;
 
 		snprintf(seg, sizeof(seg), "%.*s", (int)n, p);
-		member_in(id, btf, &s, seg, m);
+		segment(id, btf, &s, seg, m, &as, &has_as);
 		if (!m->present)
 			return;
 		p += n;
 		if (p >= end) {
-			c->present = true;
+			c->present = !has_as;
 			return;
 		}
 		p += 2; /* "->" */
+		if (has_as) {
+			s = as;
+			continue;
+		}
 		err = btf ? idd_btf_pointee(btf, m, &s)
 			  : idd_types_pointee_struct(id->types, m, &s);
 		if (err) {
@@ -153,23 +224,28 @@ static bool row_names(struct inodedump *id, struct fs_layout *fl,
 	struct names_acc a = { rl, false };
 	const char *aux = row->aux, *name = aux;
 
+	if (!aux && row->kind == IDD_FS_ENUM) {
+		/* the member's own enum type (a typedef'd anonymous enum) */
+		idd_types_member_enum(&rl->at.m[rl->at.n - 1], add_name, &a);
+		return !a.nomem;
+	}
 	if (!aux)
 		return true;
+	if (!strncmp(aux, "table:", 6)) {
+		const struct idd_fs_flag_table *t =
+			idd_fs_flag_table_find(aux + 6);
+
+		for (size_t i = 0; t && i < t->n; i++)
+			add_name(t->flags[i].name, (int64_t)t->flags[i].mask,
+				 &a);
+		return !a.nomem;
+	}
 	if (row->kind == IDD_FS_FLAGS) {
 		const char *colon = strchr(aux, ':');
 
 		if (!colon)
 			return true;
 		name = colon + 1;
-		if (!strncmp(aux, "table:", 6)) {
-			const struct idd_fs_flag_table *t =
-				idd_fs_flag_table_find(name);
-
-			for (size_t i = 0; t && i < t->n; i++)
-				add_name(t->flags[i].name,
-					 (int64_t)t->flags[i].mask, &a);
-			return !a.nomem;
-		}
 		rl->bits = !strncmp(aux, "bits:", 5);
 	}
 	/* a module's enum is in its BTF, where its member was found */

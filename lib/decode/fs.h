@@ -25,6 +25,10 @@ struct inodedump_error *idd_fs_derive_num(struct inodedump_inode *ino,
 					  const char *key, int64_t v,
 					  const char *vfs_key, int64_t vfs,
 					  const char *how);
+struct inodedump_error *idd_fs_derive_dev(struct inodedump_inode *ino,
+					  const char *key, uint64_t dev,
+					  const char *vfs_key, uint64_t vfs,
+					  const char *how);
 struct inodedump_error *idd_fs_derive_str(struct inodedump_inode *ino,
 					  const char *key, const char *s,
 					  size_t len, const char *how);
@@ -36,5 +40,15 @@ struct inodedump_error *idd_fs_derive_str(struct inodedump_inode *ino,
  */
 struct inodedump_error *idd_fs_derive(struct inodedump *id,
 				      struct inodedump_inode *ino);
+
+/*
+ * overlayfs (fs_overlay.c): what stat(2)/readlink(2) show, from the real
+ * inodes decoded as inodes of their own filesystems; and on any
+ * filesystem, a whiteout and anon_inodefs' shared inode named.
+ */
+struct inodedump_error *idd_fs_derive_overlay(struct inodedump *id,
+					      struct inodedump_inode *ino);
+struct inodedump_error *idd_fs_derive_special(struct inodedump *id,
+					      struct inodedump_inode *ino);
 
 #endif

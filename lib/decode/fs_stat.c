@@ -14,58 +14,6 @@
 #define S_IFDIR_ 0040000
 #define S_IFLNK_ 0120000
 
-const struct idd_fs_value *idd_fs_value(const struct inodedump_inode *ino,
-					const char *key)
-{
-	for (size_t i = 0; i < ino->fs.n; i++)
-		if (!strcmp(ino->fs.v[i].row->key, key))
-			return ino->fs.v[i].state == IDD_OK ? &ino->fs.v[i]
-							     : NULL;
-	return NULL;
-}
-
-static struct idd_fs_derived *derived_slot(struct inodedump_inode *ino,
-					   const char *key, const char *how)
-{
-	struct idd_fs_derived *d;
-
-	if (ino->fs.nd >= IDD_FS_MAX_DERIVED)
-		return NULL;
-	d = &ino->fs.d[ino->fs.nd++];
-	memset(d, 0, sizeof(*d));
-	d->key = key;
-	d->how = how;
-	return d;
-}
-
-struct inodedump_error *idd_fs_derive_num(struct inodedump_inode *ino,
-					  const char *key, int64_t v,
-					  const char *vfs_key, int64_t vfs,
-					  const char *how)
-{
-	struct idd_fs_derived *d = derived_slot(ino, key, how);
-
-	if (d) {
-		d->v = v;
-		d->vfs_key = vfs_key;
-		d->vfs = vfs;
-	}
-	return NULL;
-}
-
-struct inodedump_error *idd_fs_derive_str(struct inodedump_inode *ino,
-					  const char *key, const char *s,
-					  size_t len, const char *how)
-{
-	struct idd_fs_derived *d = derived_slot(ino, key, how);
-
-	if (!d)
-		return NULL;
-	d->is_str = true;
-	d->s = idd_arena_strndup(&ino->arena, s, len);
-	return d->s ? NULL : idd_nomem();
-}
-
 static unsigned file_type(const struct inodedump_inode *ino)
 {
 	return (unsigned)ino->mode.v & S_IFMT_;
@@ -136,14 +84,19 @@ static const struct {
 					  struct inodedump_inode *);
 } derivers[] = {
 	{ "xfs", xfs },
+	{ "overlay", idd_fs_derive_overlay },
 };
 
 struct inodedump_error *idd_fs_derive(struct inodedump *id,
 				      struct inodedump_inode *ino)
 {
+	struct inodedump_error *err = NULL;
+
 	for (size_t i = 0; ino->fs.t && i < sizeof(derivers) / sizeof(derivers[0]);
 	     i++)
 		if (!strcmp(derivers[i].fs, ino->fs.t->fs))
-			return derivers[i].derive(id, ino);
-	return NULL;
+			err = derivers[i].derive(id, ino);
+	if (!err && ino->fs.t)
+		err = idd_fs_derive_special(id, ino);
+	return err;
 }

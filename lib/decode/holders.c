@@ -27,6 +27,7 @@ struct holder_layout {
 	/* f_ref.refcnt (file_ref_t, 6.13+) or f_count: absent leaves -1 */
 	struct idd_member f_refs;
 	bool file_ref;
+	struct idd_member f_op; /* named for the inode asked only */
 	bool ok;
 };
 
@@ -44,6 +45,7 @@ struct idd_holders {
 	/* Tasks walked, those not read in full, and why the first was not. */
 	size_t tasks, unreadable;
 	char *first_unreadable;
+	struct idd_member f_op; /* file.f_op, where the holders' files say */
 };
 
 static bool pointer(const struct idd_member *m)
@@ -74,6 +76,7 @@ static struct inodedump_error *load_holder_layout(struct inodedump *id,
 	idd_types_member(t, &l->task, "files", &l->files_ptr);
 	idd_types_member(t, &l->task, "fs", &l->fs_ptr);
 	idd_types_member(t, &l->file, "f_inode", &l->f_inode);
+	idd_types_member(t, &l->file, "f_op", &l->f_op);
 	idd_types_member(t, &l->file, "f_ref.refcnt.counter", &l->f_refs);
 	l->file_ref = l->f_refs.present;
 	if (!l->file_ref)
@@ -145,7 +148,8 @@ static struct inodedump_error *read_ptr_or_0(struct inodedump *id,
 static struct inodedump_error *add_held(struct idd_holders *hs,
 					uint64_t inode, const char *kind,
 					uint64_t pid, const char *comm,
-					int64_t fd, int64_t file_refs)
+					int64_t fd, int64_t file_refs,
+					uint64_t file)
 {
 	if (!inode)
 		return NULL;
@@ -170,6 +174,9 @@ static struct inodedump_error *add_held(struct idd_holders *hs,
 	e->h.pid = pid;
 	e->h.fd = fd;
 	e->h.file_refs = file_refs;
+	e->h.file = file;
+	e->h.f_op_addr = 0;
+	e->h.f_op[0] = 0;
 	snprintf(e->h.comm, sizeof(e->h.comm), "%s", comm);
 	return NULL;
 }
@@ -242,10 +249,10 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 	if (fs) {
 		if ((err = fs_dentry_inode(id, l, fs, &l->pwd_dentry, &inode,
 					   lost)) ||
-		    (err = add_held(hs, inode, "cwd", pid, comm, -1, -1)) ||
+		    (err = add_held(hs, inode, "cwd", pid, comm, -1, -1, 0)) ||
 		    (err = fs_dentry_inode(id, l, fs, &l->root_dentry, &inode,
 					   lost)) ||
-		    (err = add_held(hs, inode, "root", pid, comm, -1, -1)))
+		    (err = add_held(hs, inode, "root", pid, comm, -1, -1, 0)))
 			return err;
 	}
 	if (!files)
@@ -269,9 +276,43 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 					 lost)) ||
 		    (err = file_refs(id, l, fds[i], &refs)) ||
 		    (err = add_held(hs, inode, "fd", pid, comm, (int64_t)i,
-				    refs)))
+				    refs, fds[i])))
 			return err;
 	}
+	return err;
+}
+
+/*
+ * What an open file is, by its f_op's symbol (eventfd_fops, pipefifo_fops,
+ * socket_file_ops, ...): for the inode asked only, not in the walk. Left
+ * "" where it cannot be read or named; only running out of memory fails.
+ */
+static struct inodedump_error *name_file(struct inodedump *id,
+					 const struct idd_holders *hs,
+					 struct idd_holder *h)
+{
+	uint64_t f_op;
+	char *name = NULL;
+	struct inodedump_error *err;
+
+	if (!h->file || !pointer(&hs->f_op))
+		return NULL;
+	err = idd_target_read_u64(id->target, h->file + hs->f_op.offset,
+				  &f_op);
+	if (err || !f_op) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	h->f_op_addr = f_op;
+	/* vmlinux's symbols; a module's are named by the decode after */
+	err = idd_symbols_names(id->syms, &f_op, 1, &name);
+	if (err && !idd_error_is_nomem(err)) {
+		inodedump_error_free(err);
+		err = NULL;
+	}
+	if (name)
+		snprintf(h->f_op, sizeof(h->f_op), "%s", name);
+	free(name);
 	return err;
 }
 
@@ -291,6 +332,7 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 
 	if ((err = load_holder_layout(id, &l)))
 		return err;
+	hs->f_op = l.f_op;
 	if (!l.ok) {
 		hs->stopped = idd_error(INODEDUMP_ERR_TYPE,
 					"this kernel's task/file types lack a "
@@ -400,6 +442,9 @@ struct inodedump_error *idd_decode_holders(struct inodedump *id,
 			return idd_nomem();
 		ino->holders = grown;
 		ino->holders[ino->nholders++] = hs->v[i].h;
+		if ((err = name_file(id, hs,
+				     &ino->holders[ino->nholders - 1])))
+			return err;
 	}
 	return NULL;
 }

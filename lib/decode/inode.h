@@ -52,6 +52,9 @@ struct idd_holder {
 	char comm[16];
 	int64_t fd;	  /* -1 unless kind is "fd" */
 	int64_t file_refs; /* the open file's references; -1 unless "fd" */
+	uint64_t file;	   /* the open file ("fd"), else 0 */
+	uint64_t f_op_addr; /* its f_op (0: unread) */
+	char f_op[64];	   /* its f_op's symbol: what the file is; "" unknown */
 };
 
 /* One row of a filesystem's table (kernel/fs_rows.h), read. */
@@ -69,6 +72,7 @@ struct idd_fs_value {
 struct idd_fs_derived {
 	const char *key;     /* static: "st_blocks", "st_dev", "target" */
 	bool is_str;
+	bool is_dev;	     /* v and vfs are dev_t: MAJOR:MINOR */
 	int64_t v;
 	const char *s;	     /* is_str: arena */
 	const char *vfs_key; /* the VFS row it stands beside, or NULL */
@@ -76,7 +80,7 @@ struct idd_fs_derived {
 	const char *how;     /* static: the kernel function and formula */
 };
 
-#define IDD_FS_MAX_DERIVED 8
+#define IDD_FS_MAX_DERIVED 12
 
 /* The filesystem's own state (decode/fs.c). */
 struct idd_fs_part {

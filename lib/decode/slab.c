@@ -489,8 +489,26 @@ static bool inode_place(struct inodedump *id,
 	*why = NULL;
 	type[0] = 0;
 	if (!*ic->members) {
+		struct idd_btf *btf = NULL;
+		struct inodedump_error *err;
+
 		snprintf(type, 48, "%s", ic->type);
 		*offset = 0;
+		if (!out_s)
+			return true;
+		/* the object is the inode: its struct all the same */
+		err = inode_struct(id, ic, type, vmlinux_only, module_first,
+				   out_s, &btf);
+		if (err) {
+			*why = idd_strdup_printf("struct %s is not in this "
+						 "kernel's types (%s)", type,
+						 inodedump_error_message(err));
+			inodedump_error_free(err);
+			type[0] = 0;
+			return false;
+		}
+		if (out_btf)
+			*out_btf = btf;
 		return true;
 	}
 	while (*p) {

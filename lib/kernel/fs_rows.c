@@ -20,6 +20,18 @@ static const struct idd_fs_row ext4_rows[] = {
 static const struct idd_fs_row tmpfs_rows[] = {
 #include "kernel/fs_tmpfs.def"
 };
+static const struct idd_fs_row overlay_rows[] = {
+#include "kernel/fs_overlay.def"
+};
+static const struct idd_fs_row sockfs_rows[] = {
+#include "kernel/fs_sockfs.def"
+};
+static const struct idd_fs_row pipefs_rows[] = {
+#include "kernel/fs_pipefs.def"
+};
+static const struct idd_fs_row anon_rows[] = {
+#include "kernel/fs_anon.def"
+};
 #undef IDD_FS_ROW
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -27,6 +39,9 @@ static const struct idd_fs_row tmpfs_rows[] = {
 static const char *const xfs_anchors[] = { "xfs_fs_alloc_inode", "xfs_fs_fill_super", NULL };
 static const char *const ext4_anchors[] = { "ext4_alloc_inode", "ext4_fill_super", NULL };
 static const char *const shmem_anchors[] = { "shmem_alloc_inode", "shmem_file_setup", NULL };
+static const char *const ovl_anchors[] = { "ovl_alloc_inode", "ovl_fill_super", NULL };
+static const char *const sock_anchors[] = { "sock_alloc_inode", "sock_alloc", NULL };
+static const char *const inode_anchors[] = { "alloc_inode", "iget_locked", NULL };
 
 const struct idd_fs_table idd_fs_tables[] = {
 	{ "xfs", "xfs_inode", xfs_rows, N(xfs_rows), xfs_anchors },
@@ -34,6 +49,12 @@ const struct idd_fs_table idd_fs_tables[] = {
 	  ext4_anchors },
 	{ "tmpfs", "shmem_inode_cache", tmpfs_rows, N(tmpfs_rows),
 	  shmem_anchors },
+	{ "overlay", "ovl_inode", overlay_rows, N(overlay_rows), ovl_anchors },
+	{ "sockfs", "sock_inode_cache", sockfs_rows, N(sockfs_rows),
+	  sock_anchors },
+	{ "pipefs", "inode_cache", pipefs_rows, N(pipefs_rows), inode_anchors },
+	{ "anon_inodefs", "inode_cache", anon_rows, N(anon_rows),
+	  inode_anchors },
 };
 const size_t idd_fs_ntables = N(idd_fs_tables);
 
@@ -80,11 +101,54 @@ static const struct idd_fs_flag f_seals[] = {
 	{ "F_SEAL_FUTURE_WRITE", 0x10 }, { "F_SEAL_EXEC", 0x20 },
 };
 
+/* SOCK_* socket types (include/linux/net.h): a user ABI. */
+static const struct idd_fs_flag sock_types[] = {
+	{ "SOCK_STREAM", 1 }, { "SOCK_DGRAM", 2 },     { "SOCK_RAW", 3 },
+	{ "SOCK_RDM", 4 },    { "SOCK_SEQPACKET", 5 }, { "SOCK_DCCP", 6 },
+	{ "SOCK_PACKET", 10 },
+};
+/* AF_* address families (include/linux/socket.h): a user ABI. */
+static const struct idd_fs_flag address_families[] = {
+	{ "AF_UNSPEC", 0 },	 { "AF_UNIX", 1 },	{ "AF_INET", 2 },
+	{ "AF_AX25", 3 },	 { "AF_IPX", 4 },	{ "AF_APPLETALK", 5 },
+	{ "AF_NETROM", 6 },	 { "AF_BRIDGE", 7 },	{ "AF_ATMPVC", 8 },
+	{ "AF_X25", 9 },	 { "AF_INET6", 10 },	{ "AF_ROSE", 11 },
+	{ "AF_DECnet", 12 },	 { "AF_NETBEUI", 13 },	{ "AF_SECURITY", 14 },
+	{ "AF_KEY", 15 },	 { "AF_NETLINK", 16 },	{ "AF_PACKET", 17 },
+	{ "AF_ASH", 18 },	 { "AF_ECONET", 19 },	{ "AF_ATMSVC", 20 },
+	{ "AF_RDS", 21 },	 { "AF_SNA", 22 },	{ "AF_IRDA", 23 },
+	{ "AF_PPPOX", 24 },	 { "AF_WANPIPE", 25 },	{ "AF_LLC", 26 },
+	{ "AF_IB", 27 },	 { "AF_MPLS", 28 },	{ "AF_CAN", 29 },
+	{ "AF_TIPC", 30 },	 { "AF_BLUETOOTH", 31 }, { "AF_IUCV", 32 },
+	{ "AF_RXRPC", 33 },	 { "AF_ISDN", 34 },	{ "AF_PHONET", 35 },
+	{ "AF_IEEE802154", 36 }, { "AF_CAIF", 37 },	{ "AF_ALG", 38 },
+	{ "AF_NFC", 39 },	 { "AF_VSOCK", 40 },	{ "AF_KCM", 41 },
+	{ "AF_QIPCRTR", 42 },	 { "AF_SMC", 43 },	{ "AF_XDP", 44 },
+	{ "AF_MCTP", 45 },
+};
+/*
+ * TCP_* states (include/net/tcp_states.h, an anonymous enum: no name to
+ * look up), which AF_UNIX and others use as sk_state too: a user ABI
+ * (/proc/net/tcp's "st").
+ */
+static const struct idd_fs_flag tcp_states[] = {
+	{ "TCP_ESTABLISHED", 1 }, { "TCP_SYN_SENT", 2 },
+	{ "TCP_SYN_RECV", 3 },	  { "TCP_FIN_WAIT1", 4 },
+	{ "TCP_FIN_WAIT2", 5 },	  { "TCP_TIME_WAIT", 6 },
+	{ "TCP_CLOSE", 7 },	  { "TCP_CLOSE_WAIT", 8 },
+	{ "TCP_LAST_ACK", 9 },	  { "TCP_LISTEN", 10 },
+	{ "TCP_CLOSING", 11 },	  { "TCP_NEW_SYN_RECV", 12 },
+	{ "TCP_BOUND_INACTIVE", 13 },
+};
+
 static const struct idd_fs_flag_table flag_tables[] = {
 	{ "xfs_diflags", xfs_diflags, N(xfs_diflags) },
 	{ "xfs_diflags2", xfs_diflags2, N(xfs_diflags2) },
 	{ "ext4_flags", ext4_flags, N(ext4_flags) },
 	{ "f_seals", f_seals, N(f_seals) },
+	{ "sock_types", sock_types, N(sock_types) },
+	{ "address_families", address_families, N(address_families) },
+	{ "tcp_states", tcp_states, N(tcp_states) },
 };
 
 /* Does "a|b|c" hold name? */

@@ -18,12 +18,19 @@
  *          BYTES (hex of a byte array; aux: the member giving its length)
  *   paths  member paths in the embedding struct, "|" between the kernels'
  *          names (first found wins); "a.b" goes into a member, "a->b"
- *          follows pointer a to its struct's member b
+ *          follows pointer a to its struct's member b (at most 8 members
+ *          in all); "a@T" takes member a as struct T (looked up by name,
+ *          in the filesystem's module BTF first): "p@T->b" a pointer
+ *          whose type says less (void *s_fs_info) as pointing to a T,
+ *          "arr@T.b" member b of an array's first element (a flexible
+ *          array: oe->__lowerstack@ovl_path.dentry is __lowerstack[0])
  *   label  its text label
  *   aux    FLAGS: "bits:ENUM" (each enumerator of enum ENUM is a bit
  *          number), "mask:ENUM" (each enumerator is a mask) or
  *          "table:NAME" (a #define table in fs_rows.c); ENUM: the enum's
- *          name; STR/BYTES: the length member (same path rules); else NULL
+ *          name, "table:NAME" (the value is one of a #define table's), or
+ *          NULL (the member's own enum type, typedef'd anonymous enums
+ *          too); STR/BYTES: the length member (same path rules); else NULL
  */
 #ifndef IDD_KERNEL_FS_ROWS_H
 #define IDD_KERNEL_FS_ROWS_H
@@ -52,7 +59,7 @@ struct idd_fs_row {
 	const char *aux;
 };
 
-/* A #define's name and its mask, for FLAGS rows "table:NAME". */
+/* A #define's name and its mask (or value), for rows "table:NAME". */
 struct idd_fs_flag {
 	const char *name;
 	uint64_t mask;
@@ -89,7 +96,7 @@ const struct idd_fs_table *idd_fs_table_find(const char *fs);
 /* A row of t by key, or NULL. */
 const struct idd_fs_row *idd_fs_row_find(const struct idd_fs_table *t,
 					 const char *key);
-/* A FLAGS row's "table:NAME", or NULL. */
+/* A FLAGS or ENUM row's "table:NAME", or NULL. */
 const struct idd_fs_flag_table *idd_fs_flag_table_find(const char *name);
 
 #endif

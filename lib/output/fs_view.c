@@ -91,6 +91,7 @@ static void json_rows(struct idd_json *j, const struct idd_fs_part *fs)
 void idd_json_fs(struct idd_json *j, const struct inodedump_inode *ino)
 {
 	const struct idd_fs_part *fs = &ino->fs;
+	char dev[48];
 
 	if (!fs->asked || !fs->t) {
 		idd_json_null(j);
@@ -119,15 +120,25 @@ void idd_json_fs(struct idd_json *j, const struct inodedump_inode *ino)
 		idd_json_key(j, d->key);
 		idd_json_object(j, IDD_JSON_INLINE);
 		idd_json_key(j, "value");
-		if (d->is_str)
+		if (d->is_str) {
 			idd_json_string(j, d->s);
-		else
+		} else if (d->is_dev) {
+			idd_dev_string((uint64_t)d->v, dev, sizeof(dev));
+			idd_json_string(j, dev);
+		} else {
 			idd_json_i64(j, d->v);
+		}
 		if (d->vfs_key) {
 			idd_json_key(j, "vfs_row");
 			idd_json_string(j, d->vfs_key);
 			idd_json_key(j, "vfs_value");
-			idd_json_i64(j, d->vfs);
+			if (d->is_dev) {
+				idd_dev_string((uint64_t)d->vfs, dev,
+					       sizeof(dev));
+				idd_json_string(j, dev);
+			} else {
+				idd_json_i64(j, d->vfs);
+			}
 		}
 		idd_json_key(j, "derived");
 		idd_json_string(j, d->how);
@@ -227,6 +238,15 @@ void idd_text_fs(FILE *out, const struct inodedump_inode *ino)
 			fprintf(out, "%s \"", d->key);
 			idd_text_escape(out, d->s);
 			fputc('"', out);
+		} else if (d->is_dev) {
+			char a[48], b[48];
+
+			idd_dev_string((uint64_t)d->v, a, sizeof(a));
+			idd_dev_string((uint64_t)d->vfs, b, sizeof(b));
+			fprintf(out, "%s %s", d->key, a);
+			if (d->vfs_key)
+				fprintf(out, " (the VFS inode's %s: %s)",
+					d->vfs_key, b);
 		} else {
 			fprintf(out, "%s %" PRId64, d->key, d->v);
 			if (d->vfs_key)

@@ -114,6 +114,11 @@ static void json_holders(struct idd_json *j, const struct inodedump_inode *ino)
 			idd_json_i64(j, h->file_refs);
 		else
 			idd_json_null(j);
+		idd_json_key(j, "f_op");
+		if (h->f_op[0])
+			idd_json_string(j, h->f_op);
+		else
+			idd_json_null(j);
 		idd_json_end(j);
 	}
 	idd_json_end(j);

@@ -283,6 +283,8 @@ static void text_holders(struct text *t, const struct idd_row *row)
 			fprintf(t->out, "fd %" PRId64, h->fd);
 		else
 			fputs("as its ", t->out), idd_text_escape(t->out, h->kind);
+		if (h->f_op[0])
+			fputs("  ", t->out), idd_text_escape(t->out, h->f_op);
 	}
 	if (ino->holders_known && !ino->nholders) {
 		label(t, row->label);
