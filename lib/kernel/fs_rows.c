@@ -20,6 +20,9 @@ static const struct idd_fs_row ext4_rows[] = {
 static const struct idd_fs_row tmpfs_rows[] = {
 #include "kernel/fs_tmpfs.def"
 };
+static const struct idd_fs_row btrfs_rows[] = {
+#include "kernel/fs_btrfs.def"
+};
 #undef IDD_FS_ROW
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -27,6 +30,7 @@ static const struct idd_fs_row tmpfs_rows[] = {
 static const char *const xfs_anchors[] = { "xfs_fs_alloc_inode", "xfs_fs_fill_super", NULL };
 static const char *const ext4_anchors[] = { "ext4_alloc_inode", "ext4_fill_super", NULL };
 static const char *const shmem_anchors[] = { "shmem_alloc_inode", "shmem_file_setup", NULL };
+static const char *const btrfs_anchors[] = { "btrfs_alloc_inode", "btrfs_getattr", NULL };
 
 const struct idd_fs_table idd_fs_tables[] = {
 	{ "xfs", "xfs_inode", xfs_rows, N(xfs_rows), xfs_anchors },
@@ -34,6 +38,7 @@ const struct idd_fs_table idd_fs_tables[] = {
 	  ext4_anchors },
 	{ "tmpfs", "shmem_inode_cache", tmpfs_rows, N(tmpfs_rows),
 	  shmem_anchors },
+	{ "btrfs", "btrfs_inode", btrfs_rows, N(btrfs_rows), btrfs_anchors },
 };
 const size_t idd_fs_ntables = N(idd_fs_tables);
 
@@ -73,6 +78,22 @@ static const struct idd_fs_flag ext4_flags[] = {
 	{ "EXT4_DAX_FL", 0x2000000 },	   { "EXT4_INLINE_DATA_FL", 0x10000000 },
 	{ "EXT4_PROJINHERIT_FL", 0x20000000 }, { "EXT4_CASEFOLD_FL", 0x40000000 },
 };
+/*
+ * btrfs's on-disk inode flags (BTRFS_INODE_*, include/uapi/linux/
+ * btrfs_tree.h): a disk format, the same in every kernel that has each bit.
+ */
+static const struct idd_fs_flag btrfs_inode_flags[] = {
+	{ "BTRFS_INODE_NODATASUM", 1u << 0 },  { "BTRFS_INODE_NODATACOW", 1u << 1 },
+	{ "BTRFS_INODE_READONLY", 1u << 2 },   { "BTRFS_INODE_NOCOMPRESS", 1u << 3 },
+	{ "BTRFS_INODE_PREALLOC", 1u << 4 },   { "BTRFS_INODE_SYNC", 1u << 5 },
+	{ "BTRFS_INODE_IMMUTABLE", 1u << 6 },  { "BTRFS_INODE_APPEND", 1u << 7 },
+	{ "BTRFS_INODE_NODUMP", 1u << 8 },     { "BTRFS_INODE_NOATIME", 1u << 9 },
+	{ "BTRFS_INODE_DIRSYNC", 1u << 10 },   { "BTRFS_INODE_COMPRESS", 1u << 11 },
+	{ "BTRFS_INODE_ROOT_ITEM_INIT", 1u << 31 },
+};
+static const struct idd_fs_flag btrfs_inode_ro_flags[] = {
+	{ "BTRFS_INODE_RO_VERITY", 1u << 0 },
+};
 /* memfd seals (F_SEAL_*, include/uapi/linux/fcntl.h): a user ABI. */
 static const struct idd_fs_flag f_seals[] = {
 	{ "F_SEAL_SEAL", 0x1 },	 { "F_SEAL_SHRINK", 0x2 },
@@ -85,6 +106,9 @@ static const struct idd_fs_flag_table flag_tables[] = {
 	{ "xfs_diflags2", xfs_diflags2, N(xfs_diflags2) },
 	{ "ext4_flags", ext4_flags, N(ext4_flags) },
 	{ "f_seals", f_seals, N(f_seals) },
+	{ "btrfs_inode_flags", btrfs_inode_flags, N(btrfs_inode_flags) },
+	{ "btrfs_inode_ro_flags", btrfs_inode_ro_flags,
+	  N(btrfs_inode_ro_flags) },
 };
 
 /* Does "a|b|c" hold name? */
