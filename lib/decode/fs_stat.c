@@ -88,9 +88,15 @@ static struct inodedump_error *target_at(struct inodedump *id,
 	if (!addr || !n || n > IDD_LINK_MAX_BYTES)
 		return NULL;
 	err = idd_read_bytes(id, addr, n, &b);
-	if (err)
-		return idd_error_is_nomem(err) ? err
-					       : (inodedump_error_free(err), NULL);
+	if (err) {
+		if (idd_error_is_nomem(err))
+			return err;
+		inodedump_error_free(err);
+		/* a filtered dump drops the page cache (-d 2, 4) */
+		return idd_fs_derive_str(ino, "target_unavailable",
+					 "its memory is not in the dump", 29,
+					 how);
+	}
 	err = idd_fs_derive_str(ino, "target", (const char *)b,
 				strnlen((const char *)b, n), how);
 	free(b);
@@ -160,11 +166,12 @@ static struct inodedump_error *xfs(struct inodedump *id,
 	else if (!err && file_type(ino) == S_IFLNK_ && fmt && fmt->s &&
 		 strcmp(fmt->s, "XFS_DINODE_FMT_LOCAL"))
 		err = idd_fs_derive_str(
-			ino, "target_unavailable", "not in memory", 13,
+			ino, "target_unavailable",
+			"not in memory reachable from the inode", 38,
 			"xfs_readlink: a remote symlink (data fork not LOCAL) "
 			"is read from its disk blocks through xfs_buf each "
 			"time; neither the VFS inode nor its page cache keeps "
-			"it");
+			"it (the per-AG buffer cache may, not searched)");
 	return err;
 }
 

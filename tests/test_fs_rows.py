@@ -1,0 +1,207 @@
+#!/usr/bin/python3
+"""What stat(2) and readlink(2) show, from a filesystem's own rows (issue 31).
+
+    test_fs_rows.py SET     every role of an XFS, btrfs, ext4 or tmpfs
+                            inode in the set's truth: in every dump of the
+                            set, with its vmlinux and with BTF only, what we
+                            say stat shows (a derived st_dev, st_blocks,
+                            st_size, symlink target where the filesystem's
+                            getattr/get_link does not take it from the VFS
+                            inode, else the VFS value) equals the guest's
+                            own stat/readlink line; wherever the guest's
+                            stat differs from the VFS inode a derived value
+                            is there; the BTF-only "fs" object equals the
+                            DWARF one; the subvolume of btrfs inodes is
+                            their root's objectid, distinct where inode
+                            numbers repeat.
+
+Truth: the guest's `inodedump-stat:` lines on its serial console (stat and
+readlink run inside the guest), and truth.txt for each role's inode
+address. A dump whose writer left out what a value needs (the host's
+makedumpfile 1.7.2 drops slab pages at -d 31; any -d 31 drops the page
+cache) may not give that value: then the output must say why
+(fs.unavailable, or a target_unavailable note) — never a different value.
+Prints the count of (role, field) rows that agree.
+"""
+import json
+import os
+import sys
+import tempfile
+
+from fixture import Checker, read_truth, set_dir
+from fixture import run as fixture_run
+
+COVERED = {"xfs", "btrfs", "ext4", "tmpfs"}
+DUMPS = ["d0-zlib", "d17-zlib", "d31-zlib", "sid-d31-zlib", "elf-nopaging"]
+# Formats that keep every page a value here needs (no -d 31).
+WHOLE = {"d0-zlib", "d17-zlib", "elf-nopaging"}
+
+
+def stat_lines(d):
+    """role -> the guest's stat fields (the first line of each role)."""
+    out = {}
+    with open(os.path.join(d, "serial.log"), errors="replace") as f:
+        for line in f:
+            i = line.find("inodedump-stat: ")
+            if i < 0:
+                continue
+            row = {}
+            for tok in line[i + 16:].strip().split(" "):
+                k, _, v = tok.partition("=")
+                row[k] = v
+            out.setdefault(row.get("role"), row)
+    if not out:
+        raise SystemExit(f"FAIL no inodedump-stat lines in {d}/serial.log")
+    return out
+
+
+def decode(args, env=None):
+    p = fixture_run(["--json", *args], env=env)
+    try:
+        return p, json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"FAIL not JSON ({e}); exit {p.returncode}; "
+                         f"stderr: {p.stderr[:2000]}")
+
+
+def shown(ino):
+    """What we say stat shows: (dev, blocks, size, link, notes)."""
+    fs = ino.get("fs") or {}
+    st = fs.get("stat") or {}
+
+    def pick(key, vfs):
+        return st[key]["value"] if key in st else vfs
+    link = st["target"]["value"] if "target" in st else ino.get("link")
+    notes = []
+    if fs.get("unavailable"):
+        notes.append("fs unavailable: " + fs["unavailable"])
+    if "target_unavailable" in st:
+        notes.append("target unavailable: " + st["target_unavailable"]["value"])
+    return ({"dev": pick("st_dev", ino.get("s_dev")),
+             "blocks": pick("st_blocks", ino.get("blocks")),
+             "size": pick("st_size", ino.get("size")),
+             "link": link}, st, notes)
+
+
+def check_set(c, name, tmp):
+    d = set_dir(name)
+    truth = [r for r in read_truth(os.path.join(d, "truth.txt"))
+             if r.get("fstype") in COVERED and r.get("addr")]
+    stats = stat_lines(d)
+    roles = [r for r in truth if r["role"] in stats]
+    c.ok(f"{name}: roles of covered filesystems with stat lines",
+         len(roles) >= 20, f"{len(roles)}")
+    addrs = sorted({r["addr"] for r in roles})
+    vmlinux = os.path.join(d, "vmlinux")
+    no_debug = os.path.join(tmp, "no-debug-root")
+    os.makedirs(no_debug, exist_ok=True)
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+    env.pop("DEBUGINFOD_URLS", None)
+    totals = {}
+    for fmt in DUMPS:
+        dump = os.path.join(d, fmt + ".vmcore")
+        if not os.path.exists(dump):
+            continue
+        p, doc = decode(["-k", vmlinux, dump, *addrs])
+        dwarf = {i["address"].lower().removeprefix("0x"): i
+                 for i in doc["inodes"]}
+        pb, docb = decode(["--debug-root", no_debug, dump, *addrs], env=env)
+        btf = {i["address"].lower().removeprefix("0x"): i
+               for i in docb["inodes"]}
+        agree = total = explained = lost = 0
+        for r in roles:
+            role, s = r["role"], stats[r["role"]]
+            ino = dwarf.get(r["addr"])
+            c.ok(f"{name} {fmt} {role}: decoded", ino is not None)
+            if ino is None:
+                continue
+            got, st, notes = shown(ino)
+            raw = {"dev": ino.get("s_dev"), "blocks": ino.get("blocks"),
+                   "size": ino.get("size"), "link": ino.get("link")}
+            want = {"dev": s["dev"], "blocks": int(s["blocks"]),
+                    "size": int(s["size"]),
+                    "link": None if s["link"] == "-" else s["link"]}
+            for k in ("dev", "blocks", "size", "link"):
+                total += 1
+                if got[k] == want[k]:
+                    agree += 1
+                    c.ok("", True)
+                    continue
+                # the inode's own page left out (a -d 31 writer dropping
+                # slab pages): nothing shown, the errors say why
+                if fmt not in WHOLE and raw[k] is None and got[k] is None \
+                        and (ino.get("errors") or ino.get("error")):
+                    c.ok("", True)
+                    lost += 1
+                    continue
+                # a value this dump cannot give: said, never another value
+                said = bool(notes) and (fmt not in WHOLE or
+                                        not any("fs unavailable" in n
+                                                for n in notes))
+                if k == "link" and got[k] is None and said:
+                    # only an XFS remote symlink is out of reach whole
+                    c.ok(f"{name} {fmt} {role}: target said unavailable "
+                         f"only where the dump lacks it or XFS keeps it "
+                         f"on disk", fmt not in WHOLE or
+                         r["fstype"] == "xfs", f"{notes}")
+                    explained += 1
+                    continue
+                if fmt not in WHOLE and notes and raw[k] == got[k]:
+                    c.ok("", True)  # rows unavailable: the VFS value stands
+                    continue
+                c.ok(f"{name} {fmt} {role} {k}", False,
+                     f"we show {got[k]!r}, the guest's stat {want[k]!r} "
+                     f"(VFS {raw[k]!r}; notes {notes})")
+            # stat differs from the VFS inode: a derived value says why
+            for k, key in (("dev", "st_dev"), ("blocks", "st_blocks"),
+                           ("size", "st_size"), ("link", "target")):
+                if raw[k] != want[k] and fmt in WHOLE:
+                    if key == "target" and "target_unavailable" in st:
+                        key = "target_unavailable"
+                    c.ok(f"{name} {fmt} {role}: stat's {k} differs from "
+                         f"the VFS inode and a derived {key} says why",
+                         key in st and st[key].get("derived"))
+            # BTF only: the filesystem's object as DWARF has it
+            b = btf.get(r["addr"])
+            c.ok(f"{name} {fmt} {role}: BTF-only fs equals DWARF's",
+                 b is not None and b.get("fs") == ino.get("fs"),
+                 "" if b is None else
+                 f"\n  dwarf {json.dumps(ino.get('fs'))[:600]}"
+                 f"\n  btf   {json.dumps(b.get('fs'))[:600]}")
+            # btrfs: the subvolume apart from the inode number
+            if r["fstype"] == "btrfs" and fmt in WHOLE:
+                rows = (ino.get("fs") or {}).get("rows") or {}
+                sub = rows.get("subvolume")
+                want_sub = 5 if not ("sub" in role.split("_")[1]) else None
+                if want_sub:
+                    c.eq(f"{name} {fmt} {role}: top-level subvolume 5",
+                         sub, 5)
+                else:
+                    c.ok(f"{name} {fmt} {role}: a subvolume of its own "
+                         f"(>= 256)", isinstance(sub, int) and sub >= 256,
+                         f"{sub!r}")
+        totals[fmt] = (agree + (explained if fmt in WHOLE else 0), total)
+        print(f"{name} {fmt}: {agree} of {total} (role, field) rows agree "
+              f"with the guest's stat/readlink, {explained} said "
+              f"unavailable, {lost} in inodes the dump lacks "
+              f"({len(roles)} roles; "
+              f"exit {p.returncode}, BTF-only exit {pb.returncode})")
+    c.ok(f"{name}: a whole dump read", any(f in totals for f in WHOLE))
+    for fmt in WHOLE & set(totals):
+        a, t = totals[fmt]
+        c.eq(f"{name} {fmt}: every row agrees or is an XFS remote "
+             f"target said not in memory", a, t)
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(f"usage: {sys.argv[0]} SET")
+    c = Checker()
+    with tempfile.TemporaryDirectory(prefix="inodedump-fsrows-") as tmp:
+        check_set(c, sys.argv[1], tmp)
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
