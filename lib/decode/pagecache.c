@@ -20,6 +20,8 @@
 #include "decode/pagecache.h"
 #include "decode/session.h"
 
+#define XARRAY_CU "lib/xarray.c"
+
 struct pagecache_layout {
 	bool ok;
 	uint64_t head;	      /* address_space.i_pages.xa_head */
@@ -50,8 +52,16 @@ static struct pagecache_layout *layout(struct inodedump *id)
 	if (!l)
 		return NULL;
 	id->pagecache_layout = l;
+	{
+		/* xa_node is lib/xarray.c's: found through its unit */
+		static const char *const fns[] = { "xa_load", "xas_load",
+						   NULL };
+
+		idd_anchor(id->types, id->syms, XARRAY_CU, fns);
+	}
 	if ((e = idd_types_struct(id->types, "address_space", &as)) ||
-	    (e = idd_types_struct(id->types, "xa_node", &node)) ||
+	    (e = idd_types_struct_in(id->types, "xa_node", XARRAY_CU,
+				     &node)) ||
 	    (e = idd_types_struct(id->types, "page", &page))) {
 		inodedump_error_free(e);
 		return l;
