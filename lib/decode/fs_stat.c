@@ -67,6 +67,14 @@ struct inodedump_error *idd_fs_derive_str(struct inodedump_inode *ino,
 	return d->s ? NULL : idd_nomem();
 }
 
+/* Why a target the filesystem keeps cannot be shown (a static text). */
+static struct inodedump_error *no_target(struct inodedump_inode *ino,
+					 const char *why, const char *how)
+{
+	return idd_fs_derive_str(ino, "target_unavailable", why, strlen(why),
+				 how);
+}
+
 static unsigned file_type(const struct inodedump_inode *ino)
 {
 	return (unsigned)ino->mode.v & S_IFMT_;
@@ -85,17 +93,19 @@ static struct inodedump_error *target_at(struct inodedump *id,
 	uint8_t *b;
 	struct inodedump_error *err;
 
-	if (!addr || !n || n > IDD_LINK_MAX_BYTES)
+	if (!addr || !n)
 		return NULL;
+	if (n > IDD_LINK_MAX_BYTES)
+		return no_target(ino,
+				 "its length is absurd (more than PATH_MAX)",
+				 how);
 	err = idd_read_bytes(id, addr, n, &b);
 	if (err) {
 		if (idd_error_is_nomem(err))
 			return err;
 		inodedump_error_free(err);
 		/* a filtered dump drops the page cache (-d 2, 4) */
-		return idd_fs_derive_str(ino, "target_unavailable",
-					 "its memory is not in the dump", 29,
-					 how);
+		return no_target(ino, "its memory is not in the dump", how);
 	}
 	err = idd_fs_derive_str(ino, "target", (const char *)b,
 				strnlen((const char *)b, n), how);
@@ -123,12 +133,9 @@ static struct inodedump_error *target_cached(struct inodedump *id,
 	index += off / psize;
 	off %= psize;
 	if (!n || n >= IDD_LINK_MAX_BYTES || off + n > psize)
-		return idd_fs_derive_str(ino, "target_unavailable",
-					 "its length (i_size) is absurd", 29,
-					 how);
+		return no_target(ino, "its length (i_size) is absurd", how);
 	if (!idd_pagecache_page(id, mapping, index, &va, &why))
-		return idd_fs_derive_str(ino, "target_unavailable", why,
-					 strlen(why), how);
+		return no_target(ino, why, how);
 	return target_at(id, ino, va + off, n, how);
 }
 
@@ -165,9 +172,8 @@ static struct inodedump_error *xfs(struct inodedump *id,
 				"(i_df.if_data, if_bytes)");
 	else if (!err && file_type(ino) == S_IFLNK_ && fmt && fmt->s &&
 		 strcmp(fmt->s, "XFS_DINODE_FMT_LOCAL"))
-		err = idd_fs_derive_str(
-			ino, "target_unavailable",
-			"not in memory reachable from the inode", 38,
+		err = no_target(
+			ino, "not in memory reachable from the inode",
 			"xfs_readlink: a remote symlink (data fork not LOCAL) "
 			"is read from its disk blocks through xfs_buf each "
 			"time; neither the VFS inode nor its page cache keeps "
@@ -274,9 +280,7 @@ static struct inodedump_error *ext4(struct inodedump *id,
 		return NULL;
 	/* ext4_extent_header: magic 0xf30a, entries, max, depth 0 */
 	if (d[0] != 0x0a || d[1] != 0xf3 || !(d[2] | d[3]) || d[6] | d[7])
-		return idd_fs_derive_str(ino, "target_unavailable",
-					 "its extent tree is not in the inode",
-					 36, how);
+		return no_target(ino, "its extent tree is not in the inode", how);
 	if (le32(d + 12) != 0) /* ee_block: the first extent maps block 0 */
 		return NULL;
 	blk = (uint64_t)(d[18] | d[19] << 8) << 32 | le32(d + 20);
