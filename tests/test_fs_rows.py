@@ -23,13 +23,17 @@ cache) may not give that value: then the output must say why
 (fs.unavailable, or a target_unavailable note) — never a different value.
 Prints the count of (role, field) rows that agree.
 """
+import glob
 import json
 import os
+import re
+import subprocess
 import sys
 import tempfile
 
 from fixture import Checker, read_truth, set_dir
 from fixture import run as fixture_run
+import sid_drgn
 
 COVERED = {"xfs", "btrfs", "ext4", "tmpfs"}
 DUMPS = ["d0-zlib", "d17-zlib", "d31-zlib", "sid-d31-zlib", "elf-nopaging"]
@@ -211,12 +215,190 @@ def check_set(c, name, tmp):
              f"target said not in memory", a, t)
 
 
+# Each row checked against pahole's offsets in the module's own BTF and
+# drgn's raw read of the dump there (drgn has no module types here): row
+# key -> (hops, signed); a hop is the (struct, member) pairs whose offsets
+# add up, the last one's size read; a second hop follows the pointer the
+# first read.
+def _one(struct, *members):
+    return [[(struct, m) for m in members]]
+
+
+XFS_CHECKS = {k: (_one("xfs_inode", m), sg) for k, m, sg in (
+    ("nblocks", "i_nblocks", False), ("forkoff", "i_forkoff", False),
+    ("cowfp", "i_cowfp", False), ("sick", "i_sick", False),
+    ("prev_unlinked", "i_prev_unlinked", False),
+    ("delayed_blks", "i_delayed_blks", False),
+    ("disk_size", "i_disk_size", True), ("diflags", "i_diflags", False),
+    ("diflags2", "i_diflags2", False), ("projid", "i_projid", False),
+    ("extsize", "i_extsize", False), ("iflags", "i_flags", False),
+    ("next_unlinked", "i_next_unlinked", False))}
+for _k, _m, _sg in (("df_format", "if_format", False),
+                    ("df_bytes", "if_bytes", True),
+                    ("df_nextents", "if_nextents", False)):
+    XFS_CHECKS[_k] = ([[("xfs_inode", "i_df"), ("xfs_ifork", _m)]], _sg)
+XFS_CHECKS["af_format"] = ([[("xfs_inode", "i_af"),
+                             ("xfs_ifork", "if_format")]], False)
+# 7.x has no xfs_inode.i_ino: the VFS inode's
+XFS_CHECKS["ino"] = [(_one("xfs_inode", "i_ino"), False),
+                     ([[("xfs_inode", "i_vnode"), ("inode", "i_ino")]], False)]
+BTRFS_CHECKS = {k: (_one("btrfs_inode", k), False) for k in (
+    "generation", "last_trans", "logged_trans", "last_unlink_trans",
+    "flags", "ro_flags", "runtime_flags", "delalloc_bytes",
+    "new_delalloc_bytes", "defrag_bytes", "csum_bytes", "dir_index",
+    "outstanding_extents")}
+BTRFS_CHECKS["disk_i_size"] = (_one("btrfs_inode", "disk_i_size"), True)
+BTRFS_CHECKS["subvolume"] = ([[("btrfs_inode", "root")],
+                              [("btrfs_root", "root_key"),
+                               ("btrfs_key", "objectid")]], False)
+BTRFS_CHECKS["anon_dev"] = ([[("btrfs_inode", "root")],
+                             [("btrfs_root", "anon_dev")]], False)
+MODULES = {"xfs": ("xfs.ko", "xfs_inode", "i_vnode", XFS_CHECKS),
+           "btrfs": ("btrfs.ko", "btrfs_inode", "vfs_inode", BTRFS_CHECKS)}
+MEMBER = re.compile(r"^\s*[^/{}]+?[\s*](\w+)(\[\d+\])?;\s*/\*\s*(\d+)\s+(\d+)\s*\*/")
+
+
+def build_id(path):
+    out = subprocess.run(["readelf", "-n", path], capture_output=True,
+                         text=True).stdout
+    m = re.search(r"Build ID: (\w+)", out)
+    return m.group(1) if m else None
+
+
+def kernel_dir(d):
+    """The fixture cache's kernel directory of the set's own vmlinux."""
+    want = build_id(os.path.join(d, "vmlinux"))
+    cache = os.environ.get("INODEDUMP_CACHE",
+                           os.path.expanduser("~/.cache/inodedump"))
+    for k in sorted(glob.glob(os.path.join(cache, "*-kernel-*"))):
+        v = os.path.join(k, "vmlinux")
+        if os.path.isfile(v) and os.path.isdir(os.path.join(k, "modules")) \
+                and build_id(v) == want:
+            return k
+    raise SystemExit(f"FAIL no kernel directory with {d}'s vmlinux "
+                     f"(build-id {want}) under {cache}")
+
+
+def pahole(kdir, ko, struct):
+    """member -> (offset, size) of struct in ko's BTF, anonymous unions
+    flattened (pahole prints their members' offsets from the struct's
+    start)."""
+    out = subprocess.run(
+        ["pahole", "--btf_base", os.path.join(kdir, "vmlinux"), "-C",
+         struct, os.path.join(kdir, "modules", ko)],
+        capture_output=True, text=True).stdout
+    m = {}
+    for line in out.splitlines():
+        g = MEMBER.match(line)
+        if g:
+            m.setdefault(g.group(1), (int(g.group(3)), int(g.group(4))))
+    if not m:
+        raise SystemExit(f"FAIL pahole found no struct {struct} in {ko}")
+    return m
+
+
+def raw_read(d, dump, reqs):
+    """drgn 0.3.0's bytes at each (addr, size)."""
+    out = sid_drgn.run(d, "drgn_raw_read.py",
+                       [sid_drgn.fx(dump)] +
+                       [f"{a:x}:{n}" for a, n in reqs]).decode()
+    got = {}
+    for line in out.splitlines():
+        k, _, v = line.partition(" ")
+        a, _, n = k.partition(":")
+        got[(int(a, 16), int(n))] = None if v == "-" else bytes.fromhex(v)
+    return got
+
+
+def check_pahole_drgn(c, name, d):
+    """Every checked row of every XFS and btrfs role of d0-zlib: pahole's
+    offset, drgn's bytes, the row's value."""
+    kdir = kernel_dir(d)
+    dump = os.path.join(d, "d0-zlib.vmcore")
+    truth = [r for r in read_truth(os.path.join(d, "truth.txt"))
+             if r.get("fstype") in MODULES and r.get("addr")]
+    addrs = sorted({r["addr"] for r in truth})
+    _, doc = decode(["-k", os.path.join(d, "vmlinux"), dump, *addrs])
+    ours = {i["address"][2:]: i for i in doc["inodes"]}
+    checked = 0
+    for fs, (ko, struct, vfs, checks) in MODULES.items():
+        types = {struct: pahole(kdir, ko, struct)}
+
+        def member(sname, mname):
+            if sname not in types:
+                types[sname] = pahole(kdir, ko, sname)
+            return types[sname][mname]
+        inode_off = types[struct][vfs][0]
+        objs = sorted({int(r["addr"], 16) - inode_off for r in truth
+                       if r["fstype"] == fs})
+        plans = {}
+        for key, alts in checks.items():
+            for spec, signed in alts if isinstance(alts, list) else [alts]:
+                hops = []
+                try:
+                    for hop in spec:
+                        off = size = 0
+                        for sname, mname in hop:
+                            o, size = member(sname, mname)
+                            off += o
+                        hops.append((off, size))
+                except KeyError:
+                    continue  # not this kernel's: the next alternative
+                plans[key] = (hops, signed)
+                break
+            c.ok(f"{name} {fs} {key}: pahole finds the member",
+                 key in plans)
+        first = raw_read(d, dump, sorted({(o + h[0][0], h[0][1])
+                                          for o in objs
+                                          for h, _ in plans.values()}))
+        second_reqs, ptrs = set(), {}
+        for o in objs:
+            for key, (hops, _) in plans.items():
+                if len(hops) == 2:
+                    b = first.get((o + hops[0][0], hops[0][1]))
+                    if b:
+                        ptrs[(o, key)] = int.from_bytes(b, "little")
+                        second_reqs.add((ptrs[(o, key)] + hops[1][0],
+                                         hops[1][1]))
+        second = raw_read(d, dump, sorted(second_reqs)) if second_reqs else {}
+        for r in truth:
+            if r["fstype"] != fs:
+                continue
+            o = int(r["addr"], 16) - inode_off
+            rows = ((ours.get(r["addr"]) or {}).get("fs") or {}).get("rows")
+            c.ok(f"{name} {r['role']}: fs rows decoded", rows is not None)
+            if rows is None:
+                continue
+            for key, (hops, signed) in plans.items():
+                if len(hops) == 1:
+                    b = first.get((o + hops[0][0], hops[0][1]))
+                else:
+                    p = ptrs.get((o, key))
+                    b = second.get((p + hops[1][0], hops[1][1])) if p else None
+                if b is None:
+                    c.ok(f"{name} {r['role']} {key}: drgn read", False)
+                    continue
+                v = int.from_bytes(b, "little", signed=signed)
+                if key == "cowfp":
+                    v = f"0x{v:x}" if v else rows.get(key)  # NULL: null
+                if key == "anon_dev":
+                    v = f"{v >> 20}:{v & 0xfffff}"
+                c.eq(f"{name} {r['role']} {key} (pahole offset, drgn bytes)",
+                     rows.get(key), v)
+                checked += 1
+    print(f"{name}: {checked} XFS/btrfs row values equal drgn's bytes at "
+          f"pahole's offsets (d0-zlib)")
+    c.ok(f"{name}: rows checked against pahole and drgn", checked >= 100,
+         f"{checked}")
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(f"usage: {sys.argv[0]} SET")
     c = Checker()
     with tempfile.TemporaryDirectory(prefix="inodedump-fsrows-") as tmp:
         check_set(c, sys.argv[1], tmp)
+        check_pahole_drgn(c, sys.argv[1], set_dir(sys.argv[1]))
     c.finish()
 
 
