@@ -274,10 +274,13 @@ static struct inodedump_error *ext4(struct inodedump *id,
 	if (file_type(ino) != S_IFLNK_ ||
 	    (ino->link.state == IDD_OK && ino->link.s))
 		return NULL; /* a fast symlink: i_link */
-	if (!data || !bs || !bdev || !fl || !(fl->v & 0x80000) ||
+	if (!data || !bs || !bdev || !fl ||
 	    unhex(data->s, d, sizeof(d)) < 24 || bs->v < 512 ||
 	    bs->v > 65536)
 		return NULL;
+	if (!(fl->v & 0x80000)) /* no extents: i_block[0] is block 0's */
+		return target_cached(id, ino, bdev->v, 0, le32(d) * bs->v,
+				     how);
 	/* ext4_extent_header: magic 0xf30a, entries, max, depth 0 */
 	if (d[0] != 0x0a || d[1] != 0xf3 || !(d[2] | d[3]) || d[6] | d[7])
 		return no_target(ino, "its extent tree is not in the inode", how);
