@@ -262,32 +262,37 @@ static struct inodedump_error *ext4(struct inodedump *id,
 				    struct inodedump_inode *ino)
 {
 	const struct idd_fs_value *data = idd_fs_value(ino, "i_data"),
-				  *bs = idd_fs_value(ino, "blocksize"),
 				  *bdev = idd_fs_value(ino, "bdev_mapping"),
 				  *fl = idd_fs_value(ino, "flags");
 	static const char how[] =
 		"ext4_get_link: ext4_bread() of logical block 0, in the "
 		"block device's page cache (the extent in i_data)";
 	uint8_t d[60];
-	uint64_t blk, pos;
+	uint64_t blk, pos, bs;
 
 	if (file_type(ino) != S_IFLNK_ ||
 	    (ino->link.state == IDD_OK && ino->link.s))
 		return NULL; /* a fast symlink: i_link */
-	if (!data || !bs || !bdev || !fl ||
-	    unhex(data->s, d, sizeof(d)) < 24 || bs->v < 512 ||
-	    bs->v > 65536)
+	/* the block size: i_blkbits is the superblock's s_blocksize_bits */
+	if (!data || !fl || unhex(data->s, d, sizeof(d)) < 24 ||
+	    ino->blkbits.state != IDD_OK || ino->blkbits.v < 9 ||
+	    ino->blkbits.v > 16)
 		return NULL;
+	if (!bdev) /* s_bdev is in the superblock */
+		return no_target(ino,
+				 "the block device's page cache cannot be "
+				 "reached (the bdev mapping row is unread)",
+				 how);
+	bs = 1ull << ino->blkbits.v;
 	if (!(fl->v & 0x80000)) /* no extents: i_block[0] is block 0's */
-		return target_cached(id, ino, bdev->v, 0, le32(d) * bs->v,
-				     how);
+		return target_cached(id, ino, bdev->v, 0, le32(d) * bs, how);
 	/* ext4_extent_header: magic 0xf30a, entries, max, depth 0 */
 	if (d[0] != 0x0a || d[1] != 0xf3 || !(d[2] | d[3]) || d[6] | d[7])
 		return no_target(ino, "its extent tree is not in the inode", how);
 	if (le32(d + 12) != 0) /* ee_block: the first extent maps block 0 */
 		return NULL;
 	blk = (uint64_t)(d[18] | d[19] << 8) << 32 | le32(d + 20);
-	pos = blk * bs->v;
+	pos = blk * bs;
 	return target_cached(id, ino, bdev->v, 0, pos, how);
 }
 
