@@ -10,6 +10,14 @@ Run with /usr/bin/python3 (Debian's python3-drgn):
     drgn_bench.py log     VMLINUX VMCORE              open, print the log (dmesg)
     drgn_bench.py what    VMLINUX VMCORE ADDRESS...   open, slab_object_info() of
                                                       each (drgn 0.3.0 for 6.x)
+    drgn_bench.py fsrows  VMLINUX VMCORE ADDR:OBJ:OFF/SIZE,...
+                                                      open, decode each inode and
+                                                      read its filesystem's struct
+                                                      by hand: the object at
+                                                      ADDR - OBJ, each member at
+                                                      OFF of SIZE bytes (offsets
+                                                      from pahole: drgn has no
+                                                      module types here)
     drgn_bench.py sweep   VMLINUX VMCORE              open, walk super_blocks and
                                                       every s_inodes list reading
                                                       i_mode and i_ino
@@ -94,7 +102,8 @@ def sweep(prog):
 
 
 def main(argv):
-    if len(argv) < 4 or argv[1] not in ("inode", "reports", "log", "sweep", "what"):
+    if len(argv) < 4 or argv[1] not in ("inode", "reports", "log", "sweep", "what",
+                                        "fsrows"):
         sys.exit(__doc__)
     mode, vmlinux, vmcore = argv[1:4]
     prog = open_program(vmlinux, vmcore)
@@ -109,6 +118,16 @@ def main(argv):
             if m:
                 print(rec.text.decode(errors="replace"))
                 emit(decode(prog, int(m.group(1), 16)))
+    elif mode == "fsrows":
+        for a in argv[4:]:
+            addr, obj, members = a.split(":")
+            out = decode(prog, int(addr, 16))
+            base = int(addr, 16) - int(obj)
+            for i, m in enumerate(members.split(",")):
+                off, size = (int(x) for x in m.split("/"))
+                out["m%d" % i] = int.from_bytes(prog.read(base + off, size),
+                                                "little")
+            emit(out)
     elif mode == "sweep":
         sweep(prog)
     elif mode == "what":

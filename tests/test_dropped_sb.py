@@ -76,10 +76,27 @@ def main():
             c.eq(f"{tag}: 0x{a} filesystem inferred",
                  (g.get("fs_inferred") or {}).get("fs"), fstype)
             skip = SB_KEYS + ("errors", "fs_inferred", "violations",
-                              "skipped_checks", "paths")
+                              "skipped_checks", "paths", "fs")
             c.eq(f"{tag}: 0x{a} every other field as in the whole dump",
                  {k: v for k, v in g.items() if k not in skip},
                  {k: v for k, v in w.items() if k not in skip})
+            # the fs rows read through the superblock (ext4's bdev
+            # mapping) unread, saying so; every other row as whole
+            gf, wf = g.get("fs") or {}, w.get("fs") or {}
+            unread = (gf.get("unread") or {})
+            c.ok(f"{tag}: 0x{a} fs rows unread only through the superblock",
+                 set(unread) <= {"bdev_mapping"}, f"{sorted(unread)}")
+            c.eq(f"{tag}: 0x{a} fs rows as in the whole dump",
+                 {k: v for k, v in (gf.get("rows") or {}).items()
+                  if k not in unread},
+                 {k: v for k, v in (wf.get("rows") or {}).items()
+                  if k not in unread})
+            gs, ws = gf.get("stat") or {}, wf.get("stat") or {}
+            if "target" in ws:
+                c.ok(f"{tag}: 0x{a} its target as whole or said "
+                     f"unreachable", gs.get("target") == ws["target"] or
+                     ("target_unavailable" in gs and "bdev_mapping" in unread),
+                     json.dumps(gs))
         print(f"{tag}: {len(addrs)} inodes decoded, exit {p.returncode}")
     c.finish()
 

@@ -15,6 +15,7 @@
 #include "decode/layout.h"
 #include "decode/memo.h"
 #include "decode/opts.h"
+#include "decode/pagecache.h"
 #include "decode/slab.h"
 
 /* ---------------------------------------------------------------- open -- */
@@ -601,6 +602,7 @@ void inodedump_close(struct inodedump *id)
 	idd_pages_layout_free(id->pages_layout);
 	idd_slab_layout_free(id->slab_layout);
 	idd_fs_layouts_free(id->fs_layouts);
+	idd_pagecache_layout_free(id->pagecache_layout);
 	idd_btf_free(id->module_btf);
 	idd_free_sym_memo(id->sym_memo);
 	idd_free_sb_memo(&id->sb_memo);

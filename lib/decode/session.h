@@ -18,6 +18,7 @@ struct idd_btfl;
 struct page_layout;
 struct slab_layout;
 struct fs_layouts;
+struct pagecache_layout;
 
 struct inodedump {
 	struct idd_target *target;
@@ -44,6 +45,7 @@ struct inodedump {
 	struct page_layout *pages_layout; /* pages.c, on first use */
 	struct slab_layout *slab_layout;  /* slab.c, on first use */
 	struct fs_layouts *fs_layouts;	  /* fs.c, on first use */
+	struct pagecache_layout *pagecache_layout; /* pagecache.c */
 	struct idd_btf *module_btf; /* a DWARF session's modules' types */
 	bool module_btf_tried;
 	bool module_btf_unreadable; /* tried, and a read of it failed */

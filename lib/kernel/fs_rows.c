@@ -32,6 +32,9 @@ static const struct idd_fs_row pipefs_rows[] = {
 static const struct idd_fs_row anon_rows[] = {
 #include "kernel/fs_anon.def"
 };
+static const struct idd_fs_row btrfs_rows[] = {
+#include "kernel/fs_btrfs.def"
+};
 #undef IDD_FS_ROW
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -42,6 +45,7 @@ static const char *const shmem_anchors[] = { "shmem_alloc_inode", "shmem_file_se
 static const char *const ovl_anchors[] = { "ovl_alloc_inode", "ovl_fill_super", NULL };
 static const char *const sock_anchors[] = { "sock_alloc_inode", "sock_alloc", NULL };
 static const char *const inode_anchors[] = { "alloc_inode", "iget_locked", NULL };
+static const char *const btrfs_anchors[] = { "btrfs_alloc_inode", "btrfs_getattr", NULL };
 
 const struct idd_fs_table idd_fs_tables[] = {
 	{ "xfs", "xfs_inode", xfs_rows, N(xfs_rows), xfs_anchors },
@@ -55,6 +59,7 @@ const struct idd_fs_table idd_fs_tables[] = {
 	{ "pipefs", "inode_cache", pipefs_rows, N(pipefs_rows), inode_anchors },
 	{ "anon_inodefs", "inode_cache", anon_rows, N(anon_rows),
 	  inode_anchors },
+	{ "btrfs", "btrfs_inode", btrfs_rows, N(btrfs_rows), btrfs_anchors },
 };
 const size_t idd_fs_ntables = N(idd_fs_tables);
 
@@ -93,6 +98,22 @@ static const struct idd_fs_flag ext4_flags[] = {
 	{ "EXT4_VERITY_FL", 0x100000 },	   { "EXT4_EA_INODE_FL", 0x200000 },
 	{ "EXT4_DAX_FL", 0x2000000 },	   { "EXT4_INLINE_DATA_FL", 0x10000000 },
 	{ "EXT4_PROJINHERIT_FL", 0x20000000 }, { "EXT4_CASEFOLD_FL", 0x40000000 },
+};
+/*
+ * btrfs's on-disk inode flags (BTRFS_INODE_*, include/uapi/linux/
+ * btrfs_tree.h): a disk format, the same in every kernel that has each bit.
+ */
+static const struct idd_fs_flag btrfs_inode_flags[] = {
+	{ "BTRFS_INODE_NODATASUM", 1u << 0 },  { "BTRFS_INODE_NODATACOW", 1u << 1 },
+	{ "BTRFS_INODE_READONLY", 1u << 2 },   { "BTRFS_INODE_NOCOMPRESS", 1u << 3 },
+	{ "BTRFS_INODE_PREALLOC", 1u << 4 },   { "BTRFS_INODE_SYNC", 1u << 5 },
+	{ "BTRFS_INODE_IMMUTABLE", 1u << 6 },  { "BTRFS_INODE_APPEND", 1u << 7 },
+	{ "BTRFS_INODE_NODUMP", 1u << 8 },     { "BTRFS_INODE_NOATIME", 1u << 9 },
+	{ "BTRFS_INODE_DIRSYNC", 1u << 10 },   { "BTRFS_INODE_COMPRESS", 1u << 11 },
+	{ "BTRFS_INODE_ROOT_ITEM_INIT", 1u << 31 },
+};
+static const struct idd_fs_flag btrfs_inode_ro_flags[] = {
+	{ "BTRFS_INODE_RO_VERITY", 1u << 0 },
 };
 /* memfd seals (F_SEAL_*, include/uapi/linux/fcntl.h): a user ABI. */
 static const struct idd_fs_flag f_seals[] = {
@@ -149,6 +170,9 @@ static const struct idd_fs_flag_table flag_tables[] = {
 	{ "sock_types", sock_types, N(sock_types) },
 	{ "address_families", address_families, N(address_families) },
 	{ "tcp_states", tcp_states, N(tcp_states) },
+	{ "btrfs_inode_flags", btrfs_inode_flags, N(btrfs_inode_flags) },
+	{ "btrfs_inode_ro_flags", btrfs_inode_ro_flags,
+	  N(btrfs_inode_ro_flags) },
 };
 
 /* Does "a|b|c" hold name? */

@@ -88,10 +88,41 @@ static void json_rows(struct idd_json *j, const struct idd_fs_part *fs)
 	idd_json_end(j);
 }
 
+/* A derived number: st_dev as "major:minor", like the VFS dev rows. */
+static bool is_dev(const struct idd_fs_derived *d)
+{
+	return d->is_dev || !strcmp(d->key, "st_dev");
+}
+
+static void json_derived_num(struct idd_json *j,
+			     const struct idd_fs_derived *d, int64_t v)
+{
+	char dev[48];
+
+	if (!is_dev(d)) {
+		idd_json_i64(j, v);
+		return;
+	}
+	idd_dev_string((uint64_t)v, dev, sizeof(dev));
+	idd_json_string(j, dev);
+}
+
+static void text_derived_num(FILE *out, const struct idd_fs_derived *d,
+			     int64_t v)
+{
+	char dev[48];
+
+	if (!is_dev(d)) {
+		fprintf(out, "%" PRId64, v);
+		return;
+	}
+	idd_dev_string((uint64_t)v, dev, sizeof(dev));
+	fputs(dev, out);
+}
+
 void idd_json_fs(struct idd_json *j, const struct inodedump_inode *ino)
 {
 	const struct idd_fs_part *fs = &ino->fs;
-	char dev[48];
 
 	if (!fs->asked || !fs->t) {
 		idd_json_null(j);
@@ -120,25 +151,15 @@ void idd_json_fs(struct idd_json *j, const struct inodedump_inode *ino)
 		idd_json_key(j, d->key);
 		idd_json_object(j, IDD_JSON_INLINE);
 		idd_json_key(j, "value");
-		if (d->is_str) {
+		if (d->is_str)
 			idd_json_string(j, d->s);
-		} else if (d->is_dev) {
-			idd_dev_string((uint64_t)d->v, dev, sizeof(dev));
-			idd_json_string(j, dev);
-		} else {
-			idd_json_i64(j, d->v);
-		}
+		else
+			json_derived_num(j, d, d->v);
 		if (d->vfs_key) {
 			idd_json_key(j, "vfs_row");
 			idd_json_string(j, d->vfs_key);
 			idd_json_key(j, "vfs_value");
-			if (d->is_dev) {
-				idd_dev_string((uint64_t)d->vfs, dev,
-					       sizeof(dev));
-				idd_json_string(j, dev);
-			} else {
-				idd_json_i64(j, d->vfs);
-			}
+			json_derived_num(j, d, d->vfs);
 		}
 		idd_json_key(j, "derived");
 		idd_json_string(j, d->how);
@@ -248,10 +269,14 @@ void idd_text_fs(FILE *out, const struct inodedump_inode *ino)
 				fprintf(out, " (the VFS inode's %s: %s)",
 					d->vfs_key, b);
 		} else {
-			fprintf(out, "%s %" PRId64, d->key, d->v);
-			if (d->vfs_key)
-				fprintf(out, " (the VFS inode's %s: %" PRId64
-					")", d->vfs_key, d->vfs);
+			fprintf(out, "%s ", d->key);
+			text_derived_num(out, d, d->v);
+			if (d->vfs_key) {
+				fprintf(out, " (the VFS inode's %s: ",
+					d->vfs_key);
+				text_derived_num(out, d, d->vfs);
+				fputc(')', out);
+			}
 		}
 		fputs("  derived: ", out);
 		idd_text_escape(out, d->how);

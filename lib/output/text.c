@@ -235,6 +235,11 @@ static void text_header(struct text *t, const struct idd_row *row)
 	fputs(" (", t->out);
 	idd_text_escape(t->out, ino->s_id.s);
 	fputc(')', t->out);
+	/* btrfs: inode numbers repeat across subvolumes; which one, here */
+	for (size_t i = 0; i < ino->fs.n; i++)
+		if (!strcmp(ino->fs.v[i].row->key, "subvolume") &&
+		    ino->fs.v[i].state == IDD_OK)
+			fprintf(t->out, "  subvolume %" PRIu64, ino->fs.v[i].v);
 }
 
 static void text_paths(struct text *t, const struct idd_row *row)
