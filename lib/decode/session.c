@@ -316,14 +316,14 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 					       "0x%llx%s)", idd_btf_size(btf),
 					       (unsigned long long)at,
 					       idd_btf_reading(btf));
+	ks = (struct idd_kallsyms *)idd_symbols_kallsyms(id->syms);
 	id->symbols_source = idd_strdup_printf(
-		"the dump's kallsyms (%zu symbols%s%s)",
-		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),
+		"the dump's kallsyms (%zu symbols%s%s%s%s)",
+		idd_kallsyms_count(ks),
 		ks_cached ? ", cached in "
-			  : idd_kallsyms_is_lazy(idd_symbols_kallsyms(id->syms))
-				    ? ", read on demand"
-				    : "",
-		ks_cached ? cache : "");
+			  : idd_kallsyms_is_lazy(ks) ? ", read on demand" : "",
+		ks_cached ? cache : "", idd_kallsyms_whence(ks) ? "; " : "",
+		idd_kallsyms_whence(ks) ? idd_kallsyms_whence(ks) : "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
 	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))
