@@ -2,7 +2,7 @@
 """kallsyms found in the kernel image where VMCOREINFO names none (issue
 31 item 3): Debian 11's 5.10 (the old510 set) decoded from the dump alone.
 
-usage: test_kallsyms_find.py
+usage: test_kallsyms_find.py TEST_KALLSYMS
 
 Truth is never inodedump's: the set's truth.txt (the guest kernel, drgn),
 vmlinux's own symbol table (nm) and drgn 0.0.22 reading the dump with its
@@ -13,6 +13,10 @@ vmlinux.
   first run (scan) and the cached run alike; --info says the tables were
   found by scanning the kernel image, each at vmlinux's address plus the
   KASLR offset, and the places of kallsyms_markers etc. are vmlinux's;
+- the symbols the found tables give (test_kallsyms.c: lookups through the
+  library): 3,000 names of vmlinux's symtab at its addresses plus KASLR,
+  2,000 of its addresses named back; 99% of the BTF's function names in
+  them, none at another address than vmlinux's;
 - i_bdev: every block-device inode of the sweep (no vmlinux) has drgn's
   i_bdev; the text view shows it;
 - the other layouts, from real dumps whose VMCOREINFO lines are taken
@@ -30,6 +34,7 @@ import mmap
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -175,6 +180,79 @@ def case_old510(c, tmp):
     return d, vmlinux, syms
 
 
+def case_symbols(c, tmp, d, vmlinux, helper):
+    """The found tables' symbols (through test_kallsyms, as a run without
+    vmlinux looks them up) against vmlinux's symbol table plus the KASLR
+    offset, by name and by address; and the BTF's function names."""
+    from test_btf import Btf, elf_section
+    dump = os.path.join(d, "d17-zlib.vmcore")
+    info = btf_run(["--info", dump], os.path.join(tmp, "cache-syms"))
+    kaslr = int(info_facts(info.stdout).get("KASLR offset", "0x0").split()[0], 16)
+    out = subprocess.run(["nm", vmlinux], capture_output=True, text=True,
+                         check=True).stdout
+    where, twice, at = {}, set(), {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) != 3:
+            continue
+        a = int(f[0], 16)
+        if f[2] in where and where[f[2]] != a:
+            twice.add(f[2])
+        where[f[2]] = a
+        # What kallsyms keeps (scripts/mksysmap leaves out local labels,
+        # __crc_ and __kstrtab symbols; scripts/kallsyms.c its own tables).
+        if a >= 1 << 63 and f[1] in "tTdDrRbB" and \
+                not f[2].startswith((".", "__crc_", "__kstrtab", "kallsyms_")):
+            at.setdefault(a, set()).add(f[2])
+
+    def runtime(name):
+        a = where[name]
+        return a + (kaslr if a >= 1 << 63 else 0)
+
+    kept = sorted(n for a, ns in at.items() for n in ns if n not in twice)
+    names = kept[::max(1, len(kept) // 3000)]
+    addrs = sorted(at)[::max(1, len(at) // 2000)]
+    btf = Btf(elf_section(vmlinux, ".BTF"))
+    funcs = sorted({btf.name(i) for i in range(1, len(btf.off))
+                    if btf.info[i][1] == 12 and btf.info[i][0]})
+    queries = [f"N {n}" for n in names + funcs] + \
+              [f"A 0x{a + kaslr:x}" for a in addrs]
+    p = subprocess.run([helper, dump, NO_DEBUG], input="\n".join(queries) + "\n",
+                       capture_output=True, text=True,
+                       env=dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache-helper")))
+    lines = p.stdout.splitlines()
+    c.eq("test_kallsyms: exit", p.returncode, 0)
+    if p.returncode or not lines:
+        c.ok("test_kallsyms ran", False, p.stderr[-500:])
+        return
+    c.ok("test_kallsyms: read on demand, no seqs_of_names (5.10)",
+         lines[0].startswith("lazy 1 by-name 0 count 105158"), lines[0])
+    got = {}
+    for line in lines[1:]:
+        f = line.split()
+        got[(f[0], f[1])] = f[2]
+    bad = [n for n in names if got.get(("N", n)) != f"0x{runtime(n):x}"]
+    c.ok(f"{len(names)} names of vmlinux's symtab at its address + KASLR",
+         len(names) >= 1000 and not bad, f"{len(bad)} wrong: {bad[:5]}")
+    bad = []
+    for a in addrs:
+        name = got.get(("A", f"0x{a + kaslr:x}"), "-")
+        if name not in at[a]:
+            bad.append(f"0x{a:x} -> {name} (vmlinux: {sorted(at[a])[:3]})")
+    c.ok(f"{len(addrs)} addresses of vmlinux's symtab named as vmlinux names them",
+         len(addrs) >= 1000 and not bad, f"{len(bad)} wrong: {bad[:5]}")
+    found = [f for f in funcs if got.get(("N", f), "-") != "-"]
+    wrong = [f for f in found if f in where and f not in twice and
+             got[("N", f)] != f"0x{runtime(f):x}"]
+    print(f"NOTE the BTF's {len(funcs)} function names: {len(found)} in the "
+          f"found kallsyms, {len(wrong)} at another address than vmlinux's")
+    c.ok("the BTF's function names are in the found kallsyms (99%)",
+         len(funcs) > 1000 and len(found) >= 0.99 * len(funcs),
+         f"{len(found)} of {len(funcs)}: missing "
+         f"{[f for f in funcs if got.get(('N', f), '-') == '-'][:5]}")
+    c.eq("the BTF's functions at vmlinux's addresses", wrong, [])
+
+
 def case_bdev(c, tmp, d, vmlinux):
     dump = os.path.join(d, "d17-zlib.vmcore")
     prog = drgn.Program()
@@ -278,6 +356,7 @@ def main():
         NO_DEBUG = os.path.join(tmp, "no-debug-root")
         os.makedirs(NO_DEBUG)
         d, vmlinux, syms = case_old510(c, tmp)
+        case_symbols(c, tmp, d, vmlinux, sys.argv[1])
         case_bdev(c, tmp, d, vmlinux)
         case_layout73(c, tmp)
         case_bad(c, tmp, d, vmlinux, syms)
