@@ -254,9 +254,11 @@ static bool find_names(struct finder *f, struct window *w, struct cand *c)
 	if (c->markers_at < f->lo + last + 2 + 2 * a)
 		return false;
 	top = (c->markers_at - last - 2) & ~(uint64_t)(a - 1);
-	bottom = c->markers_at - last - MAX_MARKER_STEP - 2 * a;
-	if (bottom < f->lo + a)
+	/* The last block's names take at most MAX_MARKER_STEP bytes. */
+	if (c->markers_at - last - f->lo < MAX_MARKER_STEP + 3ull * a)
 		bottom = f->lo + a;
+	else
+		bottom = c->markers_at - last - MAX_MARKER_STEP - 2 * a;
 	if (!window_need(f, w, bottom - a))
 		return false;
 	for (uint64_t n_at = top; n_at >= bottom && n_at <= top; n_at -= a) {
