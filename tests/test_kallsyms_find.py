@@ -13,6 +13,8 @@ vmlinux.
   first run (scan) and the cached run alike; --info says the tables were
   found by scanning the kernel image, each at vmlinux's address plus the
   KASLR offset, and the places of kallsyms_markers etc. are vmlinux's;
+  the decoded table another boot kept (its addresses moved as another
+  KASLR offset moves them) is not taken: the tables are found again;
 - the symbols the found tables give (test_kallsyms.c: lookups through the
   library): 3,000 names of vmlinux's symtab at its addresses plus KASLR,
   2,000 of its addresses named back; 99% of the BTF's function names in
@@ -33,6 +35,7 @@ import json
 import mmap
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -151,6 +154,33 @@ def case_old510(c, tmp):
             c.eq(f"{tag}: one result per address", len(inodes), len(truth))
             for t, g in zip(truth, inodes):
                 compare_truth(c, f"{tag} {t['role']}", t, g)
+
+    # The decoded table kept by another boot of this kernel (every address
+    # moved as another KASLR offset moves it): not taken, found again.
+    dump = os.path.join(d, "d17-zlib.vmcore")
+    cache = os.path.join(tmp, "cache-d17-zlib")
+    kept = [os.path.join(r, f) for r, _, fs in os.walk(cache) for f in fs
+            if f == "kallsyms"]
+    c.eq("old510: the decoded kallsyms kept in the cache", len(kept), 1)
+    if kept:
+        with open(kept[0], "r+b") as f:
+            head = f.read(32)
+            n = struct.unpack_from("<Q", head, 8)[0]
+            c.ok("cache file: IDDKSYM2 header", head[:8] == b"IDDKSYM2", str(head))
+            addrs_raw = bytearray(f.read(8 * n))
+            for i in range(n):
+                a, = struct.unpack_from("<Q", addrs_raw, 8 * i)
+                if a >= 1 << 63:
+                    struct.pack_into("<Q", addrs_raw, 8 * i, a + 0x200000)
+            f.seek(32)
+            f.write(addrs_raw)
+        want = run(["-k", vmlinux, "-j", dump, *addrs])
+        got = btf_run(["-j", dump, *addrs], cache)
+        c.ok("another boot's cache: not taken, the tables found again",
+             "found by scanning the kernel image" in got.stderr,
+             got.stderr[-600:])
+        c.eq("another boot's cache: decoded as with vmlinux",
+             (got.returncode, got.stdout), (want.returncode, want.stdout))
 
     # --info: each table where vmlinux has it, KASLR applied.
     dump = os.path.join(d, "d17-zlib.vmcore")
