@@ -43,6 +43,11 @@
 #define MAX_MARKER_STEP (256ull * FIND_NAME_BYTES)
 #define MAX_MARKERS_BYTES (8ull * (MAX_SYMS / 256))
 #define MAX_GAP (3ull * MAX_SYMS + 8)
+/*
+ * Token tables followed further at most: each may read megabytes below
+ * it; a real image has one (three index shapes in 5.10's, one table).
+ */
+#define MAX_TABLES 16
 
 static uint64_t round_up(uint64_t v, unsigned a)
 {
@@ -81,6 +86,7 @@ struct finder {
 	size_t nanchors;
 	uint64_t bytes_read;
 	unsigned candidates; /* token indexes of the right shape */
+	unsigned tables;     /* of them, with a token table before them */
 	const char *furthest; /* what the best candidate failed on */
 	unsigned stage;
 };
@@ -523,6 +529,8 @@ static bool try_index(struct finder *f, uint64_t x, const uint8_t *bytes,
 	c.index = x;
 	memcpy(c.idx, bytes, sizeof(c.idx));
 	ok = find_token_table(f, &c);
+	if (ok && ++f->tables > MAX_TABLES)
+		ok = fail(f, 7, "more token tables than any kernel has");
 	if (ok) {
 		w.end = w.lo = c.table;
 		ok = find_markers(f, &w, &c) && find_offsets(f, &c, out);
@@ -569,6 +577,8 @@ static bool scan(struct finder *f, uint64_t from, uint64_t to,
 				continue;
 			if (try_index(f, start + o, buf + o, out))
 				return true;
+			if (f->tables > MAX_TABLES)
+				return false;
 		}
 		end = start;
 	}
@@ -593,7 +603,8 @@ struct inodedump_error *idd_ksym_find(uint64_t lo, uint64_t hi, uint64_t first,
 	if (hi <= lo || first < lo || first > hi)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "kallsyms: no kernel image to search");
-	if (scan(&f, lo, first, out) || scan(&f, first, hi, out)) {
+	if (scan(&f, lo, first, out) ||
+	    (f.tables <= MAX_TABLES && scan(&f, first, hi, out))) {
 		out->bytes_read = f.bytes_read;
 		return NULL;
 	}

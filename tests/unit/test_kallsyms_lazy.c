@@ -445,6 +445,25 @@ static void test_find_refused(void)
 		CHECKF(err != NULL, "damage %d: refused", k);
 		inodedump_error_free(err);
 	}
+	/* Token tables and indexes without the rest, many: given up on. */
+	build(E61, 4, &l);
+	{
+		static uint8_t tokens[2048];
+		size_t len = l.token_index_at + 512 - l.at.token_table;
+
+		memcpy(tokens, mem.buf + (l.at.token_table - BASE), len);
+		memset(&mem, 0, sizeof(mem));
+		for (int k = 0; k < 40; k++) {
+			align_to(8);
+			put(tokens, len);
+		}
+		mem.bytes_read = 0;
+		err = find(a, 1, &f);
+		CHECKF(err && strstr(inodedump_error_message(err),
+				     "more token tables than any kernel has"),
+		       "%s", err ? inodedump_error_message(err) : "found");
+		inodedump_error_free(err);
+	}
 	/* An anchor elsewhere than the tables say: refused. */
 	build(E64, 4, &l);
 	a[0].addr += 0x1000;
