@@ -218,7 +218,9 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
  * (N bytes at 0x...[, cached in DIR])". */
 #define INODEDUMP_FACT_TYPES "types"
 /* Where vmlinux's symbols come from: "vmlinux PATH (.symtab), ..." or
- * "the dump's kallsyms (N symbols[, cached in DIR])". */
+ * "the dump's kallsyms (N symbols[, cached in DIR | , read on demand][;
+ * found by scanning the kernel image: ...])" (the last where VMCOREINFO
+ * names no kallsyms tables: kernels before 6.0). */
 #define INODEDUMP_FACT_SYMBOLS "symbols"
 /* makedumpfile's dump level (-d), decimal; NULL when the format has none. */
 #define INODEDUMP_FACT_DUMP_LEVEL "dump_level"

@@ -273,8 +273,10 @@ def case_vmlinux_discovery(c, tmp):
 def case_vmlinux_discovery_missing(c, tmp):
     # No vmlinux anywhere: the dump's own BTF and kallsyms (issue 16;
     # tests/test_btf.py holds them to the DWARF decode). Where those are
-    # missing too (here VMCOREINFO no longer names kallsyms_names), the
-    # message says what was looked for, and where.
+    # missing too (here VMCOREINFO no longer names kallsyms_names, nor
+    # _stext and init_uts_ns, which place the kernel image the tables are
+    # otherwise searched in: kallsyms_find.c), the message says what was
+    # looked for, and where.
     d = set_dir("stock")
     env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
     env.pop("DEBUGINFOD_URLS", None)
@@ -286,6 +288,10 @@ def case_vmlinux_discovery_missing(c, tmp):
     data = bytearray(open(dump, "rb").read())
     at = data.find(b"SYMBOL(kallsyms_names)=")
     data[at:at + 22] = b"SYMBOL(kallsyms_nameX)"
+    for key in (b"SYMBOL(_stext)=", b"SYMBOL(init_uts_ns)="):
+        at = data.find(key)
+        c.ok(f"VMCOREINFO has {key.decode()}", at > 0)
+        data[at + len(key) - 3:at + len(key) - 1] = b"XX"
     p = os.path.join(tmp, "no-kallsyms.vmcore")
     open(p, "wb").write(data)
     # A cache of its own: the first run's holds this kernel's kallsyms.
@@ -293,7 +299,8 @@ def case_vmlinux_discovery_missing(c, tmp):
     r = run(["--debug-root", tmp, p], env=env)
     c.eq("no vmlinux, no kallsyms: exit code", r.returncode, 3)
     for w in ("no vmlinux for release " + release_of(d),
-              tmp + "/boot/vmlinux-", "names no kallsyms tables"):
+              tmp + "/boot/vmlinux-", "names no kallsyms tables",
+              "no symbol that places the kernel image"):
         c.ok(f"no vmlinux, no kallsyms: message names {w!r}", w in r.stderr,
              r.stderr)
 

@@ -275,6 +275,8 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 	_cleanup_free_ char *cache =
 		idd_cache_dir(idd_target_vmcoreinfo(id->target, "BUILD-ID"));
 	struct idd_kallsyms *ks;
+	const struct idd_kallsyms *kept;
+	const char *whence;
 	struct idd_btf *btf;
 	struct inodedump_error *err;
 	bool ks_cached, btf_cached;
@@ -318,14 +320,14 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 					       "0x%llx%s)", idd_btf_size(btf),
 					       (unsigned long long)at,
 					       idd_btf_reading(btf));
+	kept = idd_symbols_kallsyms(id->syms);
+	whence = idd_kallsyms_whence(kept);
 	id->symbols_source = idd_strdup_printf(
-		"the dump's kallsyms (%zu symbols%s%s)",
-		idd_kallsyms_count(idd_symbols_kallsyms(id->syms)),
+		"the dump's kallsyms (%zu symbols%s%s%s%s)",
+		idd_kallsyms_count(kept),
 		ks_cached ? ", cached in "
-			  : idd_kallsyms_is_lazy(idd_symbols_kallsyms(id->syms))
-				    ? ", read on demand"
-				    : "",
-		ks_cached ? cache : "");
+			  : idd_kallsyms_is_lazy(kept) ? ", read on demand" : "",
+		ks_cached ? cache : "", whence ? "; " : "", whence ? whence : "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
 	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))

@@ -51,6 +51,7 @@ enum idd_row_applies {
 	IDD_APPLIES_FIFO = 0010000,
 	IDD_APPLIES_CHARDEV = 0020000,
 	IDD_APPLIES_DIRECTORY = 0040000,
+	IDD_APPLIES_BLOCKDEV = 0060000,
 	IDD_APPLIES_SYMLINK = 0120000,
 };
 
@@ -68,6 +69,7 @@ enum idd_text_style {
 	IDD_TEXT_PAREN,	  /* "  (label value, label value)" on the line above */
 	IDD_TEXT_INLINE,  /* "  label value" on the line above */
 	IDD_TEXT_RAW,	  /* "  label        0x..." whatever the state */
+	IDD_TEXT_PRESENT, /* as LINE, where the kernel has the member only */
 	/* rows with a formatter of their own */
 	IDD_TEXT_HEADER,
 	IDD_TEXT_PATHS,

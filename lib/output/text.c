@@ -447,6 +447,13 @@ static void text_row(struct text *t, const struct idd_row *row)
 	case IDD_TEXT_LINE:
 		row_line(t, row);
 		break;
+	case IDD_TEXT_PRESENT: {
+		const enum idd_presence *st = idd_row_state(t->ino, row);
+
+		if (!st || *st != IDD_ABSENT)
+			row_line(t, row);
+		break;
+	}
 	case IDD_TEXT_PAREN:
 		fputs(t->paren ? ", " : "  (", t->out);
 		t->paren = true;

@@ -20,8 +20,12 @@
  *
  * They are read on demand (kallsyms_lazy.c); tables decoded whole
  * (kernels before 6.2, or a layout not found: kallsyms_decode.c) are kept
- * in the per-kernel cache (cache.c). This file finds them through
- * VMCOREINFO and answers the lookups from whichever holds them.
+ * in the per-kernel cache (cache.c), taken from there only while the
+ * symbols VMCOREINFO names are where the cache has them (another boot of
+ * the kernel, at another KASLR offset, is read again). This file finds
+ * the tables through VMCOREINFO, or where it names none (before 6.0) by
+ * their shapes in the kernel image (kallsyms_find.c), and answers the
+ * lookups from whichever holds them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -37,7 +41,14 @@ void idd_kallsyms_free(struct idd_kallsyms *ks)
 	if (!ks)
 		return;
 	idd_ksym_lazy_free(ks->lazy);
+	free(ks->whence);
+	ks->whence = NULL;
 	idd_ksym_decoded_free(ks);
+}
+
+const char *idd_kallsyms_whence(const struct idd_kallsyms *ks)
+{
+	return ks->whence;
 }
 
 size_t idd_kallsyms_count(const struct idd_kallsyms *ks)
@@ -141,13 +152,133 @@ static struct inodedump_error *read_names(struct idd_target *t, uint64_t at,
 	return NULL;
 }
 
+/*
+ * Symbols VMCOREINFO names with their addresses (each in the kernel
+ * image, where kallsyms has it too; some only with CONFIG_KALLSYMS_ALL).
+ * Its SYMBOL(mem_section) and SYMBOL(vmemmap) are values, not places.
+ */
+static const char *const anchor_names[] = {
+	"_stext", "init_uts_ns", "node_online_map", "swapper_pg_dir",
+	"init_top_pgt", "vmap_area_list", "prb", "printk_rb_static",
+	"clear_seq", "node_data", "log_buf", "log_buf_len", "log_first_idx",
+	"clear_idx", "log_next_idx", "contig_page_data", "high_memory",
+	"mem_map",
+};
+#define NANCHORS (sizeof(anchor_names) / sizeof(anchor_names[0]))
+/* The kernel image's mapping is at most this long (x86-64: 1 GiB). */
+#define IMAGE_MAX (1ull << 30)
+#define PAGE 4096ull
+
+/*
+ * The anchors in the kernel image: every SYMBOL() of the list within
+ * IMAGE_MAX above _stext; without _stext, within IMAGE_MAX of
+ * init_uts_ns (which every VMCOREINFO names).
+ */
+static size_t image_anchors(struct idd_target *t, struct idd_ksym_anchor *a)
+{
+	uint64_t base;
+	bool stext = vmcoreinfo_symbol(t, "_stext", &base);
+	size_t n = 0;
+
+	if (!stext && !vmcoreinfo_symbol(t, "init_uts_ns", &base))
+		return 0;
+	for (size_t i = 0; i < NANCHORS; i++) {
+		uint64_t v;
+
+		if (!vmcoreinfo_symbol(t, anchor_names[i], &v))
+			continue;
+		if (stext ? v < base || v - base >= IMAGE_MAX
+			  : (v < base ? base - v : v - base) >= IMAGE_MAX)
+			continue;
+		a[n].name = anchor_names[i];
+		a[n++].addr = v;
+	}
+	return n;
+}
+
+/* The decoded tables from the cache still fit this dump's boot. */
+static bool cache_fits(struct idd_target *t, const struct idd_kallsyms *ks)
+{
+	struct idd_ksym_anchor a[NANCHORS];
+	size_t n = image_anchors(t, a);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t got;
+
+		if (idd_ksym_decoded_address(ks, a[i].name, &got) &&
+		    got != a[i].addr)
+			return false;
+	}
+	return true;
+}
+
 /* idd_target_read for the lazy tables. */
 static bool target_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
-	struct inodedump_error *err = idd_target_read(arg, addr, buf, len);
+	struct inodedump_error *err = idd_target_read_unexplained(arg, addr,
+								  buf, len);
 
 	inodedump_error_free(err);
 	return !err;
+}
+
+/* Where the tables are (VMCOREINFO names none): searched for. */
+static struct inodedump_error *find_tables(struct idd_target *t,
+					   struct idd_ksym_found *found,
+					   char **whence)
+{
+	struct idd_ksym_anchor a[NANCHORS];
+	size_t n = image_anchors(t, a);
+	uint64_t stext = 0, lo = UINT64_MAX, hi = 0, first = UINT64_MAX;
+	struct inodedump_error *err;
+	char base[64];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(a[i].name, "_stext"))
+			stext = a[i].addr;
+		lo = a[i].addr < lo ? a[i].addr : lo;
+		hi = a[i].addr > hi ? a[i].addr : hi;
+	}
+	if (!n)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "the dump's VMCOREINFO names no kallsyms tables "
+				 "(SYMBOL(kallsyms_names) and the others: kernels "
+				 "before 6.0 or without CONFIG_KALLSYMS), and no "
+				 "symbol that places the kernel image to search "
+				 "for them");
+	/* The tables are read-only data: below the first data symbol. */
+	for (size_t i = 0; i < n; i++)
+		if (a[i].addr != stext && a[i].addr < first)
+			first = a[i].addr;
+	lo &= ~(PAGE - 1);
+	if (!stext) /* no start: as far below as the mapping may reach */
+		lo = lo > IMAGE_MAX / 4 ? lo - IMAGE_MAX / 4 : 0;
+	if (first == UINT64_MAX)
+		first = hi = lo + IMAGE_MAX / 4;
+	hi = (hi + PAGE) & ~(PAGE - 1);
+	err = idd_ksym_find(lo, hi, first, target_read, t, a, n, found);
+	if (err)
+		return idd_error_wrap(err,
+				      "the dump's VMCOREINFO names no kallsyms "
+				      "tables (kernels before 6.0), and they "
+				      "were not found in the kernel image");
+	if (found->relative_base)
+		snprintf(base, sizeof(base),
+			 "kallsyms_relative_base at 0x%" PRIx64,
+			 found->relative_base);
+	else
+		snprintf(base, sizeof(base), "offsets place-relative");
+	*whence = idd_strdup_printf(
+		"found by scanning the kernel image: kallsyms_token_table at "
+		"0x%" PRIx64 ", kallsyms_token_index at 0x%" PRIx64
+		", kallsyms_markers at 0x%" PRIx64 ", kallsyms_names at 0x%" PRIx64
+		", kallsyms_num_syms at 0x%" PRIx64 ", kallsyms_offsets at 0x%" PRIx64
+		", %s; %zu of VMCOREINFO's symbols at its addresses; %" PRIu64
+		" KiB read",
+		found->token_table, found->token_index, found->markers,
+		found->names, found->num_syms, found->offsets, base,
+		found->anchors_matched, found->bytes_read >> 10);
+	return *whence ? NULL : idd_nomem();
 }
 
 struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
@@ -159,7 +290,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 	struct idd_kallsyms_tables tab = { 0 };
 	_cleanup_free_ uint8_t *names_buf = NULL;
 	_cleanup_free_ int32_t *offs = NULL;
-	_cleanup_free_ char *tokens = NULL;
+	_cleanup_free_ char *tokens = NULL, *whence = NULL;
 	uint16_t index[256];
 	uint32_t count;
 	size_t tokens_len = 0;
@@ -171,24 +302,33 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 		ks = calloc(1, sizeof(*ks));
 		if (!ks)
 			return idd_nomem();
-		if (idd_ksym_from_cache(cache_dir, ks)) {
+		if (idd_ksym_from_cache(cache_dir, ks) && cache_fits(t, ks)) {
 			*from_cache_out = true;
 			*out = ks;
 			return NULL;
 		}
-		free(ks);
+		idd_kallsyms_free(ks);
 	}
 	if (!vmcoreinfo_symbol(t, "kallsyms_names", &names) ||
 	    !vmcoreinfo_symbol(t, "kallsyms_num_syms", &num) ||
 	    !vmcoreinfo_symbol(t, "kallsyms_token_table", &token_table) ||
 	    !vmcoreinfo_symbol(t, "kallsyms_token_index", &token_index) ||
-	    !vmcoreinfo_symbol(t, "kallsyms_offsets", &offsets))
-		return idd_error(INODEDUMP_ERR_TYPE,
-				 "the dump's VMCOREINFO names no kallsyms tables "
-				 "(SYMBOL(kallsyms_names) and the others: "
-				 "kernels before 6.0 or without CONFIG_KALLSYMS)");
-	tab.has_relative_base =
-		vmcoreinfo_symbol(t, "kallsyms_relative_base", &base_at);
+	    !vmcoreinfo_symbol(t, "kallsyms_offsets", &offsets)) {
+		struct idd_ksym_found found;
+
+		if ((err = find_tables(t, &found, &whence)))
+			return err;
+		names = found.names;
+		num = found.num_syms;
+		token_table = found.token_table;
+		token_index = found.token_index;
+		offsets = found.offsets;
+		base_at = found.relative_base;
+		tab.has_relative_base = base_at != 0;
+	} else {
+		tab.has_relative_base =
+			vmcoreinfo_symbol(t, "kallsyms_relative_base", &base_at);
+	}
 	if ((err = idd_target_read(t, num, &count, 4)))
 		return idd_error_wrap(err, "kallsyms_num_syms");
 	if (!count || count > MAX_SYMS)
@@ -223,6 +363,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 		err = idd_kallsyms_open_lazy(&tab, &at, target_read, t,
 					     cache_dir, &ks);
 		if (!err) {
+			ks->whence = TAKE_PTR(whence);
 			*out = ks;
 			return NULL;
 		}
@@ -241,6 +382,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 	if ((err = idd_kallsyms_from_tables(&tab, &ks)))
 		return err;
 	idd_ksym_store(cache_dir, ks);
+	ks->whence = TAKE_PTR(whence);
 	*out = ks;
 	return NULL;
 }

@@ -6,7 +6,10 @@
  *   kallsyms_decode.c the tables decoded whole (and kept in the cache),
  *                     and symbols looked up in them
  *   kallsyms_lazy.c   the dump's tables read on demand
- *   kallsyms.c        the tables found through VMCOREINFO; lookups
+ *   kallsyms_find.c   the tables found in the kernel image by their
+ *                     shapes, where VMCOREINFO names none
+ *   kallsyms.c        the tables found through VMCOREINFO (else the
+ *                     finder); lookups
  * Not installed.
  */
 #ifndef IDD_TYPES_KALLSYMS_INTERNAL_H
@@ -35,6 +38,7 @@ struct idd_kallsyms {
 	void *owned;		   /* one allocation holding the above */
 	struct idd_cache_file map; /* or the cache file, mapped */
 	struct kallsyms_lazy *lazy; /* or the dump's tables, read on demand */
+	char *whence; /* how the tables were found; NULL: VMCOREINFO, cache */
 };
 
 /* ---- kallsyms_decode.c ---- */
@@ -98,5 +102,37 @@ bool idd_ksym_lazy_address(struct kallsyms_lazy *z, const char *name,
 			   uint64_t *addr);
 struct inodedump_error *idd_ksym_lazy_name(struct kallsyms_lazy *z,
 					   uint64_t addr, char **out);
+
+/* ---- kallsyms_find.c ---- */
+
+/* A symbol whose address the dump gives elsewhere (VMCOREINFO). */
+struct idd_ksym_anchor {
+	const char *name;
+	uint64_t addr;
+};
+
+/* The tables found, and how. */
+struct idd_ksym_found {
+	uint64_t names, num_syms, token_table, token_index, markers, offsets;
+	uint64_t relative_base; /* its place; 0: none (place-relative) */
+	uint32_t count;
+	unsigned align, marker_width;
+	bool offsets_first; /* offsets before num_syms: before 6.4 */
+	bool seqs;	    /* kallsyms_seqs_of_names between markers, tokens */
+	size_t anchors_matched;
+	uint64_t bytes_read;
+};
+
+/*
+ * The kallsyms tables in the kernel image [lo, hi), searched downwards
+ * from first, then upwards from it; every table checked against the
+ * others and anchors[] (at least one of them named by the tables, every
+ * one named at its address). INODEDUMP_ERR_DUMP, saying what failed, when
+ * no place fits.
+ */
+struct inodedump_error *idd_ksym_find(uint64_t lo, uint64_t hi, uint64_t first,
+				      idd_kallsyms_read_fn read, void *arg,
+				      struct idd_ksym_anchor *anchors,
+				      size_t nanchors, struct idd_ksym_found *out);
 
 #endif

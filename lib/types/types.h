@@ -240,7 +240,8 @@ idd_kallsyms_open_lazy(const struct idd_kallsyms_tables *tab,
 bool idd_kallsyms_is_lazy(const struct idd_kallsyms *ks);
 bool idd_kallsyms_by_name(const struct idd_kallsyms *ks);
 /*
- * The dump's tables through VMCOREINFO: the copy decoded earlier in
+ * The dump's tables through VMCOREINFO (where it names none, found in the
+ * kernel image: kallsyms_find.c): the copy decoded earlier in
  * cache_dir (NULL: none), else read on demand, else decoded whole (and
  * stored in cache_dir); *from_cache says whether the cache answered.
  */
@@ -249,6 +250,11 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 					  struct idd_kallsyms **out,
 					  bool *from_cache);
 void idd_kallsyms_free(struct idd_kallsyms *ks);
+/*
+ * How the tables were found when VMCOREINFO did not name them ("found by
+ * scanning the kernel image: ..."); NULL when it did, or from the cache.
+ */
+const char *idd_kallsyms_whence(const struct idd_kallsyms *ks);
 size_t idd_kallsyms_count(const struct idd_kallsyms *ks);
 bool idd_kallsyms_address(const struct idd_kallsyms *ks, const char *name,
 			  uint64_t *addr);

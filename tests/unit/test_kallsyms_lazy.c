@@ -6,13 +6,17 @@
  * and place-relative offsets; 6.2/6.3 with kallsyms_seqs_of_names before
  * the token table; 6.1 and before without it, 8-byte markers too), found
  * from the places VMCOREINFO names, looked up by name and by address
- * against the addresses they were built from; then damaged.
+ * against the addresses they were built from; then damaged. And the same
+ * tables found without those places (kallsyms_find.c): each era's layout
+ * found at the places it was built at, and images with no tables, or
+ * tables that disagree with each other or with the anchors, refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "types/kallsyms_internal.h"
 #include "types/types.h"
 
 #define N 20000
@@ -88,9 +92,9 @@ enum era { E64, E73, E62, E61 };
 struct layout {
 	struct idd_kallsyms_tables tab;
 	struct idd_kallsyms_places at;
-	char tokens[512];
+	char tokens[513];
 	uint16_t index[256];
-	uint64_t names_len, markers_at, seqs_at;
+	uint64_t names_len, markers_at, seqs_at, token_index_at;
 };
 
 static void emit_offsets(struct layout *l, bool relative_base, unsigned align)
@@ -159,15 +163,20 @@ static void emit_seqs(struct layout *l, unsigned align)
 
 static void emit_tokens(struct layout *l, unsigned align)
 {
-	/* One token per character: token c is "c". */
+	/*
+	 * One token per character: token c is "c"; token 0, which no name
+	 * uses, "@@" (scripts/kallsyms.c leaves no token empty).
+	 */
+	memcpy(l->tokens, "@@", 3);
 	for (int c = 1; c < 256; c++) {
-		l->tokens[2 * c] = (char)c;
-		l->index[c] = (uint16_t)(2 * c);
+		l->tokens[2 * c + 1] = (char)c;
+		l->index[c] = (uint16_t)(2 * c + 1);
 	}
 	align_to(align);
 	l->at.token_table = here();
 	put(l->tokens, sizeof(l->tokens));
 	align_to(align);
+	l->token_index_at = here();
 	put(l->index, sizeof(l->index));
 	l->tab.token_table = l->tokens;
 	l->tab.token_table_len = sizeof(l->tokens);
@@ -349,6 +358,125 @@ static void test_damage(void)
 	idd_kallsyms_free(ks);
 }
 
+/* The finder over the image: NULL when found (and *f filled). */
+static struct inodedump_error *find(struct idd_ksym_anchor *a, size_t n,
+				    struct idd_ksym_found *f)
+{
+	return idd_ksym_find(BASE, BASE + mem.len, BASE + mem.len, mem_read,
+			     &mem, a, n, f);
+}
+
+static void test_find_era(const char *what, enum era era, unsigned width)
+{
+	static struct layout l;
+	struct idd_ksym_anchor a[] = { { names[100], addrs[100] },
+				       { names[15000], addrs[15000] },
+				       { "not_in_kallsyms", TEXT } };
+	struct idd_ksym_found f;
+	struct inodedump_error *err;
+
+	build(era, width, &l);
+	err = find(a, 3, &f);
+	CHECKF(!err, "%s: %s", what, err ? inodedump_error_message(err) : "");
+	inodedump_error_free(err);
+	if (err)
+		return;
+	CHECKF(f.names == l.at.names && f.token_table == l.at.token_table &&
+	       f.token_index == l.token_index_at &&
+	       f.markers == l.markers_at && f.offsets == l.tab.offsets_addr &&
+	       f.relative_base == l.at.relative_base && f.count == N &&
+	       f.num_syms == l.at.names - (era == E73 ? 4 : 8) &&
+	       f.marker_width == width && f.seqs == (era == E62) &&
+	       f.anchors_matched == 2,
+	       "%s: names 0x%llx/0x%llx offsets 0x%llx/0x%llx base 0x%llx/0x%llx",
+	       what, (unsigned long long)f.names,
+	       (unsigned long long)l.at.names, (unsigned long long)f.offsets,
+	       (unsigned long long)l.tab.offsets_addr,
+	       (unsigned long long)f.relative_base,
+	       (unsigned long long)l.at.relative_base);
+}
+
+static void test_find_refused(void)
+{
+	static struct layout l;
+	struct idd_ksym_anchor a[] = { { names[100], addrs[100] } };
+	struct idd_ksym_found f;
+	struct inodedump_error *err;
+
+	/* No tables at all: zeros, then text-like bytes. */
+	memset(&mem, 0, sizeof(mem));
+	mem.len = sizeof(mem.buf);
+	err = find(a, 1, &f);
+	CHECK(err && strstr(inodedump_error_message(err), "no kallsyms_token_index"));
+	inodedump_error_free(err);
+	for (size_t i = 0; i < mem.len; i++)
+		mem.buf[i] = (uint8_t)("abc_def\0"[i % 8]);
+	err = find(a, 1, &f);
+	CHECK(err);
+	inodedump_error_free(err);
+
+	/* The tables, each damaged in turn: refused, never another place. */
+	for (int k = 0; k < 6; k++) {
+		build(E61, 4, &l);
+		switch (k) {
+		case 0: /* a token loses its NUL */
+			mem.buf[l.at.token_table - BASE + 4] = 'x';
+			break;
+		case 1: /* the index no longer rising */
+			memset(mem.buf + (l.token_index_at - BASE) + 100, 0, 4);
+			break;
+		case 2: { /* a marker moved */
+			uint32_t v = 12345;
+
+			memcpy(mem.buf + (l.markers_at - BASE) + 12, &v, 4);
+			break;
+		}
+		case 3: /* num_syms one more than the names */
+			mem.buf[l.at.names - BASE - 8] ^= 1;
+			break;
+		case 4: /* the first name's length */
+			mem.buf[l.at.names - BASE] += 1;
+			break;
+		case 5: /* an offset out of order */
+			memset(mem.buf + (l.tab.offsets_addr - BASE) + 4 * 7000, 0xee, 2);
+			break;
+		}
+		err = find(a, 1, &f);
+		CHECKF(err != NULL, "damage %d: refused", k);
+		inodedump_error_free(err);
+	}
+	/* Token tables and indexes without the rest, many: given up on. */
+	build(E61, 4, &l);
+	{
+		static uint8_t tokens[2048];
+		size_t len = l.token_index_at + 512 - l.at.token_table;
+
+		memcpy(tokens, mem.buf + (l.at.token_table - BASE), len);
+		memset(&mem, 0, sizeof(mem));
+		for (int k = 0; k < 40; k++) {
+			align_to(8);
+			put(tokens, len);
+		}
+		mem.bytes_read = 0;
+		err = find(a, 1, &f);
+		CHECKF(err && strstr(inodedump_error_message(err),
+				     "more token tables than any kernel has"),
+		       "%s", err ? inodedump_error_message(err) : "found");
+		inodedump_error_free(err);
+	}
+	/* An anchor elsewhere than the tables say: refused. */
+	build(E64, 4, &l);
+	a[0].addr += 0x1000;
+	err = find(a, 1, &f);
+	CHECK(err && strstr(inodedump_error_message(err), "VMCOREINFO gives"));
+	inodedump_error_free(err);
+	/* No anchor the names hold: refused. */
+	a[0].name = "not_in_kallsyms";
+	err = find(a, 1, &f);
+	CHECK(err && strstr(inodedump_error_message(err), "no symbol VMCOREINFO"));
+	inodedump_error_free(err);
+}
+
 int main(void)
 {
 	make_symbols();
@@ -358,5 +486,11 @@ int main(void)
 	test_era("6.1 (no seqs_of_names)", E61, 4, false);
 	test_era("older (8-byte markers)", E61, 8, false);
 	test_damage();
-	return check_summary("kallsyms read on demand");
+	test_find_era("found: 6.4 and later", E64, 4);
+	test_find_era("found: 7.3 (aligned to 4, place-relative)", E73, 4);
+	test_find_era("found: 6.2, 6.3 (seqs_of_names before the tokens)", E62, 4);
+	test_find_era("found: 5.10 (offsets first)", E61, 4);
+	test_find_era("found: older (8-byte markers)", E61, 8);
+	test_find_refused();
+	return check_summary("kallsyms read on demand, and found");
 }
