@@ -40,7 +40,7 @@ struct path_layout {
 	struct idd_member d_parent, d_name_len, d_name_name, d_alias, d_hash_pprev;
 	struct idd_member i_dentry_first;
 	struct idd_member mnt_parent, mnt_mountpoint, mnt_root, mnt_instance,
-		mnt_next_for_sb, mnt_mnt, s_mounts;
+		mnt_next_for_sb, mnt_mnt, mnt_ns, s_mounts;
 	struct idd_member hlist_next, list_next; /* within their node types */
 	bool mounts_chained; /* s_mounts is a struct mount * (7.1+) */
 };
@@ -54,33 +54,28 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 					      struct path_layout *l,
 					      bool *found)
 {
-	*found = false;
-	if (idd_types_btf(id->types))
-		return NULL; /* every type is from BTF already */
-	if (!id->btf_tried) {
-		struct inodedump_error *err = idd_btfl_load(id->types, id->syms,
-							   id->target, &id->btf);
+	struct idd_btfl *btf;
+	struct inodedump_error *err;
 
-		if (idd_error_is_nomem(err))
-			return err;
-		/* BTF that cannot be read: struct mount comes from DWARF. */
-		inodedump_error_free(err);
-		id->btf_tried = true;
-	}
-	if (!id->btf)
-		return NULL;
-	*found = idd_btfl_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
-		 idd_btfl_member(id->btf, "mount", "mnt_mountpoint",
+	*found = false;
+	/*
+	 * None when every type is from BTF already, or BTF cannot be read:
+	 * struct mount comes from DWARF.
+	 */
+	if ((err = idd_session_lazy_btf(id, &btf)) || !btf)
+		return err;
+	*found = idd_btfl_member(btf, "mount", "mnt_parent", &l->mnt_parent) &&
+		 idd_btfl_member(btf, "mount", "mnt_mountpoint",
 				&l->mnt_mountpoint) &&
-		 idd_btfl_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root);
+		 idd_btfl_member(btf, "mount", "mnt.mnt_root", &l->mnt_root);
 	if (!*found)
 		return NULL;
 	/* One of the two links of s_mounts, whichever this kernel has. */
-	idd_btfl_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
-	idd_btfl_member(id->btf, "mount", "mnt_next_for_sb",
-		       &l->mnt_next_for_sb);
+	idd_btfl_member(btf, "mount", "mnt_instance", &l->mnt_instance);
+	idd_btfl_member(btf, "mount", "mnt_next_for_sb", &l->mnt_next_for_sb);
 	*found = l->mnt_instance.present || l->mnt_next_for_sb.present;
-	idd_btfl_member(id->btf, "mount", "mnt", &l->mnt_mnt);
+	idd_btfl_member(btf, "mount", "mnt", &l->mnt_mnt);
+	idd_btfl_member(btf, "mount", "mnt_ns", &l->mnt_ns);
 	return NULL;
 }
 
@@ -117,7 +112,10 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 		idd_types_member(t, &l->mount, "mnt_next_for_sb",
 				 &l->mnt_next_for_sb);
 		idd_types_member(t, &l->mount, "mnt", &l->mnt_mnt);
+		idd_types_member(t, &l->mount, "mnt_ns", &l->mnt_ns);
 	}
+	if (l->mnt_ns.size != 8)
+		l->mnt_ns.present = false; /* a mount's namespace not known */
 	idd_types_member(t, &inode, "i_dentry.first", &l->i_dentry_first);
 	idd_types_member(t, &inode, "i_sb", &i_sb);
 	err = idd_types_pointee_struct(t, &l->i_dentry_first, &node);
@@ -313,22 +311,54 @@ static struct inodedump_error *path_through(struct inodedump *id,
 	return NULL;
 }
 
-/* Add path (taken over, freed here if not kept) to ino->paths, once. */
+static bool same_ns(const struct idd_ns_info *a, const struct idd_ns_info *b)
+{
+	return a->where == b->where && a->inum == b->inum;
+}
+
+/*
+ * Add path (taken over, freed here if not kept) in namespace ns to
+ * ino->path_rows, once a namespace; a path in a namespace (or a pseudo
+ * name) also to ino->paths, once.
+ */
 static struct inodedump_error *add_path(struct inodedump_inode *ino,
-					char *path)
+					char *path,
+					const struct idd_ns_info *ns)
 {
 	_cleanup_free_ char *owned = path;
-	char **grown = realloc(ino->paths, (ino->npaths + 2) * sizeof(*grown));
+	struct idd_path *rows;
+	char **grown;
+	bool named = false;
 
+	/* The same name seen through two mounts of one namespace: one row. */
+	for (size_t i = 0; i < ino->npath_rows; i++)
+		if (same_ns(&ino->path_rows[i].ns, ns) &&
+		    !strcmp(ino->path_rows[i].path, owned))
+			return NULL;
+	rows = realloc(ino->path_rows, (ino->npath_rows + 1) * sizeof(*rows));
+	if (!rows)
+		return idd_nomem();
+	ino->path_rows = rows;
+	if (ns->where != IDD_PATH_NS && ns->where != IDD_PATH_PSEUDO) {
+		rows[ino->npath_rows].ns = *ns;
+		rows[ino->npath_rows++].path = TAKE_PTR(owned);
+		return NULL;
+	}
+	grown = realloc(ino->paths, (ino->npaths + 2) * sizeof(*grown));
 	if (!grown)
 		return idd_nomem();
 	ino->paths = grown;
-	/* The same name seen through two mounts is one path. */
 	for (size_t i = 0; i < ino->npaths; i++)
 		if (!strcmp(ino->paths[i], owned))
-			return NULL;
-	ino->paths[ino->npaths++] = TAKE_PTR(owned);
-	ino->paths[ino->npaths] = NULL;
+			named = true;
+	if (!named) {
+		ino->paths[ino->npaths] = strdup(owned);
+		if (!ino->paths[ino->npaths])
+			return idd_nomem();
+		ino->paths[++ino->npaths] = NULL;
+	}
+	rows[ino->npath_rows].ns = *ns;
+	rows[ino->npath_rows++].path = TAKE_PTR(owned);
 	return NULL;
 }
 
@@ -356,7 +386,7 @@ static struct inodedump_error *pseudo_path(struct inodedump_inode *ino,
 	if (!p)
 		return idd_nomem();
 	*named = true;
-	return add_path(ino, p);
+	return add_path(ino, p, &(struct idd_ns_info){ .where = IDD_PATH_PSEUDO });
 }
 
 /* A path through an alias that was removed, as /proc/PID/fd shows it. */
@@ -369,6 +399,29 @@ static struct inodedump_error *mark_deleted(char **path)
 	free(*path);
 	*path = deleted;
 	return NULL;
+}
+
+/*
+ * The namespace of mount mnt, where the kernel's types say where mnt_ns
+ * is (else a namespace not known, as before namespaces were read). Only
+ * running out of memory is an error: a namespace that cannot be read is
+ * one not known.
+ */
+static struct inodedump_error *mount_ns(struct inodedump *id,
+					const struct path_layout *l,
+					uint64_t mnt, struct idd_ns_info *ns)
+{
+	struct inodedump_error *err;
+	uint64_t ptr;
+
+	if (!l->mnt_ns.present)
+		return NULL;
+	err = idd_target_read_u64(id->target, mnt + l->mnt_ns.offset, &ptr);
+	if (err && !idd_error_is_nomem(err)) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	return err ? err : idd_mntns_lookup(id, ptr, ns);
 }
 
 /* The paths of one dentry alias, through every mount of the superblock. */
@@ -415,6 +468,7 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 						 : node - l->mnt_instance.offset;
 		char *p;
 		struct inodedump_error *why;
+		struct idd_ns_info ns = { .where = IDD_PATH_NS };
 
 		if ((err = idd_visit(&seen, node, &again)) || again)
 			break;
@@ -429,7 +483,11 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 			free(p);
 			return err;
 		}
-		if (p && (err = add_path(ino, p)))
+		if (p && (err = mount_ns(id, l, mnt, &ns))) {
+			free(p);
+			return err;
+		}
+		if (p && (err = add_path(ino, p, &ns)))
 			return err;
 		err = idd_target_read_u64(id->target,
 					  l->mounts_chained

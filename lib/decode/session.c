@@ -596,6 +596,7 @@ void inodedump_close(struct inodedump *id)
 		return;
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
+	idd_mntns_free(id->mntns);
 	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
 	idd_slab_layout_free(id->slab_layout);

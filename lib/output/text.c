@@ -311,17 +311,73 @@ static void text_header(struct text *t, const struct idd_row *row)
 	fputc(')', t->out);
 }
 
+/*
+ * A namespace said compactly, after a path or a holder: "[mnt:N pid P
+ * comm]"; nothing for the initial namespace (init_task's) or one whose
+ * number could not be read, so a dump with one namespace reads as before.
+ */
+static void text_ns(struct text *t, const struct idd_ns_info *ns)
+{
+	switch (ns->where) {
+	case IDD_PATH_NS:
+		if (ns->initial || !ns->inum)
+			return;
+		fprintf(t->out, "  [mnt:%" PRIu64, ns->inum);
+		if (ns->has_task) {
+			fprintf(t->out, " pid %" PRIu64 " ", ns->pid);
+			idd_text_escape(t->out, ns->comm);
+		} else {
+			fputs(", no task in it", t->out);
+		}
+		fputc(']', t->out);
+		return;
+	case IDD_PATH_INTERNAL:
+		fputs("  [in no namespace: a kernel-internal mount "
+		      "(an overlayfs layer's private clone, a kern_mount)]",
+		      t->out);
+		return;
+	case IDD_PATH_DETACHED:
+		fputs("  [in no namespace: a detached or lazily unmounted "
+		      "mount]", t->out);
+		return;
+	case IDD_PATH_ANON:
+		fputs("  [in no namespace: an anonymous mount tree "
+		      "(open_tree, fsmount) not attached]", t->out);
+		return;
+	default:
+		return;
+	}
+}
+
+#define TEXT_MAX_PATHS 8
+
 static void text_paths(struct text *t, const struct idd_row *row)
 {
 	const struct inodedump_inode *ino = t->ino;
+	size_t shown = 0;
 
-	for (size_t i = 0; i < ino->npaths && i < 4; i++) {
-		label(t, i ? "" : row->label);
-		idd_text_escape(t->out, ino->paths[i]);
-	}
-	if (ino->npaths > 4) {
+	/* The paths a user can open first, then those through no namespace. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < ino->npath_rows; i++) {
+			const struct idd_path *p = &ino->path_rows[i];
+			bool user = p->ns.where == IDD_PATH_NS ||
+				    p->ns.where == IDD_PATH_PSEUDO;
+
+			if (user != !pass || shown++ >= TEXT_MAX_PATHS)
+				continue;
+			if (!pass || ino->npaths || shown > 1) {
+				label(t, shown > 1 ? "" : row->label);
+			} else {
+				label(t, row->label);
+				fputs("(no name in any mount namespace)", t->out);
+				label(t, "");
+			}
+			idd_text_escape(t->out, p->path);
+			text_ns(t, &p->ns);
+		}
+	if (shown > TEXT_MAX_PATHS) {
 		label(t, "");
-		fprintf(t->out, "(%zu more names)", ino->npaths - 4);
+		fprintf(t->out, "(%zu more names)", shown - TEXT_MAX_PATHS);
 	}
 	if (ino->incomplete.parts & INODEDUMP_PART_PATHS) {
 		/* a dentry or mount not in the dump: never shown as whole */
@@ -333,7 +389,7 @@ static void text_paths(struct text *t, const struct idd_row *row)
 		      t->out);
 		return;
 	}
-	if (ino->paths_known && !ino->npaths) {
+	if (ino->paths_known && !ino->npath_rows) {
 		label(t, row->label);
 		fputs("(no name: no dentry alias in memory)", t->out);
 	}
@@ -357,6 +413,8 @@ static void text_holders(struct text *t, const struct idd_row *row)
 			fprintf(t->out, "fd %" PRId64, h->fd);
 		else
 			fputs("as its ", t->out), idd_text_escape(t->out, h->kind);
+		if (h->ns.where == IDD_PATH_NS && !h->ns.initial && h->ns.inum)
+			fprintf(t->out, "  [mnt:%" PRIu64 "]", h->ns.inum);
 	}
 	if (ino->holders_known && !ino->nholders) {
 		label(t, row->label);

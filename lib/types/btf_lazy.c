@@ -433,6 +433,19 @@ bool idd_btfl_member(struct idd_btfl *b, const char *structname,
 		out->kind = IDD_KIND_STRUCT;
 		out->size = u32(type_at(b, type) + 8);
 		break;
+	case BTF_KIND_ARRAY: {
+		/* struct btf_array { type, index_type, nelems } after it */
+		const uint8_t *a = type_at(b, type) + 12;
+		uint32_t elem = resolve(b, u32(a));
+		uint32_t ekind = elem ? (u32(type_at(b, elem) + 4) >> 24) & 0x1f : 0;
+
+		out->kind = IDD_KIND_ARRAY;
+		/* arrays of integers (comm[], d_iname[]): what is read here */
+		out->size = ekind == BTF_KIND_INT
+				    ? (uint64_t)u32(a + 8) * u32(type_at(b, elem) + 8)
+				    : 0;
+		break;
+	}
 	default:
 		out->kind = IDD_KIND_INT;
 		out->size = u32(type_at(b, type) + 8);
