@@ -24,7 +24,9 @@ every address of truth.txt:
   namespace's pid and comm are drgn's lowest pid in it;
 - "paths" holds no path only a mount in no namespace gives;
 - /merged in the container (the overlay root) and /merged outside (a
-  rootfs directory) are two inodes, each with its own namespace;
+  rootfs directory) are two inodes, each with its own namespace: the
+  rootfs directory is under the overlay in the container ("covered": a
+  path through a mount another mount is on, which no lookup reaches);
 - a holder in the container says the container's namespace.
 Prints how many of the guest's (namespace, path) rows agree per format.
 """
@@ -150,7 +152,9 @@ def main():
                 c.ok(f"{tag} {a}: ns_paths", isinstance(rows, list), str(rows))
                 rows = rows or []
                 ours = {(r["mnt_ns"], r["path"]): r for r in rows
-                        if r["mount"] == "namespace"}
+                        if r["mount"] == "namespace" and not r["covered"]}
+                covered = {(r["mnt_ns"], r["path"]) for r in rows
+                           if r["mount"] == "namespace" and r["covered"]}
                 outside = {r["path"] for r in rows
                            if r["mount"] in ("internal", "detached", "anonymous")}
                 incomplete = paths_incomplete(ino)
@@ -178,6 +182,15 @@ def main():
                         if ns in dns and r["ns_pid"] is not None:
                             c.eq(f"{tag} {a}: pid/comm of ns {ns}",
                                  (r["ns_pid"], r["ns_comm"]), dns[ns])
+                for key in covered:
+                    # a covered row is a mount of the namespace (drgn's),
+                    # never one the guest could stat there
+                    if drgn is not None:
+                        c.ok(f"{tag} {a}: covered {key} is drgn's",
+                             key in drows[a], f"drgn: {sorted(drows[a])}")
+                    c.ok(f"{tag} {a}: covered {key} not stat'ed there",
+                         not any((int(s["ns"]), s["path"]) == key
+                                 for s in want.get(a, [])))
                 # the guest's holders (pid:fd) say the holder's namespace
                 for s in stat_rows:
                     if addr_of.get(s["role"]) != a or s.get("holder", "-") == "-":
@@ -219,6 +232,17 @@ def main():
                 c.ok(f"{tag}: the overlay root is /merged only in the "
                      "container", all(r["mnt_ns"] == cns for r in rows
                                       if r["mount"] == "namespace"), str(rows))
+                # the rootfs /merged is under the overlay in the container
+                ino = got.get(out) or {}
+                rows = ino.get("ns_paths") or []
+                c.ok(f"{tag}: rootfs /merged is no path in the container",
+                     out in lost or not any(
+                         r["mnt_ns"] == cns and not r.get("covered")
+                         for r in rows), str(rows))
+                if full:
+                    c.ok(f"{tag}: rootfs /merged covered in the container",
+                         any(r["mnt_ns"] == cns and r.get("covered")
+                             for r in rows), str(rows))
                 # the container's init holds /merged as its cwd
                 hs = [] if ovl in lost else (got.get(ovl) or {}).get("holders") or []
                 cwd = [h for h in hs if h["kind"] == "cwd" and h["pid"] == cpid]

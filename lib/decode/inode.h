@@ -68,6 +68,7 @@ struct idd_ns_info {
 struct idd_path {
 	char *path; /* malloc'd */
 	struct idd_ns_info ns;
+	bool covered; /* another mount is on it there: no lookup reaches it */
 };
 
 struct idd_holder {

@@ -607,7 +607,7 @@ void inodedump_close(struct inodedump *id)
 	idd_types_close(id->types);
 	idd_target_close(id->target);
 	idd_layout_free(id->layout);
-	free(id->paths_layout);
+	idd_paths_layout_free(id->paths_layout);
 	free(id->vmlinux);
 	free(id->vmlinux_source);
 	free(id->types_source);

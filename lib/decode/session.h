@@ -124,6 +124,7 @@ struct inodedump_error *idd_layout_ready(struct inodedump *id);
  */
 struct inodedump_error *idd_decode_paths(struct inodedump *id,
 					 struct inodedump_inode *ino);
+void idd_paths_layout_free(struct path_layout *l);
 /* holders.c: the tasks holding ino open, or as cwd/root; notes as above. */
 struct idd_holders;
 struct inodedump_error *idd_decode_holders(struct inodedump *id,

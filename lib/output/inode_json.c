@@ -105,8 +105,9 @@ static const char *const where_names[] = {
 
 /*
  * Every (namespace, path) row: the path, the namespace's number and the
- * lowest pid in it; "mount" says what the path was seen through (only
- * "namespace" is a path a user can open).
+ * lowest pid in it; "mount" says what the path was seen through, and
+ * "covered" that another mount is on it there (only a "namespace" row not
+ * covered is a path a user can open).
  */
 static void json_path_rows(struct idd_json *j, const struct inodedump_inode *ino)
 {
@@ -136,6 +137,8 @@ static void json_path_rows(struct idd_json *j, const struct inodedump_inode *ino
 		idd_json_bool(j, p->ns.where == IDD_PATH_NS && p->ns.initial);
 		idd_json_key(j, "mount");
 		idd_json_string(j, where_names[p->ns.where]);
+		idd_json_key(j, "covered");
+		idd_json_bool(j, p->covered);
 		idd_json_end(j);
 	}
 	idd_json_end(j);

@@ -316,19 +316,25 @@ static void text_header(struct text *t, const struct idd_row *row)
  * comm]"; nothing for the initial namespace (init_task's) or one whose
  * number could not be read, so a dump with one namespace reads as before.
  */
-static void text_ns(struct text *t, const struct idd_ns_info *ns)
+static void text_ns(struct text *t, const struct idd_ns_info *ns, bool covered)
 {
 	switch (ns->where) {
 	case IDD_PATH_NS:
-		if (ns->initial || !ns->inum)
+		if ((ns->initial || !ns->inum) && !covered)
 			return;
-		fprintf(t->out, "  [mnt:%" PRIu64, ns->inum);
-		if (ns->has_task) {
-			fprintf(t->out, " pid %" PRIu64 " ", ns->pid);
-			idd_text_escape(t->out, ns->comm);
-		} else {
-			fputs(", no task in it", t->out);
+		fputs("  [", t->out);
+		if (!ns->initial && ns->inum) {
+			fprintf(t->out, "mnt:%" PRIu64, ns->inum);
+			if (ns->has_task) {
+				fprintf(t->out, " pid %" PRIu64 " ", ns->pid);
+				idd_text_escape(t->out, ns->comm);
+			} else {
+				fputs(", no task in it", t->out);
+			}
 		}
+		if (covered)
+			fprintf(t->out, "%scovered by a mount: no lookup there "
+				"reaches it", !ns->initial && ns->inum ? "; " : "");
 		fputc(']', t->out);
 		return;
 	case IDD_PATH_INTERNAL:
@@ -360,8 +366,8 @@ static void text_paths(struct text *t, const struct idd_row *row)
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < ino->npath_rows; i++) {
 			const struct idd_path *p = &ino->path_rows[i];
-			bool user = p->ns.where == IDD_PATH_NS ||
-				    p->ns.where == IDD_PATH_PSEUDO;
+			bool user = !p->covered && (p->ns.where == IDD_PATH_NS ||
+						    p->ns.where == IDD_PATH_PSEUDO);
 
 			if (user != !pass || shown++ >= TEXT_MAX_PATHS)
 				continue;
@@ -373,7 +379,7 @@ static void text_paths(struct text *t, const struct idd_row *row)
 				label(t, "");
 			}
 			idd_text_escape(t->out, p->path);
-			text_ns(t, &p->ns);
+			text_ns(t, &p->ns, p->covered);
 		}
 	if (shown > TEXT_MAX_PATHS) {
 		label(t, "");
