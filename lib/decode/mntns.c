@@ -43,6 +43,8 @@ struct ns_entry {
 
 struct idd_mntns {
 	bool layout_tried, layout_ok, walked;
+	bool first_read; /* init_task's namespace and the first task read */
+	uint64_t init_task;
 	struct idd_member tasks, pid, comm, nsproxy, mnt_ns, inum;
 	uint64_t initial; /* init_task's namespace, 0 unknown */
 	struct ns_entry *v;
@@ -201,6 +203,59 @@ static uint64_t task_ns(struct inodedump *id, const struct idd_mntns *m,
 	return ns;
 }
 
+/* Task (pid) is in namespace ns: the lowest pid of each is kept. */
+static struct inodedump_error *note_task(struct inodedump *id,
+					 struct idd_mntns *m, uint64_t ns,
+					 uint64_t task, uint64_t pid)
+{
+	bool nomem;
+	struct ns_entry *e = entry(m, ns, &nomem);
+
+	if (nomem)
+		return idd_nomem();
+	if (e && (!e->has_task || pid < e->pid)) {
+		e->has_task = true;
+		e->pid = pid;
+		memset(e->comm, 0, sizeof(e->comm));
+		inodedump_error_free(idd_target_read(
+			id->target, task + m->comm.offset, e->comm,
+			m->comm.size < sizeof(e->comm) ? m->comm.size
+						       : sizeof(e->comm) - 1));
+	}
+	return NULL;
+}
+
+/*
+ * init_task's namespace (the initial one), and the first task of the
+ * list: when it is pid 1 and in the initial namespace, no pid in it is
+ * lower (pid 0 is init_task itself, in no list), and a dump with one
+ * namespace needs no walk. Only running out of memory is an error.
+ */
+static struct inodedump_error *read_first(struct inodedump *id,
+					  struct idd_mntns *m)
+{
+	uint64_t node, pid;
+	struct inodedump_error *err;
+
+	m->first_read = true;
+	if (!idd_symbols_address(id->syms, "init_task", &m->init_task)) {
+		m->init_task = 0;
+		return NULL;
+	}
+	m->initial = task_ns(id, m, m->init_task);
+	err = idd_target_read_u64(id->target, m->init_task + m->tasks.offset,
+				  &node);
+	if (!err && m->initial && node != m->init_task + m->tasks.offset &&
+	    task_ns(id, m, node - m->tasks.offset) == m->initial &&
+	    !(err = read_uint(id, node - m->tasks.offset, &m->pid, &pid)) &&
+	    pid == 1)
+		return note_task(id, m, m->initial, node - m->tasks.offset, pid);
+	if (idd_error_is_nomem(err))
+		return err;
+	inodedump_error_free(err);
+	return NULL;
+}
+
 /*
  * Every task from init_task: the lowest pid of each namespace. A task
  * that cannot be read is passed over; a corrupt list ends the walk, the
@@ -213,19 +268,16 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 	uint64_t init_task, head, node;
 	struct inodedump_error *err;
 	size_t count = 0;
-	bool nomem;
 
 	m->walked = true;
-	if (!idd_symbols_address(id->syms, "init_task", &init_task)) {
+	if (!(init_task = m->init_task)) {
 		m->walk_error = idd_strdup_printf("no symbol init_task");
 		return m->walk_error ? NULL : idd_nomem();
 	}
-	m->initial = task_ns(id, m, init_task);
 	head = init_task + m->tasks.offset;
 	err = idd_target_read_u64(id->target, head, &node);
 	while (!err && node != head) {
 		uint64_t task = node - m->tasks.offset, pid, ns;
-		struct ns_entry *e;
 		bool again;
 
 		if ((err = idd_visit(&seen, node, &again)))
@@ -236,21 +288,9 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 			break;
 		}
 		ns = task_ns(id, m, task);
-		if (ns && !read_uint(id, task, &m->pid, &pid)) {
-			e = entry(m, ns, &nomem);
-			if (nomem)
-				return idd_nomem();
-			if (e && (!e->has_task || pid < e->pid)) {
-				e->has_task = true;
-				e->pid = pid;
-				memset(e->comm, 0, sizeof(e->comm));
-				inodedump_error_free(idd_target_read(
-					id->target, task + m->comm.offset, e->comm,
-					m->comm.size < sizeof(e->comm)
-						? m->comm.size
-						: sizeof(e->comm) - 1));
-			}
-		}
+		if (ns && !read_uint(id, task, &m->pid, &pid) &&
+		    (err = note_task(id, m, ns, task, pid)))
+			return err;
 		err = idd_target_read_u64(id->target, node, &node);
 	}
 	if (idd_error_is_nomem(err))
@@ -284,7 +324,7 @@ static struct inodedump_error *ready(struct inodedump *id,
 	}
 	if (!m->layout_tried && (err = load_layout(id, m)))
 		return err;
-	if (m->layout_ok && !m->walked && (err = walk_tasks(id, m)))
+	if (m->layout_ok && !m->first_read && (err = read_first(id, m)))
 		return err;
 	if (m->layout_ok)
 		*out = m;
@@ -316,6 +356,10 @@ struct inodedump_error *idd_mntns_lookup(struct inodedump *id, uint64_t ns,
 	}
 	out->where = IDD_PATH_NS;
 	if ((err = ready(id, &m)) || !m)
+		return err;
+	/* The task walk, once, for a namespace the first task is not in. */
+	e = find(m, ns);
+	if ((!e || !e->has_task) && !m->walked && (err = walk_tasks(id, m)))
 		return err;
 	e = entry(m, ns, &nomem);
 	if (nomem)

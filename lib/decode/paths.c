@@ -85,6 +85,10 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 	 */
 	if ((err = idd_session_lazy_btf(id, &btf)) || !btf)
 		return err;
+	/* and what the namespaces of the mounts take next (mntns.c) */
+	idd_btfl_want(btf, (const char *const[]){ "mount", "mnt_namespace",
+						  "task_struct", "nsproxy" },
+		      4);
 	*found = idd_btfl_member(btf, "mount", "mnt_parent", &l->mnt_parent) &&
 		 idd_btfl_member(btf, "mount", "mnt_mountpoint",
 				&l->mnt_mountpoint) &&
