@@ -5,6 +5,13 @@
  * each mount's mountpoint to the root mount. Every walk is bounded; a cycle
  * or a corrupt pointer ends the walk with a note, never a hang.
  *
+ * A path is formed per mount and said with that mount's namespace
+ * (mnt_ns, mntns.c): the same path in two namespaces is two rows, and a
+ * mount in no namespace (overlayfs's private layer clones, kern_mount()s,
+ * detached mounts) gives a row that says so, never a user's path. A path
+ * whose dentry, or one above it, another mount of the namespace is on is
+ * said covered: no lookup there reaches it.
+ *
  * The walk does not stop at PID 1's root: finding it (init_task by name,
  * task_struct and fs_struct in DWARF) doubled the cost of a one-inode
  * decode, and on every kernel measured it names the same paths: on 7.x
