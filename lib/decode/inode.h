@@ -50,7 +50,7 @@ enum idd_path_where {
 	IDD_PATH_NS = 0,   /* a mount of a namespace (inum 0: not known) */
 	IDD_PATH_PSEUDO,   /* pipe:[ino], socket:[ino], anon_inode:... */
 	IDD_PATH_INTERNAL, /* mnt_ns MNT_NS_INTERNAL: kern_mount, overlay layer */
-	IDD_PATH_DETACHED, /* mnt_ns NULL: detached, lazily unmounted */
+	IDD_PATH_DETACHED, /* mnt_ns NULL: vfs_kern_mount, detached, umount -l */
 	IDD_PATH_ANON,	   /* an anonymous namespace: a tree not attached */
 };
 

@@ -7,8 +7,9 @@
  * starts it). One walk of the task list, on first need, serves the whole
  * session: a sweep asks per inode, the walk is done once.
  *
- * A mount in no namespace is never a user's path: mnt_ns NULL (a mount
- * detached, or lazily unmounted and still pinned), MNT_NS_INTERNAL
+ * A mount in no namespace is never a user's path: mnt_ns NULL (a
+ * kernel's own vfs_kern_mount(), as devtmpfs's; a mount detached, or
+ * lazily unmounted and still pinned), MNT_NS_INTERNAL
  * (ERR_PTR(-EINVAL): kern_mount()'s mounts and overlayfs's layer clones,
  * clone_private_mount(), on every kernel 5.10 to 7.3), or a namespace of
  * inode number 0 (an anonymous namespace: open_tree(OPEN_TREE_CLONE) and

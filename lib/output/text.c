@@ -343,8 +343,9 @@ static void text_ns(struct text *t, const struct idd_ns_info *ns, bool covered)
 		      t->out);
 		return;
 	case IDD_PATH_DETACHED:
-		fputs("  [in no namespace: a detached or lazily unmounted "
-		      "mount]", t->out);
+		fputs("  [in no namespace: a kernel-private mount "
+		      "(vfs_kern_mount), or one detached or lazily unmounted]",
+		      t->out);
 		return;
 	case IDD_PATH_ANON:
 		fputs("  [in no namespace: an anonymous mount tree "
