@@ -60,6 +60,7 @@ struct idd_ns_info {
 	uint64_t inum;	/* ls -l /proc/PID/ns/mnt; 0: not known */
 	bool initial;	/* init_task's namespace */
 	bool has_task;	/* pid, comm: the lowest pid in it */
+	bool walk_cut;	/* none found, but the task walk stopped early */
 	uint64_t pid;
 	char comm[16];
 };

@@ -383,6 +383,7 @@ struct inodedump_error *idd_mntns_lookup(struct inodedump *id, uint64_t ns,
 	out->inum = e->inum_ok ? e->inum : 0;
 	out->initial = ns == m->initial;
 	out->has_task = e->has_task;
+	out->walk_cut = !e->has_task && m->walk_error;
 	out->pid = e->pid;
 	memcpy(out->comm, e->comm, sizeof(out->comm));
 	return NULL;

@@ -328,6 +328,9 @@ static void text_ns(struct text *t, const struct idd_ns_info *ns, bool covered)
 			if (ns->has_task) {
 				fprintf(t->out, " pid %" PRIu64 " ", ns->pid);
 				idd_text_escape(t->out, ns->comm);
+			} else if (ns->walk_cut) {
+				fputs(", its task unknown: the task walk was "
+				      "cut short", t->out);
 			} else {
 				fputs(", no task in it", t->out);
 			}
@@ -361,8 +364,22 @@ static void text_ns(struct text *t, const struct idd_ns_info *ns, bool covered)
 static void text_paths(struct text *t, const struct idd_row *row)
 {
 	const struct inodedump_inode *ino = t->ino;
+	bool cut = ino->incomplete.parts & INODEDUMP_PART_PATHS;
+	const char *none = NULL; /* why no path a user can open is shown */
 	size_t shown = 0;
 
+	/* a dentry or mount not in the dump: never shown as whole */
+	if (!ino->npaths && cut)
+		none = "(not read: the walk was cut short, see \"unreadable\" "
+		       "below)";
+	else if (!ino->npaths && ino->npath_rows)
+		none = "(no name in any mount namespace)";
+	else if (!ino->npaths && ino->paths_known)
+		none = "(no name: no dentry alias in memory)";
+	if (none) {
+		label(t, row->label);
+		fputs(none, t->out);
+	}
 	/* The paths a user can open first, then those through no namespace. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < ino->npath_rows; i++) {
@@ -372,13 +389,7 @@ static void text_paths(struct text *t, const struct idd_row *row)
 
 			if (user != !pass || shown++ >= TEXT_MAX_PATHS)
 				continue;
-			if (!pass || ino->npaths || shown > 1) {
-				label(t, shown > 1 ? "" : row->label);
-			} else {
-				label(t, row->label);
-				fputs("(no name in any mount namespace)", t->out);
-				label(t, "");
-			}
+			label(t, shown > 1 || none ? "" : row->label);
 			idd_text_escape(t->out, p->path);
 			text_ns(t, &p->ns, p->covered);
 		}
@@ -386,19 +397,10 @@ static void text_paths(struct text *t, const struct idd_row *row)
 		label(t, "");
 		fprintf(t->out, "(%zu more names)", shown - TEXT_MAX_PATHS);
 	}
-	if (ino->incomplete.parts & INODEDUMP_PART_PATHS) {
-		/* a dentry or mount not in the dump: never shown as whole */
-		label(t, ino->npaths ? "" : row->label);
-		fputs(ino->npaths ? "(maybe more: the walk was cut short, see "
-				    "\"unreadable\" below)"
-				  : "(not read: the walk was cut short, see "
-				    "\"unreadable\" below)",
-		      t->out);
-		return;
-	}
-	if (ino->paths_known && !ino->npath_rows) {
-		label(t, row->label);
-		fputs("(no name: no dentry alias in memory)", t->out);
+	if (cut && ino->npaths) {
+		label(t, "");
+		fputs("(maybe more: the walk was cut short, see \"unreadable\" "
+		      "below)", t->out);
 	}
 }
 
