@@ -76,7 +76,7 @@ def main():
             c.eq(f"{tag}: 0x{a} filesystem inferred",
                  (g.get("fs_inferred") or {}).get("fs"), fstype)
             skip = SB_KEYS + ("errors", "fs_inferred", "violations",
-                              "skipped_checks", "paths", "fs")
+                              "skipped_checks", "paths", "ns_paths", "fs")
             c.eq(f"{tag}: 0x{a} every other field as in the whole dump",
                  {k: v for k, v in g.items() if k not in skip},
                  {k: v for k, v in w.items() if k not in skip})

@@ -155,7 +155,7 @@ def main():
         # a superblock's page lost leaves its fields null (each said in
         # errors, the filesystem then inferred), and whether the slab
         # object is free may be unknown (said in its "unread").
-        skip = ("paths", "errors", "slab", "fs_inferred", "fs")
+        skip = ("paths", "ns_paths", "errors", "slab", "fs_inferred", "fs")
         unread = {k for k, v in g.items() if v is None and w.get(k) is not None}
         c.ok(n + " a value lost only with a note", not unread or g.get("errors"),
              f"null here: {sorted(unread)}")
@@ -190,6 +190,7 @@ def main():
             c.eq(n + " same slab answer", gs, ws)
         if not g.get("errors"):
             c.eq(n + " paths", g.get("paths"), w.get("paths"))
+            c.eq(n + " ns_paths", g.get("ns_paths"), w.get("ns_paths"))
     if lossy:
         print(f"NOTE {set_name}/{dump_name}: {lost} of {len(truth)} truth "
               "inodes lost to filtered pages")

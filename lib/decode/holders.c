@@ -148,6 +148,7 @@ static struct inodedump_error *read_ptr_or_0(struct inodedump *id,
 static struct inodedump_error *add_held(struct idd_holders *hs,
 					uint64_t inode, const char *kind,
 					uint64_t pid, const char *comm,
+					const struct idd_ns_info *ns,
 					int64_t fd, int64_t file_refs,
 					uint64_t file)
 {
@@ -177,6 +178,7 @@ static struct inodedump_error *add_held(struct idd_holders *hs,
 	e->h.file = file;
 	e->h.f_op_addr = 0;
 	e->h.f_op[0] = 0;
+	e->h.ns = *ns;
 	snprintf(e->h.comm, sizeof(e->h.comm), "%s", comm);
 	return NULL;
 }
@@ -236,6 +238,7 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 	char comm[16] = "";
 	struct inodedump_error *err;
 	_cleanup_free_ uint64_t *fds = NULL;
+	struct idd_ns_info ns;
 
 	if ((err = read_int(id, task, &l->pid, &pid)) ||
 	    (err = idd_target_read_u64(id->target, task + l->files_ptr.offset,
@@ -246,13 +249,18 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 				   l->comm.size < sizeof(comm) ? l->comm.size
 							       : sizeof(comm) - 1)))
 		return err;
+	/* The task's mount namespace, said beside what it holds. */
+	if ((err = idd_mntns_of_task(id, task, &ns)))
+		return err;
 	if (fs) {
 		if ((err = fs_dentry_inode(id, l, fs, &l->pwd_dentry, &inode,
 					   lost)) ||
-		    (err = add_held(hs, inode, "cwd", pid, comm, -1, -1, 0)) ||
+		    (err = add_held(hs, inode, "cwd", pid, comm, &ns, -1, -1,
+				    0)) ||
 		    (err = fs_dentry_inode(id, l, fs, &l->root_dentry, &inode,
 					   lost)) ||
-		    (err = add_held(hs, inode, "root", pid, comm, -1, -1, 0)))
+		    (err = add_held(hs, inode, "root", pid, comm, &ns, -1, -1,
+				    0)))
 			return err;
 	}
 	if (!files)
@@ -275,8 +283,8 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 		if ((err = read_ptr_or_0(id, fds[i] + l->f_inode.offset, &inode,
 					 lost)) ||
 		    (err = file_refs(id, l, fds[i], &refs)) ||
-		    (err = add_held(hs, inode, "fd", pid, comm, (int64_t)i,
-				    refs, fds[i])))
+		    (err = add_held(hs, inode, "fd", pid, comm, &ns,
+				    (int64_t)i, refs, fds[i])))
 			return err;
 	}
 	return err;

@@ -129,6 +129,9 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 	}
 	free(ino->not_inode_reason);
 	free_names(ino->paths);
+	for (size_t i = 0; i < ino->npath_rows; i++)
+		free(ino->path_rows[i].path);
+	free(ino->path_rows);
 	free(ino->holders);
 	idd_notes_free(&ino->arena, &ino->violations);
 	idd_notes_free(&ino->arena, &ino->skipped);

@@ -46,7 +46,35 @@ struct idd_time {
 	bool has_queried, queried;
 };
 
+/* Where a path was found: which kind of mount it was seen through. */
+enum idd_path_where {
+	IDD_PATH_NS = 0,   /* a mount of a namespace (inum 0: not known) */
+	IDD_PATH_PSEUDO,   /* pipe:[ino], socket:[ino], anon_inode:... */
+	IDD_PATH_INTERNAL, /* mnt_ns MNT_NS_INTERNAL: kern_mount, overlay layer */
+	IDD_PATH_DETACHED, /* mnt_ns NULL: vfs_kern_mount, detached, umount -l */
+	IDD_PATH_ANON,	   /* an anonymous namespace: a tree not attached */
+};
+
+/* A mount namespace and a task in it (mntns.c). */
+struct idd_ns_info {
+	enum idd_path_where where;
+	uint64_t inum;	/* ls -l /proc/PID/ns/mnt; 0: not known */
+	bool initial;	/* init_task's namespace */
+	bool has_task;	/* pid, comm: the lowest pid in it */
+	bool walk_cut;	/* none found, but the task walk stopped early */
+	uint64_t pid;
+	char comm[16];
+};
+
+/* One path and the namespace it is in. */
+struct idd_path {
+	char *path; /* malloc'd */
+	struct idd_ns_info ns;
+	bool covered; /* another mount is on it there: no lookup reaches it */
+};
+
 struct idd_holder {
+	struct idd_ns_info ns; /* the task's mount namespace */
 	const char *kind; /* "fd", "cwd", "root" */
 	uint64_t pid;
 	char comm[16];
@@ -150,8 +178,11 @@ struct inodedump_inode {
 	/* d_flags & DCACHE_ENTRY_TYPE of the first alias (IDD_ABSENT: none) */
 	struct idd_num alias_dtype;
 
-	char **paths; /* NULL-terminated; full paths */
+	char **paths; /* NULL-terminated; full paths, each once, in a namespace */
 	size_t npaths;
+	/* Every (namespace, path), and the paths through no namespace. */
+	struct idd_path *path_rows;
+	size_t npath_rows;
 	bool paths_known;    /* the walk could run on this kernel */
 	bool unlinked_alias; /* an alias is unhashed: the name was removed */
 

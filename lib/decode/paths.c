@@ -5,6 +5,13 @@
  * each mount's mountpoint to the root mount. Every walk is bounded; a cycle
  * or a corrupt pointer ends the walk with a note, never a hang.
  *
+ * A path is formed per mount and said with that mount's namespace
+ * (mnt_ns, mntns.c): the same path in two namespaces is two rows, and a
+ * mount in no namespace (overlayfs's private layer clones, kern_mount()s,
+ * detached mounts) gives a row that says so, never a user's path. A path
+ * whose dentry, or one above it, another mount of the namespace is on is
+ * said covered: no lookup there reaches it.
+ *
  * The walk does not stop at PID 1's root: finding it (init_task by name,
  * task_struct and fs_struct in DWARF) doubled the cost of a one-inode
  * decode, and on every kernel measured it names the same paths: on 7.x
@@ -34,15 +41,36 @@
 #define NAME_MAX_BYTES 255
 #define PATH_BYTES 4096	 /* PATH_MAX */
 
+/*
+ * The mounts on each mount a walk met: for a mount, its children's
+ * mountpoints (mnt_mounts through mnt_child), read once a session. A
+ * path through a dentry another mount is mounted on is covered: no
+ * lookup in that namespace reaches it (stat of the name shows the mount
+ * on top: the container's /merged is the overlay, not the rootfs
+ * directory under it; kdevtmpfs's namespace has devtmpfs over /).
+ */
+struct mount_kids {
+	uint64_t mnt;	/* 0: a free slot */
+	uint64_t *kids; /* child mount, its mountpoint, in pairs */
+	size_t n;	/* pairs */
+};
+
+struct covers {
+	struct mount_kids *v;
+	size_t cap, used; /* cap a power of two */
+};
+
 struct path_layout {
 	bool ok;
 	struct idd_struct dentry, mount;
 	struct idd_member d_parent, d_name_len, d_name_name, d_alias, d_hash_pprev;
 	struct idd_member i_dentry_first;
 	struct idd_member mnt_parent, mnt_mountpoint, mnt_root, mnt_instance,
-		mnt_next_for_sb, mnt_mnt, s_mounts;
+		mnt_next_for_sb, mnt_mnt, mnt_ns, mnt_mounts, mnt_child, s_mounts;
 	struct idd_member hlist_next, list_next; /* within their node types */
 	bool mounts_chained; /* s_mounts is a struct mount * (7.1+) */
+	bool covers_known;   /* mnt_mounts and mnt_child: covers are looked for */
+	struct covers covers;
 };
 
 /*
@@ -54,33 +82,34 @@ static struct inodedump_error *mount_from_btf(struct inodedump *id,
 					      struct path_layout *l,
 					      bool *found)
 {
-	*found = false;
-	if (idd_types_btf(id->types))
-		return NULL; /* every type is from BTF already */
-	if (!id->btf_tried) {
-		struct inodedump_error *err = idd_btfl_load(id->types, id->syms,
-							   id->target, &id->btf);
+	struct idd_btfl *btf;
+	struct inodedump_error *err;
 
-		if (idd_error_is_nomem(err))
-			return err;
-		/* BTF that cannot be read: struct mount comes from DWARF. */
-		inodedump_error_free(err);
-		id->btf_tried = true;
-	}
-	if (!id->btf)
-		return NULL;
-	*found = idd_btfl_member(id->btf, "mount", "mnt_parent", &l->mnt_parent) &&
-		 idd_btfl_member(id->btf, "mount", "mnt_mountpoint",
+	*found = false;
+	/*
+	 * None when every type is from BTF already, or BTF cannot be read:
+	 * struct mount comes from DWARF.
+	 */
+	if ((err = idd_session_lazy_btf(id, &btf)) || !btf)
+		return err;
+	/* and what the namespaces of the mounts take next (mntns.c) */
+	idd_btfl_want(btf, (const char *const[]){ "mount", "mnt_namespace",
+						  "task_struct", "nsproxy" },
+		      4);
+	*found = idd_btfl_member(btf, "mount", "mnt_parent", &l->mnt_parent) &&
+		 idd_btfl_member(btf, "mount", "mnt_mountpoint",
 				&l->mnt_mountpoint) &&
-		 idd_btfl_member(id->btf, "mount", "mnt.mnt_root", &l->mnt_root);
+		 idd_btfl_member(btf, "mount", "mnt.mnt_root", &l->mnt_root);
 	if (!*found)
 		return NULL;
 	/* One of the two links of s_mounts, whichever this kernel has. */
-	idd_btfl_member(id->btf, "mount", "mnt_instance", &l->mnt_instance);
-	idd_btfl_member(id->btf, "mount", "mnt_next_for_sb",
-		       &l->mnt_next_for_sb);
+	idd_btfl_member(btf, "mount", "mnt_instance", &l->mnt_instance);
+	idd_btfl_member(btf, "mount", "mnt_next_for_sb", &l->mnt_next_for_sb);
 	*found = l->mnt_instance.present || l->mnt_next_for_sb.present;
-	idd_btfl_member(id->btf, "mount", "mnt", &l->mnt_mnt);
+	idd_btfl_member(btf, "mount", "mnt", &l->mnt_mnt);
+	idd_btfl_member(btf, "mount", "mnt_ns", &l->mnt_ns);
+	idd_btfl_member(btf, "mount", "mnt_mounts", &l->mnt_mounts);
+	idd_btfl_member(btf, "mount", "mnt_child", &l->mnt_child);
 	return NULL;
 }
 
@@ -117,7 +146,13 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 		idd_types_member(t, &l->mount, "mnt_next_for_sb",
 				 &l->mnt_next_for_sb);
 		idd_types_member(t, &l->mount, "mnt", &l->mnt_mnt);
+		idd_types_member(t, &l->mount, "mnt_ns", &l->mnt_ns);
+		idd_types_member(t, &l->mount, "mnt_mounts", &l->mnt_mounts);
+		idd_types_member(t, &l->mount, "mnt_child", &l->mnt_child);
 	}
+	l->covers_known = l->mnt_mounts.present && l->mnt_child.present;
+	if (l->mnt_ns.size != 8)
+		l->mnt_ns.present = false; /* a mount's namespace not known */
 	idd_types_member(t, &inode, "i_dentry.first", &l->i_dentry_first);
 	idd_types_member(t, &inode, "i_sb", &i_sb);
 	err = idd_types_pointee_struct(t, &l->i_dentry_first, &node);
@@ -151,6 +186,111 @@ static struct inodedump_error *find_path_members(struct inodedump *id,
 		(l->mounts_chained ? l->mnt_next_for_sb.present
 				   : l->mnt_instance.present &&
 					     l->list_next.present);
+	return NULL;
+}
+
+void idd_paths_layout_free(struct path_layout *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->covers.cap; i++)
+		free(l->covers.v[i].kids);
+	free(l->covers.v);
+	free(l);
+}
+
+static size_t kids_slot(const struct covers *c, uint64_t mnt)
+{
+	size_t i = (size_t)((mnt >> 6) * 0x9e3779b97f4a7c15ull) & (c->cap - 1);
+
+	while (c->v[i].mnt && c->v[i].mnt != mnt)
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+static struct inodedump_error *covers_grow(struct covers *c)
+{
+	struct covers bigger = { .cap = c->cap ? 2 * c->cap : 64,
+				 .used = c->used };
+
+	bigger.v = calloc(bigger.cap, sizeof(*bigger.v));
+	if (!bigger.v)
+		return idd_nomem();
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->v[i].mnt)
+			bigger.v[kids_slot(&bigger, c->v[i].mnt)] = c->v[i];
+	free(c->v);
+	*c = bigger;
+	return NULL;
+}
+
+/*
+ * The children of mount mnt and their mountpoints, read on first need.
+ * A list that cannot be read in full keeps what was read: a cover not
+ * read is a path not said to be covered, as before covers were read.
+ */
+static struct inodedump_error *mount_kids(struct inodedump *id,
+					  struct path_layout *l, uint64_t mnt,
+					  const struct mount_kids **out)
+{
+	_cleanup_visited_ struct idd_visited seen = { 0 };
+	struct covers *c = &l->covers;
+	struct mount_kids *k;
+	uint64_t head = mnt + l->mnt_mounts.offset, node;
+	struct inodedump_error *err;
+	size_t i;
+
+	if (2 * (c->used + 1) > c->cap && (err = covers_grow(c)))
+		return err;
+	i = kids_slot(c, mnt);
+	k = &c->v[i];
+	*out = k;
+	if (k->mnt)
+		return NULL;
+	k->mnt = mnt;
+	c->used++;
+	err = idd_target_read_u64(id->target, head, &node);
+	while (!err && node != head && k->n < MAX_MOUNTS) {
+		uint64_t kid = node - l->mnt_child.offset, mp;
+		uint64_t *grown;
+		bool again;
+
+		if ((err = idd_visit(&seen, node, &again)) || again)
+			break;
+		if ((err = idd_target_read_u64(id->target,
+					       kid + l->mnt_mountpoint.offset,
+					       &mp)))
+			break;
+		grown = realloc(k->kids, 2 * (k->n + 1) * sizeof(*grown));
+		if (!grown)
+			return idd_nomem();
+		k->kids = grown;
+		k->kids[2 * k->n] = kid;
+		k->kids[2 * k->n++ + 1] = mp;
+		err = idd_target_read_u64(id->target, node, &node);
+	}
+	if (idd_error_is_nomem(err))
+		return err;
+	inodedump_error_free(err);
+	return NULL;
+}
+
+/* Is dentry, in mount mnt, under a mount other than from? */
+static struct inodedump_error *covered_at(struct inodedump *id,
+					  struct path_layout *l, uint64_t mnt,
+					  uint64_t dentry, uint64_t from,
+					  bool *covered)
+{
+	const struct mount_kids *k;
+	struct inodedump_error *err;
+
+	if (*covered || !l->covers_known)
+		return NULL;
+	if ((err = mount_kids(id, l, mnt, &k)))
+		return err;
+	for (size_t i = 0; i < k->n; i++)
+		if (k->kids[2 * i + 1] == dentry && k->kids[2 * i] != from)
+			*covered = true;
 	return NULL;
 }
 
@@ -226,10 +366,11 @@ static bool prepend(char *buf, size_t *start, const char *name)
  * remembered: a loop ends the walk at once.
  */
 static struct inodedump_error *path_through(struct inodedump *id,
-					    const struct path_layout *l,
+					    struct path_layout *l,
 					    uint64_t dentry, uint64_t mnt,
-					    char **path)
+					    char **path, bool *covered)
 {
+	uint64_t from = 0; /* the mount the walk came up from */
 	_cleanup_free_ char *buf = malloc(PATH_BYTES + 1);
 	_cleanup_visited_ struct idd_visited seen = { 0 };
 	size_t start = PATH_BYTES;
@@ -237,6 +378,7 @@ static struct inodedump_error *path_through(struct inodedump *id,
 	struct inodedump_error *err;
 
 	*path = NULL;
+	*covered = false;
 	if (!buf)
 		return idd_nomem();
 	buf[start] = '\0';
@@ -266,6 +408,8 @@ static struct inodedump_error *path_through(struct inodedump *id,
 					  &mnt_root);
 		if (err)
 			return err;
+		if ((err = covered_at(id, l, mnt, dentry, from, covered)))
+			return err;
 		if (dentry == mnt_root) {
 			err = idd_target_read_u64(id->target,
 						  mnt + l->mnt_parent.offset,
@@ -282,6 +426,7 @@ static struct inodedump_error *path_through(struct inodedump *id,
 						  &dentry);
 			if (err)
 				return err;
+			from = mnt;
 			mnt = parent_mnt;
 			continue;
 		}
@@ -313,22 +458,59 @@ static struct inodedump_error *path_through(struct inodedump *id,
 	return NULL;
 }
 
-/* Add path (taken over, freed here if not kept) to ino->paths, once. */
+static bool same_ns(const struct idd_ns_info *a, const struct idd_ns_info *b)
+{
+	return a->where == b->where && a->inum == b->inum;
+}
+
+/*
+ * Add path (taken over, freed here if not kept) in namespace ns to
+ * ino->path_rows, once a namespace; a path in a namespace (or a pseudo
+ * name) also to ino->paths, once.
+ */
 static struct inodedump_error *add_path(struct inodedump_inode *ino,
-					char *path)
+					char *path,
+					const struct idd_ns_info *ns,
+					bool covered)
 {
 	_cleanup_free_ char *owned = path;
-	char **grown = realloc(ino->paths, (ino->npaths + 2) * sizeof(*grown));
+	struct idd_path *rows;
+	char **grown;
+	bool named = false;
 
+	/* The same name seen through two mounts of one namespace: one row. */
+	for (size_t i = 0; i < ino->npath_rows; i++)
+		if (same_ns(&ino->path_rows[i].ns, ns) &&
+		    ino->path_rows[i].covered == covered &&
+		    !strcmp(ino->path_rows[i].path, owned))
+			return NULL;
+	rows = realloc(ino->path_rows, (ino->npath_rows + 1) * sizeof(*rows));
+	if (!rows)
+		return idd_nomem();
+	ino->path_rows = rows;
+	if (covered ||
+	    (ns->where != IDD_PATH_NS && ns->where != IDD_PATH_PSEUDO)) {
+		rows[ino->npath_rows].ns = *ns;
+		rows[ino->npath_rows].covered = covered;
+		rows[ino->npath_rows++].path = TAKE_PTR(owned);
+		return NULL;
+	}
+	grown = realloc(ino->paths, (ino->npaths + 2) * sizeof(*grown));
 	if (!grown)
 		return idd_nomem();
 	ino->paths = grown;
-	/* The same name seen through two mounts is one path. */
 	for (size_t i = 0; i < ino->npaths; i++)
 		if (!strcmp(ino->paths[i], owned))
-			return NULL;
-	ino->paths[ino->npaths++] = TAKE_PTR(owned);
-	ino->paths[ino->npaths] = NULL;
+			named = true;
+	if (!named) {
+		ino->paths[ino->npaths] = strdup(owned);
+		if (!ino->paths[ino->npaths])
+			return idd_nomem();
+		ino->paths[++ino->npaths] = NULL;
+	}
+	rows[ino->npath_rows].ns = *ns;
+	rows[ino->npath_rows].covered = false;
+	rows[ino->npath_rows++].path = TAKE_PTR(owned);
 	return NULL;
 }
 
@@ -356,7 +538,8 @@ static struct inodedump_error *pseudo_path(struct inodedump_inode *ino,
 	if (!p)
 		return idd_nomem();
 	*named = true;
-	return add_path(ino, p);
+	return add_path(ino, p, &(struct idd_ns_info){ .where = IDD_PATH_PSEUDO },
+			false);
 }
 
 /* A path through an alias that was removed, as /proc/PID/fd shows it. */
@@ -371,9 +554,32 @@ static struct inodedump_error *mark_deleted(char **path)
 	return NULL;
 }
 
+/*
+ * The namespace of mount mnt, where the kernel's types say where mnt_ns
+ * is (else a namespace not known, as before namespaces were read). Only
+ * running out of memory is an error: a namespace that cannot be read is
+ * one not known.
+ */
+static struct inodedump_error *mount_ns(struct inodedump *id,
+					const struct path_layout *l,
+					uint64_t mnt, struct idd_ns_info *ns)
+{
+	struct inodedump_error *err;
+	uint64_t ptr;
+
+	if (!l->mnt_ns.present)
+		return NULL;
+	err = idd_target_read_u64(id->target, mnt + l->mnt_ns.offset, &ptr);
+	if (err && !idd_error_is_nomem(err)) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	return err ? err : idd_mntns_lookup(id, ptr, ns);
+}
+
 /* The paths of one dentry alias, through every mount of the superblock. */
 static struct inodedump_error *paths_of_alias(struct inodedump *id,
-					      const struct path_layout *l,
+					      struct path_layout *l,
 					      struct inodedump_inode *ino,
 					      uint64_t dentry)
 {
@@ -415,10 +621,12 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 						 : node - l->mnt_instance.offset;
 		char *p;
 		struct inodedump_error *why;
+		struct idd_ns_info ns = { .where = IDD_PATH_NS };
+		bool covered;
 
 		if ((err = idd_visit(&seen, node, &again)) || again)
 			break;
-		why = path_through(id, l, dentry, mnt, &p);
+		why = path_through(id, l, dentry, mnt, &p, &covered);
 		if (idd_error_is_nomem(why))
 			return why;
 		if (why) {
@@ -429,7 +637,11 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 			free(p);
 			return err;
 		}
-		if (p && (err = add_path(ino, p)))
+		if (p && (err = mount_ns(id, l, mnt, &ns))) {
+			free(p);
+			return err;
+		}
+		if (p && (err = add_path(ino, p, &ns, covered)))
 			return err;
 		err = idd_target_read_u64(id->target,
 					  l->mounts_chained

@@ -600,6 +600,7 @@ void inodedump_close(struct inodedump *id)
 		return;
 	idd_modules_free(id->modules);
 	idd_holders_free(id->holders);
+	idd_mntns_free(id->mntns);
 	idd_btfl_free(id->btf);
 	idd_pages_layout_free(id->pages_layout);
 	idd_slab_layout_free(id->slab_layout);
@@ -612,7 +613,7 @@ void inodedump_close(struct inodedump *id)
 	idd_types_close(id->types);
 	idd_target_close(id->target);
 	idd_layout_free(id->layout);
-	free(id->paths_layout);
+	idd_paths_layout_free(id->paths_layout);
 	free(id->vmlinux);
 	free(id->vmlinux_source);
 	free(id->types_source);

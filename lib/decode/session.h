@@ -40,6 +40,7 @@ struct inodedump {
 	struct idd_modules *modules; /* loaded on first use */
 	struct path_layout *paths_layout;
 	struct idd_holders *holders; /* one task walk per session */
+	struct idd_mntns *mntns;     /* namespaces and a task of each */
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
 	struct idd_btfl *btf;	     /* loaded on first use */
 	struct page_layout *pages_layout; /* pages.c, on first use */
@@ -128,11 +129,28 @@ struct inodedump_error *idd_layout_ready(struct inodedump *id);
  */
 struct inodedump_error *idd_decode_paths(struct inodedump *id,
 					 struct inodedump_inode *ino);
+void idd_paths_layout_free(struct path_layout *l);
 /* holders.c: the tasks holding ino open, or as cwd/root; notes as above. */
 struct idd_holders;
 struct inodedump_error *idd_decode_holders(struct inodedump *id,
 					   struct inodedump_inode *ino);
 void idd_holders_free(struct idd_holders *hs);
+/*
+ * mntns.c: what namespace ns (a mount's mnt_ns) is, with the lowest pid
+ * in it; the namespace of a task. The task walk behind them is done once
+ * a session. Only running out of memory is an error.
+ */
+struct idd_ns_info;
+struct idd_mntns;
+struct idd_btfl;
+struct inodedump_error *idd_mntns_lookup(struct inodedump *id, uint64_t ns,
+					 struct idd_ns_info *out);
+struct inodedump_error *idd_mntns_of_task(struct inodedump *id, uint64_t task,
+					  struct idd_ns_info *out);
+void idd_mntns_free(struct idd_mntns *m);
+/* mntns.c: the lazy BTF of a DWARF session (NULL: none, or BTF session). */
+struct inodedump_error *idd_session_lazy_btf(struct inodedump *id,
+					     struct idd_btfl **out);
 /*
  * pages.c: what the page at physical address phys was and why its
  * exclusion from the dump does or does not fit that (malloc'd text, or

@@ -134,12 +134,15 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	l->swab = -1;
 	l->fs_of_inode = -1;
 	{
-		/* every symbol slab.c and pages.c ask: one pass, not nine */
+		/*
+		 * every symbol slab.c and pages.c ask: one pass, not nine;
+		 * and init_task, which the paths' namespaces (mntns.c) ask
+		 */
 		static const char *const names[] = {
 			"kmem_cache_free", "kmem_cache_destroy",
 			"page_offset_base", "vmemmap_base", "__per_cpu_offset",
 			"__cpu_online_mask", "nr_cpu_ids", "nr_node_ids",
-			"vmcoreinfo_append_str",
+			"vmcoreinfo_append_str", "init_task",
 		};
 
 		idd_symbols_prefetch(id->syms, names,

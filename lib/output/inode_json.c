@@ -87,6 +87,63 @@ static void json_notes(struct idd_json *j, const struct idd_notes *notes,
 	idd_json_end(j);
 }
 
+/* A namespace's number, null where none is known. */
+static void json_ns(struct idd_json *j, const struct idd_ns_info *ns)
+{
+	idd_json_key(j, "mnt_ns");
+	if (ns->where == IDD_PATH_NS && ns->inum)
+		idd_json_u64(j, ns->inum);
+	else
+		idd_json_null(j);
+}
+
+static const char *const where_names[] = {
+	[IDD_PATH_NS] = "namespace",	 [IDD_PATH_PSEUDO] = "pseudo",
+	[IDD_PATH_INTERNAL] = "internal", [IDD_PATH_DETACHED] = "detached",
+	[IDD_PATH_ANON] = "anonymous",
+};
+
+/*
+ * Every (namespace, path) row: the path, the namespace's number and the
+ * lowest pid in it; "mount" says what the path was seen through, and
+ * "covered" that another mount is on it there (only a "namespace" row not
+ * covered is a path a user can open).
+ */
+static void json_path_rows(struct idd_json *j, const struct inodedump_inode *ino)
+{
+	if (!ino->paths_known) {
+		idd_json_null(j);
+		return;
+	}
+	idd_json_array(j, IDD_JSON_INLINE);
+	for (size_t i = 0; i < ino->npath_rows; i++) {
+		const struct idd_path *p = &ino->path_rows[i];
+
+		idd_json_object(j, IDD_JSON_INLINE);
+		idd_json_key(j, "path");
+		idd_json_string(j, p->path);
+		json_ns(j, &p->ns);
+		idd_json_key(j, "ns_pid");
+		if (p->ns.where == IDD_PATH_NS && p->ns.has_task)
+			idd_json_u64(j, p->ns.pid);
+		else
+			idd_json_null(j);
+		idd_json_key(j, "ns_comm");
+		if (p->ns.where == IDD_PATH_NS && p->ns.has_task)
+			idd_json_string(j, p->ns.comm);
+		else
+			idd_json_null(j);
+		idd_json_key(j, "ns_initial");
+		idd_json_bool(j, p->ns.where == IDD_PATH_NS && p->ns.initial);
+		idd_json_key(j, "mount");
+		idd_json_string(j, where_names[p->ns.where]);
+		idd_json_key(j, "covered");
+		idd_json_bool(j, p->covered);
+		idd_json_end(j);
+	}
+	idd_json_end(j);
+}
+
 static void json_holders(struct idd_json *j, const struct inodedump_inode *ino)
 {
 	if (!ino->holders_known) {
@@ -119,6 +176,7 @@ static void json_holders(struct idd_json *j, const struct inodedump_inode *ino)
 			idd_json_string(j, h->f_op);
 		else
 			idd_json_null(j);
+		json_ns(j, &h->ns);
 		idd_json_end(j);
 	}
 	idd_json_end(j);
@@ -161,6 +219,9 @@ static void json_view(struct idd_json *j, const struct inodedump_inode *ino,
 		json_names(j, !ino->paths_known ? NULL
 				: ino->paths	? ino->paths
 						: no_paths);
+		break;
+	case IDD_M_path_rows:
+		json_path_rows(j, ino);
 		break;
 	case IDD_M_holders:
 		json_holders(j, ino);

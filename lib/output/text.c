@@ -242,31 +242,96 @@ static void text_header(struct text *t, const struct idd_row *row)
 			fprintf(t->out, "  subvolume %" PRIu64, ino->fs.v[i].v);
 }
 
+/*
+ * A namespace said compactly, after a path or a holder: "[mnt:N pid P
+ * comm]"; nothing for the initial namespace (init_task's) or one whose
+ * number could not be read, so a dump with one namespace reads as before.
+ */
+static void text_ns(struct text *t, const struct idd_ns_info *ns, bool covered)
+{
+	switch (ns->where) {
+	case IDD_PATH_NS:
+		if ((ns->initial || !ns->inum) && !covered)
+			return;
+		fputs("  [", t->out);
+		if (!ns->initial && ns->inum) {
+			fprintf(t->out, "mnt:%" PRIu64, ns->inum);
+			if (ns->has_task) {
+				fprintf(t->out, " pid %" PRIu64 " ", ns->pid);
+				idd_text_escape(t->out, ns->comm);
+			} else if (ns->walk_cut) {
+				fputs(", its task unknown: the task walk was "
+				      "cut short", t->out);
+			} else {
+				fputs(", no task in it", t->out);
+			}
+		}
+		if (covered)
+			fprintf(t->out, "%scovered by a mount: no lookup there "
+				"reaches it", !ns->initial && ns->inum ? "; " : "");
+		fputc(']', t->out);
+		return;
+	case IDD_PATH_INTERNAL:
+		fputs("  [in no namespace: a kernel-internal mount "
+		      "(an overlayfs layer's private clone, a kern_mount)]",
+		      t->out);
+		return;
+	case IDD_PATH_DETACHED:
+		fputs("  [in no namespace: a kernel-private mount "
+		      "(vfs_kern_mount), or one detached or lazily unmounted]",
+		      t->out);
+		return;
+	case IDD_PATH_ANON:
+		fputs("  [in no namespace: an anonymous mount tree "
+		      "(open_tree, fsmount) not attached]", t->out);
+		return;
+	default:
+		return;
+	}
+}
+
+#define TEXT_MAX_PATHS 8
+
 static void text_paths(struct text *t, const struct idd_row *row)
 {
 	const struct inodedump_inode *ino = t->ino;
+	bool cut = ino->incomplete.parts & INODEDUMP_PART_PATHS;
+	const char *none = NULL; /* why no path a user can open is shown */
+	size_t shown = 0;
 
-	for (size_t i = 0; i < ino->npaths && i < 4; i++) {
-		label(t, i ? "" : row->label);
-		idd_text_escape(t->out, ino->paths[i]);
-	}
-	if (ino->npaths > 4) {
-		label(t, "");
-		fprintf(t->out, "(%zu more names)", ino->npaths - 4);
-	}
-	if (ino->incomplete.parts & INODEDUMP_PART_PATHS) {
-		/* a dentry or mount not in the dump: never shown as whole */
-		label(t, ino->npaths ? "" : row->label);
-		fputs(ino->npaths ? "(maybe more: the walk was cut short, see "
-				    "\"unreadable\" below)"
-				  : "(not read: the walk was cut short, see "
-				    "\"unreadable\" below)",
-		      t->out);
-		return;
-	}
-	if (ino->paths_known && !ino->npaths) {
+	/* a dentry or mount not in the dump: never shown as whole */
+	if (!ino->npaths && cut)
+		none = "(not read: the walk was cut short, see \"unreadable\" "
+		       "below)";
+	else if (!ino->npaths && ino->npath_rows)
+		none = "(no name in any mount namespace)";
+	else if (!ino->npaths && ino->paths_known)
+		none = "(no name: no dentry alias in memory)";
+	if (none) {
 		label(t, row->label);
-		fputs("(no name: no dentry alias in memory)", t->out);
+		fputs(none, t->out);
+	}
+	/* The paths a user can open first, then those through no namespace. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < ino->npath_rows; i++) {
+			const struct idd_path *p = &ino->path_rows[i];
+			bool user = !p->covered && (p->ns.where == IDD_PATH_NS ||
+						    p->ns.where == IDD_PATH_PSEUDO);
+
+			if (user != !pass || shown++ >= TEXT_MAX_PATHS)
+				continue;
+			label(t, shown > 1 || none ? "" : row->label);
+			idd_text_escape(t->out, p->path);
+			text_ns(t, &p->ns, p->covered);
+		}
+	if (shown > TEXT_MAX_PATHS) {
+		label(t, "");
+		fprintf(t->out, "(%zu more names)", shown - TEXT_MAX_PATHS);
+	}
+	if (cut && ino->npaths) {
+		label(t, "");
+		fputs("(maybe more: the walk was cut short, see \"unreadable\" "
+		      "below)", t->out);
 	}
 }
 
@@ -290,6 +355,8 @@ static void text_holders(struct text *t, const struct idd_row *row)
 			fputs("as its ", t->out), idd_text_escape(t->out, h->kind);
 		if (h->f_op[0])
 			fputs("  ", t->out), idd_text_escape(t->out, h->f_op);
+		if (h->ns.where == IDD_PATH_NS && !h->ns.initial && h->ns.inum)
+			fprintf(t->out, "  [mnt:%" PRIu64 "]", h->ns.inum);
 	}
 	if (ino->holders_known && !ino->nholders) {
 		label(t, row->label);

@@ -50,6 +50,15 @@ struct idd_btfl {
 	bool done;        /* no more records (end, or a corrupt one) */
 	char memo_name[64]; /* the last struct found by name */
 	uint32_t memo_id;
+	/*
+	 * Structs a caller said it will look up (idd_btfl_want()): noted
+	 * by any scan that passes them, so the later lookups scan nothing.
+	 */
+	struct {
+		char name[32];
+		uint32_t id; /* 0: not met yet */
+	} want[8];
+	unsigned nwant;
 };
 
 #define BTF_MARK 32
@@ -87,6 +96,21 @@ static inline long extra(uint32_t info)
 	if (kind > BTF_KIND_ENUM64 || extra_fixed[kind] < 0)
 		return -1;
 	return extra_fixed[kind] + (long)extra_per[kind] * (info & 0xffff);
+}
+
+/* A struct or union record t of id: one of the wanted names? */
+static void note_wanted(struct idd_btfl *b, const uint8_t *t, uint32_t id)
+{
+	const char *n = NULL;
+
+	for (unsigned i = 0; i < b->nwant; i++) {
+		if (b->want[i].id)
+			continue;
+		if (!n)
+			n = str(b, u32(t));
+		if (*n == *b->want[i].name && !strcmp(n, b->want[i].name))
+			b->want[i].id = id;
+	}
 }
 
 static bool named(const struct idd_btfl *b, const uint8_t *t,
@@ -136,6 +160,9 @@ static uint32_t scan_to(struct idd_btfl *b, uint32_t want, const char *name)
 		}
 		if (ntypes % BTF_MARK == 0)
 			marks[ntypes / BTF_MARK] = off;
+		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) &&
+		    b->nwant)
+			note_wanted(b, types + off, ntypes);
 		if ((kind == BTF_KIND_STRUCT || kind == BTF_KIND_UNION) && name &&
 		    named(b, types + off, name)) {
 			found = ntypes;
@@ -326,6 +353,9 @@ static uint32_t find_struct(struct idd_btfl *b, const char *name)
 
 	if (*b->memo_name && !strcmp(b->memo_name, name))
 		return b->memo_id;
+	for (unsigned i = 0; i < b->nwant; i++)
+		if (b->want[i].id && !strcmp(b->want[i].name, name))
+			return b->want[i].id;
 	/* The records already checked, then on from there. */
 	for (id = 1; id < b->ntypes; id++) {
 		uint32_t info = u32(t + 4);
@@ -399,6 +429,17 @@ static bool find_member(struct idd_btfl *b, uint32_t agg, const char *name,
 	return false;
 }
 
+void idd_btfl_want(struct idd_btfl *b, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n && b->nwant < sizeof(b->want) / sizeof(b->want[0]);
+	     i++) {
+		if (strlen(names[i]) >= sizeof(b->want[0].name))
+			continue;
+		strcpy(b->want[b->nwant].name, names[i]);
+		b->want[b->nwant++].id = 0;
+	}
+}
+
 bool idd_btfl_member(struct idd_btfl *b, const char *structname,
 		    const char *path, struct idd_member *out)
 {
@@ -433,6 +474,19 @@ bool idd_btfl_member(struct idd_btfl *b, const char *structname,
 		out->kind = IDD_KIND_STRUCT;
 		out->size = u32(type_at(b, type) + 8);
 		break;
+	case BTF_KIND_ARRAY: {
+		/* struct btf_array { type, index_type, nelems } after it */
+		const uint8_t *a = type_at(b, type) + 12;
+		uint32_t elem = resolve(b, u32(a));
+		uint32_t ekind = elem ? (u32(type_at(b, elem) + 4) >> 24) & 0x1f : 0;
+
+		out->kind = IDD_KIND_ARRAY;
+		/* arrays of integers (comm[], d_iname[]): what is read here */
+		out->size = ekind == BTF_KIND_INT
+				    ? (uint64_t)u32(a + 8) * u32(type_at(b, elem) + 8)
+				    : 0;
+		break;
+	}
 	default:
 		out->kind = IDD_KIND_INT;
 		out->size = u32(type_at(b, type) + 8);

@@ -371,6 +371,12 @@ void idd_btfl_free(struct idd_btfl *btf);
  */
 bool idd_btfl_member(struct idd_btfl *btf, const char *structname,
 		     const char *path, struct idd_member *out);
+/*
+ * Structs about to be looked up (at most 8): the scan that finds the
+ * first of them notes the others it passes, so each is not a scan of its
+ * own (BTF in no order is read from its start for every new name).
+ */
+void idd_btfl_want(struct idd_btfl *btf, const char *const *names, size_t n);
 
 /*
  * modules.c: the symbol of a loaded module that covers addr
