@@ -426,6 +426,19 @@ static struct inodedump_error *take_bytes(struct inodedump *id,
 	} else {
 		/* an array: in the object, or at the end of the pointers */
 		addr = rl->at.n == 1 ? ino->fs.object + m->offset : addr;
+		if (has_len && len > m->size) {
+			/* a length the array cannot hold: garbage, not cut */
+			char why_len[96];
+
+			snprintf(why_len, sizeof(why_len),
+				 "its length %llu is absurd: the array holds %llu",
+				 (unsigned long long)len,
+				 (unsigned long long)m->size);
+			v->state = IDD_UNREADABLE;
+			v->v = len;
+			v->why = idd_arena_strdup(&ino->arena, why_len);
+			return v->why ? NULL : idd_nomem();
+		}
 		if (len > m->size)
 			len = m->size;
 	}
