@@ -36,9 +36,10 @@ DERIVED = {
 # the server's space_used as i_blocks through nfs_calc_block_size() and its
 # fileid as i_ino through nfs_fattr_to_ino_t()), then fills stat from the
 # inode it updated (generic_fillattr: st_dev is the nfs superblock's
-# anonymous s_dev, st_blocks i_blocks) and sets st_ino to
-# nfs_compat_user_ino64(NFS_FILEID(inode)): the fileid, which is i_ino on
-# 64-bit kernels. So the stat line and the VFS inode in the dump agree when
+# anonymous s_dev, st_blocks i_blocks); st_ino is the fileid: on 6.12
+# nfs_getattr sets it to nfs_compat_user_ino64(NFS_FILEID(inode)), which is
+# i_ino on 64-bit kernels; 7.x keeps the fileid in i_ino itself (u64, no
+# nfs_inode.fileid). So the stat line and the VFS inode in the dump agree when
 # nothing revalidates between them (nothing does: the guest is idle from
 # its stat lines to the dump). The nfsd_* roles are the export's ext4
 # inodes: the server's ino is the client's fileid.

@@ -15,11 +15,13 @@
 # Truth: drgn 0.3.0 (sid chroot) reading d0-zlib.vmcore (drgn reads neither
 # QEMU's ELF of these guests nor -d 31 dumps): truth.txt by drgn_truth_fs.py
 # for every role the guest's `inodedump-stat:` lines name, checked against
-# them (stat_vs_truth_fs.py); slab-truth.txt by drgn_slab_truth.py. Issues
-# 30 and 31; README.md, "The fs sets".
-FX_KEY="set kernel host-tools debs:gcc,libc6-dev,xfsprogs,btrfs-progs sid call:fs_key"
+# them (stat_vs_truth_fs.py); slab-truth.txt by drgn_slab_truth.py;
+# nfs-truth.txt (the nfs4 inodes' struct nfs_inode, nfs_server, nfs_client)
+# by drgn_nfs_truth.py at the offsets pahole reads from nfs.ko's BTF
+# (nfs-pahole.txt). Issues 30 and 31; README.md, "The fs sets".
+FX_KEY="set kernel host-tools debs:gcc,libc6-dev,xfsprogs,btrfs-progs,dwarves sid call:fs_key"
 FX_KEY="$FX_KEY sums:make-fixtures.sh,qmp.py,elf_fixphdr.py,recipes/fs.sh,recipes/fs612.sh,recipes/fs73.sh,fs_init.sh,guest/fxfs.c"
-FX_KEY="$FX_KEY sums:drgn_truth.py,drgn_truth_fs.py,stat_vs_truth_fs.py,drgn_slab_truth.py"
+FX_KEY="$FX_KEY sums:drgn_truth.py,drgn_truth_fs.py,stat_vs_truth_fs.py,drgn_slab_truth.py,drgn_nfs_truth.py"
 FX_INFO_SIZES="*.vmcore vmlinux"
 MAKEDUMPFILE=""   # recipe_run writes them (the host's and the sid chroot's)
 FS_MEM=768
@@ -181,6 +183,7 @@ recipe_truth() {
 		/fx/vmlinux /fx/d0-zlib.vmcore /fx/truth.txt > "$OUT/slab-truth.txt" ||
 		die "drgn_slab_truth.py in the sid chroot"
 	TIMINGS="${TIMINGS}slab_truth_s=$(elapsed "$t0")\n"
+	fs_nfs_truth
 	n=$(grep -c '^what .* kind=inode ' "$OUT/slab-truth.txt")
 	[ "$n" -eq "$FS_ROLES" ] || die "slab-truth.txt: $n kind=inode lines, expected $FS_ROLES"
 	n=$(grep -c '^what .* kind=freed .* state=free$' "$OUT/slab-truth.txt" || true)
@@ -188,12 +191,40 @@ recipe_truth() {
 	log "slab-truth: $(grep -c '^what ' "$OUT/slab-truth.txt") addresses ($n free objects)," \
 		"$(grep -c '^cache ' "$OUT/slab-truth.txt") caches, $(grep -c '^sb ' "$OUT/slab-truth.txt") superblocks"
 }
+# fs_nfs_truth: nfs-truth.txt, the nfs4 truth inodes' NFS client state
+# (drgn_nfs_truth.py in the sid chroot), at the offsets of nfs-pahole.txt
+# (the host's pahole reading the nfs module's BTF against vmlinux's: drgn
+# does not read BTF, and the set has no module debuginfo)
+FS_NFS_STRUCTS=nfs_inode,nfs_fh,nfs_server,nfs_client,nfs_rpc_ops
+fs_nfs_truth() {
+	local n want t0 s
+	step "nfs-pahole.txt: pahole -C $FS_NFS_STRUCTS on the nfs module's BTF"
+	# pahole 1.24 warns of BTF kinds it does not know (7.x's decl tags):
+	# stderr dropped, each struct checked for below
+	pahole -C "$FS_NFS_STRUCTS" --btf_base "$KDIR/vmlinux" "$KDIR/modules/nfs.ko" \
+		> "$OUT/nfs-pahole.txt" 2>/dev/null || die "pahole on $KDIR/modules/nfs.ko"
+	for s in ${FS_NFS_STRUCTS//,/ }; do
+		grep -q "^struct $s {" "$OUT/nfs-pahole.txt" || die "pahole printed no struct $s"
+	done
+	step "nfs-truth.txt from drgn_nfs_truth.py (sid chroot) reading d0-zlib.vmcore"
+	t0=$(now)
+	in_sid "$SID_CHROOT" "$OUT" "$HERE/.." /usr/bin/python3 /src/vmcores/drgn_nfs_truth.py \
+		/fx/vmlinux /fx/d0-zlib.vmcore /fx/nfs-pahole.txt /fx/truth.txt > "$OUT/nfs-truth.txt" ||
+		die "drgn_nfs_truth.py in the sid chroot"
+	TIMINGS="${TIMINGS}nfs_truth_s=$(elapsed "$t0")\n"
+	n=$(grep -c '^nfs ' "$OUT/nfs-truth.txt" || true)
+	want=$(grep -c ' fstype=nfs4 ' "$OUT/truth.txt" || true)
+	[ "$n" -eq "$want" ] && [ "$n" -gt 0 ] || die "nfs-truth.txt: $n lines for $want nfs4 truth inodes"
+	log "nfs-truth: $n nfs4 inodes"
+}
+
 recipe_info() {
 	echo "drgn=$(cat "$SID_CHROOT/drgn-version") sid_chroot=$SID_CHROOT"
 	echo "makedumpfile_host=$(dpkg-query -W -f='${Version}' makedumpfile)"
 	echo "makedumpfile_sid=$(sid_run "$SID_CHROOT" dpkg-query -W -f='${Version}' makedumpfile)"
 	echo "modules=$(cat "$KDIR/modules.list")"
 	echo "roles=$FS_ROLES nfs_roles=$FS_NFS_ROLES"
+	echo "pahole=$(pahole --version)"
 	# shellcheck disable=SC2086
 	echo "nfs_debs=$(fx_debs_candidates $FS_NFS_DEBS | tr '\n' ' ' | sed 's/ $//')"
 }
