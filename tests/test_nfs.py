@@ -24,9 +24,15 @@ fixture that lost its NFS roles fails here. Then, on the unfiltered and
 alone (BTF, kallsyms): every NFS role decodes, and ino, mode, i_opflags,
 i_flags, i_state, i_count, nlink, size, uid, gid, s_id, the superblock,
 generation, i_blocks, rdev, fs type, the path and the operations equal the
-truth line's; and `--sweep --fs nfs4` finds the nfs4 superblock alone,
-with as many inodes as drgn counts on its s_inodes (slab-truth.txt), the
-truth's NFS inodes among them.
+truth line's, and the nfs4 inodes' own rows (struct nfs_inode: fileid, file
+handle, server, protocol version, the attribute cache and its bounds,
+flags) equal nfs-truth.txt's (drgn 0.3.0 at the offsets pahole reads from
+nfs.ko's BTF), whose fileid, handle, server and version equal the guest's
+name_to_handle_at(2) and mountinfo; and `--sweep --fs nfs4` finds the nfs4
+superblock alone, with as many inodes as drgn counts on its s_inodes
+(slab-truth.txt), the truth's NFS inodes among them. Last, a garbage file
+handle length (fh.size 0xffff in a copy of QEMU's ELF) is said, and the
+rest of the inode is kept.
 """
 import json
 import os
@@ -35,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, read_truth, run, set_dir  # noqa: E402
+from fixture import Checker, ElfCopy, read_truth, run, set_dir  # noqa: E402
 
 S_IFMT = 0o170000
 NFS_ROLES = ["root", "regular", "empty", "big", "dir", "hardlink", "symlink_short",
@@ -120,7 +126,7 @@ def check_truth(c, set_name, truth, stats, nfs, mounts):
              truth["nfs_hardlink"]["addr"], truth["nfs_regular"]["addr"])
 
 
-def check_decode(c, d, set_name, fmt, session, args, rows):
+def check_decode(c, d, set_name, fmt, session, args, rows, nt):
     p, doc = run_json_args(args, os.path.join(d, fmt), [t["addr"] for t in rows])
     inodes = doc.get("inodes", [])
     c.eq(f"{set_name}/{fmt}/{session} one result per NFS address", len(inodes), len(rows))
@@ -144,7 +150,117 @@ def check_decode(c, d, set_name, fmt, session, args, rows):
         for key in ("i_op", "i_fop", "a_ops", "s_op"):
             c.eq(f"{n} {key}", got[key], t[key])
         c.eq(n + " violations", [v["check"] for v in got["violations"]], [])
+        if t["role"] in nt:
+            check_rows(c, n, got, nt[t["role"]])
     c.eq(f"{set_name}/{fmt}/{session} exit code", p.returncode, 0)
+
+
+# nfs-truth.txt's keys vmcore-inode's "fs" rows must equal (the names are
+# the rows'; flags and cache_validity are hex there)
+ROW_KEYS = ["fileid", "fh_size", "fh", "server", "nfs_version", "minorversion", "acregmin",
+            "acregmax", "acdirmin", "acdirmax", "flags", "cache_validity",
+            "read_cache_jiffies", "attrtimeo", "attrtimeo_timestamp", "attr_gencount"]
+
+
+def read_nfs_truth(d):
+    path = os.path.join(d, "nfs-truth.txt")
+    if not os.path.exists(path):
+        raise SystemExit(f"FAIL no {path} (the fs recipe's drgn_nfs_truth.py writes it)")
+    out = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("nfs "):
+                t = kv(line[4:])
+                out[t["role"]] = t
+    return out
+
+
+def check_nfs_truth(c, set_name, truth, nfs, mounts, nt):
+    """drgn's nfs_inode/nfs_server/nfs_client values against the guest's
+    own handle, fileid and mount, and the attribute cache's invariants."""
+    m = next((m for m in mounts if m.get("fstype") == "nfs4"), {})
+    vers = next((o.split("=", 1)[1] for o in m.get("superopts", "").split(",")
+                 if o.startswith("vers=")), "-")
+    for r in NFS_ROLES:
+        role = f"nfs_{r}"
+        t, n, d = truth.get(role), nfs.get(role), nt.get(role)
+        c.ok(f"{set_name} {role} in nfs-truth.txt", d is not None, "missing")
+        if not (t and n and d):
+            continue
+        name = f"{set_name} nfs-truth {role}"
+        c.eq(name + " address", d["addr"], t["addr"])
+        c.eq(name + " fileid (guest's handle)", d["fileid"], n.get("fileid"))
+        c.eq(name + " fh (guest's handle)", d["fh"], n.get("fh"))
+        c.eq(name + " fh_size (guest's handle)", d["fh_size"], n.get("fhlen"))
+        c.eq(name + " server (guest's mount)", d["server"], n.get("server"))
+        c.eq(name + " version (guest's mount vers=)", f"{d['nfs_version']}.{d['minorversion']}",
+             vers)
+        jiffies = int(d["jiffies"])
+        c.ok(name + " read_cache_jiffies <= jiffies",
+             0 <= (jiffies - int(d["read_cache_jiffies"])) % (1 << 64) < 1 << 62, d)
+        lo, hi = (("acdirmin", "acdirmax") if (int(t["mode"], 8) & S_IFMT) == 0o040000
+                  else ("acregmin", "acregmax"))
+        c.ok(f"{name} attrtimeo within [{lo}, {hi}]",
+             int(d[lo]) <= int(d["attrtimeo"]) <= int(d[hi]), d)
+
+
+def check_rows(c, name, got, d):
+    """vmcore-inode's nfs_inode rows equal drgn's (nfs-truth.txt)."""
+    fs = got.get("fs") or {}
+    c.eq(name + " fs struct", fs.get("struct"), "nfs_inode")
+    c.eq(name + " fs object", fs.get("object"), "0x" + d["object"])
+    c.eq(name + " fs unavailable", fs.get("unavailable"), None)
+    rows = fs.get("rows") or {}
+    for k in ROW_KEYS:
+        want = d[k]
+        if k in ("flags", "cache_validity"):
+            want = int(want, 16)
+        elif k not in ("fh", "server"):
+            want = int(want)
+        c.eq(f"{name} row {k}", rows.get(k), want)
+
+
+def pahole_offset(path, struct, member):
+    """A member's offset in pahole's printing of struct (nfs-pahole.txt)."""
+    cur = None
+    for line in open(path, errors="replace"):
+        if line.startswith("struct "):
+            cur = line.split()[1]
+        m = re.match(r"^\t+[^/;]*?[\s*]+(\w+)(?:\[\d*\])?;\s+/\*\s+(\d+)\s+\d+\s+\*/", line)
+        if cur == struct and m and m.group(1) == member:
+            return int(m.group(2))
+    raise SystemExit(f"FAIL no {struct}.{member} in {path}")
+
+
+def check_absurd_fh(c, d, set_name, truth, nt, tmp):
+    """An NFS file handle whose length is garbage (fh.size 0xffff in a copy
+    of the ELF dump, nfs_regular's): its row says why, and nothing else of
+    the inode is lost (issue 31, bad input)."""
+    t, n = truth.get("nfs_regular"), nt.get("nfs_regular")
+    if not (t and n):
+        c.ok(f"{set_name} absurd fh: nfs_regular in truth and nfs-truth", False)
+        return
+    pa = os.path.join(d, "nfs-pahole.txt")
+    off = pahole_offset(pa, "nfs_inode", "fh") + pahole_offset(pa, "nfs_fh", "size")
+    copy = ElfCopy(d, tmp, "absurd-fh.vmcore")
+    copy.write_phys(int(n["object_phys"], 16) + off, (0xffff).to_bytes(2, "little"))
+    name = f"{set_name} absurd fh.size"
+    p, doc = run_json_args(["-k", os.path.join(d, "vmlinux")], copy.path, [t["addr"]])
+    got = (doc.get("inodes") or [{}])[0]
+    c.eq(name + ": exit code", p.returncode, 0)
+    c.ok(name + ": no crash", "Sanitizer" not in p.stderr and p.returncode >= 0, p.stderr[-400:])
+    c.eq(name + ": the inode decodes", got.get("error"), None)
+    c.eq(name + ": its ino", got.get("ino"), int(t["ino"]))
+    fs = got.get("fs") or {}
+    rows = fs.get("rows") or {}
+    c.eq(name + ": fh row", rows.get("fh"), None)
+    c.eq(name + ": fh_size row shows the garbage", rows.get("fh_size"), 0xffff)
+    c.eq(name + ": the other rows stand (fileid)", rows.get("fileid"), int(n["fileid"]))
+    c.ok(name + ": says why", "absurd" in ((fs.get("unread") or {}).get("fh") or ""),
+         str(fs.get("unread")))
+    p = run(["-k", os.path.join(d, "vmlinux"), copy.path, t["addr"]])
+    c.ok(name + ": text says why", "absurd" in p.stdout, p.stdout[-1500:])
+    os.unlink(copy.path)
 
 
 def check_sweep(c, d, set_name, fmt, session, args, truth_rows):
@@ -198,13 +314,17 @@ def main():
     mounts = guest_lines(serial, "inodedump-nfs-mount:")
     c = Checker()
     check_truth(c, set_name, truth, stats, nfs, mounts)
+    nt = read_nfs_truth(d)
+    check_nfs_truth(c, set_name, truth, nfs, mounts, nt)
     rows = [t for r, t in truth.items() if r.startswith(("nfs_", "nfsd_"))]
+    with tempfile.TemporaryDirectory() as tmp:
+        check_absurd_fh(c, d, set_name, truth, nt, tmp)
     with tempfile.TemporaryDirectory() as empty:
         sessions = {"dwarf": ["-k", os.path.join(d, "vmlinux")],
                     "btf": ["--debug-root", empty]}
         for fmt in FORMATS:
             for session, args in sessions.items():
-                check_decode(c, d, set_name, fmt, session, args, rows)
+                check_decode(c, d, set_name, fmt, session, args, rows, nt)
                 if fmt != "elf-nopaging.vmcore":
                     check_sweep(c, d, set_name, fmt, session, args, rows)
     c.finish()
