@@ -426,6 +426,14 @@ static struct inodedump_error *take_bytes(struct inodedump *id,
 	} else {
 		/* an array: in the object, or at the end of the pointers */
 		addr = rl->at.n == 1 ? ino->fs.object + m->offset : addr;
+		if (has_len && len > m->size) {
+			/* a length the array cannot hold: garbage, not cut */
+			v->state = IDD_UNREADABLE;
+			v->v = len;
+			v->why = "its length is absurd: more than its array "
+				 "holds";
+			return NULL;
+		}
 		if (len > m->size)
 			len = m->size;
 	}
@@ -565,9 +573,11 @@ struct inodedump_error *idd_decode_fs(struct inodedump *id,
 		return err;
 	ino->fs.t = t;
 	if (!fl->ok) {
-		ino->fs.unavailable = idd_arena_strdup(&ino->arena, fl->why);
-		if (!ino->fs.unavailable)
-			return idd_nomem();
+		/*
+		 * the session's, like fs.type: an arena copy of a long why
+		 * overflowed the arena into malloc, which nothing freed
+		 */
+		ino->fs.unavailable = fl->why;
 		/* types the dump lost: a part asked, not read */
 		return fl->damaged ? idd_note_incomplete(ino, INODEDUMP_PART_FIELDS,
 							 "fs", false, 0, "%s",

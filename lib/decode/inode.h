@@ -93,7 +93,7 @@ struct idd_fs_value {
 	const char *s;	      /* STR, BYTES (hex), ENUM, SYM: arena */
 	const char **names;   /* FLAGS: the bits' names, NULL-terminated */
 	bool truncated;	      /* STR: the bound was hit */
-	const char *why;      /* IDD_UNREADABLE: why (arena) */
+	const char *why;      /* IDD_UNREADABLE: why (static or arena) */
 };
 
 /* What stat(2) would show, derived from the filesystem's state. */
@@ -116,7 +116,7 @@ struct idd_fs_part {
 	const struct idd_fs_table *t; /* NULL: no table for this fs */
 	const char *type;	      /* the embedding struct (static) */
 	uint64_t object;	      /* its address */
-	const char *unavailable;      /* arena: why no rows, or NULL */
+	const char *unavailable;      /* why no rows (session or arena), or NULL */
 	struct idd_fs_value *v;	      /* t->nrows of them (arena) */
 	size_t n;
 	struct idd_fs_derived d[IDD_FS_MAX_DERIVED];

@@ -15,15 +15,25 @@
 #                    overlay at /merged, in its namespace only; a copy-up, a
 #                    whiteout, a new file; its init (/bin/cinit, pid in
 #                    /run-ns.pid) holds three merged files open, cwd /merged
+#   NFSv4.2          the kernel's nfsd exports /mnt/ext4/export (bookworm's
+#                    exportfs, rpc.mountd and rpc.nfsd, v4 only: no rpcbind),
+#                    mounted over loopback at /mnt/nfs (mount.nfs, vers=4.2);
+#                    through the mount: regular, empty, big, dir, hardlink,
+#                    a short and a long symlink, a file chowned to 1000:1000,
+#                    one held open by `fxfs hold` (pid in /run-nfs.pid)
 #   fxfs ipc         a socketpair, a pipe and an eventfd held open
-#   churn            300 files made and deleted on tmpfs, ext4, XFS, btrfs
+#   churn            300 files made and deleted on tmpfs, ext4, XFS, btrfs,
+#                    50 on the NFS mount
 # Console lines the host parses:
 #   inodedump-stat: ns=... pid=... comm=... role=... path=... (fxfs stat)
+#   inodedump-nfs: role=... fh=... fileid=... server=... export=... (fxfs nfs)
+#   inodedump-nfs-mount: mnt_id=... source=... superopts=... (fxfs nfs)
+#   inodedump-nfsd: the server's /proc/fs/nfsd/{versions,exports,threads}
 #   inodedump-init: FAILED: ...     any failure
 #   inodedump-init: ready           the host stops the guest and dumps it
-/bin/busybox mkdir -p /bin /sbin /proc /sys /dev /tmp /mnt
+/bin/busybox mkdir -p /bin /sbin /proc /sys /dev /tmp /mnt /run /var/lib/nfs
 /bin/busybox --install -s /bin
-export PATH=/bin:/sbin
+export PATH=/bin:/sbin:/usr/sbin
 
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -114,9 +124,56 @@ mkdir $B/subvol/dir
 ln -s ../regular $B/subvol/symlink
 mount -t btrfs -o subvol=subvol /dev/vdc /mnt/subvol || fail "mount btrfs subvol=subvol"
 
+# --- NFSv4.2 over loopback: nfsd exports a directory of the ext4 disk, the
+# client mounts it; every file below is made through the mount. NFSv4 only
+# (-N 3, no UDP; the kernel has no NFSv2, and rpc.nfsd fails on "-N 2":
+# "Unsupported version"): no rpcbind, no statd; exportfs writes the export
+# table, rpc.mountd answers the kernel's export cache upcalls. rpc.nfsd
+# --debug: its steps on the console (else to a syslog there is none of);
+# mount.nfs retry=0: a failure fails now, not after 2 minutes of retries.
+E=/mnt/ext4/export
+N=/mnt/nfs
+mkdir -p $E $N
+echo "inodedump-init: nfs setup, uptime $(cut -d' ' -f1 /proc/uptime) s"
+ip link set lo up || fail "loopback up"   # the kernel brings up no interface
+mount -t nfsd nfsd /proc/fs/nfsd || fail "mount nfsd"
+mkdir -p /var/lib/nfs/rpc_pipefs /var/lib/nfs/nfsdcld
+mount -t rpc_pipefs rpc_pipefs /var/lib/nfs/rpc_pipefs || fail "mount rpc_pipefs"
+# client tracking: with nfsdcld and no client to reclaim, nfsd starts
+# without the 90 s grace period that would hold every OPEN
+nfsdcld || fail "nfsdcld"
+echo "$E 127.0.0.1(rw,sync,no_subtree_check,no_root_squash)" > /etc/exports
+exportfs -r || fail "exportfs -r"
+rpc.mountd -N 2 -N 3 --no-udp || fail "rpc.mountd"
+rpc.nfsd --debug -N 3 --no-udp --port 2049 4 || fail "rpc.nfsd"
+mount.nfs 127.0.0.1:$E $N -n -o vers=4.2,retry=0 || fail "mount.nfs 127.0.0.1:$E"
+# the server's side as nfsd has it (exports: the kernel's export cache,
+# filled by mountd's answers to the mount's upcalls)
+for f in versions threads exports; do
+	sed "s|^|inodedump-nfsd: $f: |" /proc/fs/nfsd/$f
+done
+printf 'hello nfs\n' > $N/regular || fail "write $N/regular"
+: > $N/empty
+yes inodedump-nfs-file-content-0123456789abcdefghijklmnopqrstuvwxyz | head -c 65536 > $N/big
+mkdir $N/dir
+ln $N/regular $N/hardlink
+ln -s short-target $N/symlink_short
+ln -s "$LONG" $N/symlink_long
+printf 'owned by 1000\n' > $N/owned
+chown 1000:1000 $N/owned || fail "chown $N/owned"
+printf 'held open\n' > $N/held
+sh -c "exec 3<$N/held; exec fxfs hold /run-nfs.pid" &
+n=0
+while [ ! -s /run-nfs.pid ] && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+[ -s /run-nfs.pid ] || fail "fxfs hold of $N/held did not start"
+echo "inodedump-init: nfs files made, uptime $(cut -d' ' -f1 /proc/uptime) s"
+
 # --- churn: free objects in each filesystem's inode cache
-for d in /tmp/churn /mnt/ext4/churn /mnt/xfs/churn /mnt/btrfs/churn; do
-	mkdir -p $d && fxfs churn $d 300 || fail "churn $d"
+# (50 on NFS: each file is a few round trips to nfsd, 300 took 33 s there)
+for dn in /tmp/churn:300 /mnt/ext4/churn:300 /mnt/xfs/churn:300 /mnt/btrfs/churn:300 $N/churn:50; do
+	d=${dn%:*}
+	mkdir -p $d && fxfs churn $d ${dn#*:} || fail "churn $d"
+	echo "inodedump-init: churn $d done, uptime $(cut -d' ' -f1 /proc/uptime) s"
 done
 sync
 
@@ -162,8 +219,14 @@ args="$args btrfs_subm_root=/mnt/subvol btrfs_subm_regular=/mnt/subvol/regular"
 args="$args btrfs_subm_dir=/mnt/subvol/dir btrfs_subm_symlink=/mnt/subvol/symlink"
 args="$args lower_copy_me=$L/copy_me lower_to_delete=$L/to_delete lower_only=$L/lower_only"
 args="$args lower_link=$L/lower_link merged_outside=/merged"
+nfs="nfs_root=$N"
+for f in regular empty big dir hardlink symlink_short symlink_long owned held; do nfs="$nfs nfs_$f=$N/$f"; done
+nfs="$nfs nfsd_root=$E"
+for f in regular big dir symlink_long held; do nfs="$nfs nfsd_$f=$E/$f"; done
 # shellcheck disable=SC2086
-fxfs stat 1 $args || fail "fxfs stat (initial namespace)"
+fxfs stat 1 $args $nfs || fail "fxfs stat (initial namespace)"
+# shellcheck disable=SC2086
+fxfs nfs $nfs || fail "fxfs nfs"
 args="ovl_root=/merged ovl_copy_me=/merged/copy_me ovl_lower_only=/merged/lower_only"
 args="$args ovl_new_file=/merged/new_file ovl_subdir=/merged/subdir ovl_deep=/merged/subdir/deep"
 args="$args ovl_link=/merged/lower_link"

@@ -30,6 +30,19 @@ DERIVED = {
     ("overlay", "blocks"): "ovl_getattr: the real inode's blocks",
     ("overlay", "nlink"): "ovl_getattr: the real inode's nlink (dirs: 1 when merged)",
 }
+# NFS (nfs4) has no entry, measured on 6.12 and 7.3: nfs_getattr()
+# (fs/nfs/inode.c) revalidates the attributes it is asked for from the
+# server first (__nfs_revalidate_inode -> nfs_update_inode, which stores
+# the server's space_used as i_blocks through nfs_calc_block_size() and its
+# fileid as i_ino through nfs_fattr_to_ino_t()), then fills stat from the
+# inode it updated (generic_fillattr: st_dev is the nfs superblock's
+# anonymous s_dev, st_blocks i_blocks); st_ino is the fileid: on 6.12
+# nfs_getattr sets it to nfs_compat_user_ino64(NFS_FILEID(inode)), which is
+# i_ino on 64-bit kernels; 7.x keeps the fileid in i_ino itself (u64, no
+# nfs_inode.fileid). So the stat line and the VFS inode in the dump agree when
+# nothing revalidates between them (nothing does: the guest is idle from
+# its stat lines to the dump). The nfsd_* roles are the export's ext4
+# inodes: the server's ino is the client's fileid.
 
 
 def kv(line):

@@ -117,12 +117,13 @@ suite_versions() {
 # fx_deb DIR PKG VER [APT]: the .deb of PKG=VER in $CACHE/debs (downloaded
 # there first when missing, with APT: apt73 or nothing for the host's).
 fx_deb() {
-	local pkg=$1 ver=$2 apt=${3:-}
-	if ! ls "$CACHE/debs/${pkg}_"*.deb 2>/dev/null | grep -qF "_${ver}_"; then
+	local pkg=$1 ver=$2 apt=${3:-} fver
+	fver=${ver//:/%3a}   # an epoch's colon is %3a in the file name
+	if ! ls "$CACHE/debs/${pkg}_"*.deb 2>/dev/null | grep -qF "_${fver}_"; then
 		step "download $pkg=$ver"
 		(cd "$CACHE/debs" && $apt apt-get -q download "$pkg=$ver") >&2 || die "apt-get download $pkg=$ver"
 	fi
-	ls "$CACHE/debs/${pkg}_"*.deb | grep -F "_${ver}_" | head -1
+	ls "$CACHE/debs/${pkg}_"*.deb | grep -F "_${fver}_" | head -1
 }
 
 # fx_modules MODDIR DEST MODULE...: each MODULE found under MODDIR, depth
@@ -346,4 +347,92 @@ prepare_old510_kernel() {
 	cp "$tmp/x/boot/config-$rel" "$tmp/config"
 	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $OLD510_MODULES
 	fx_kernel_done "$tmp" "$rel"
+}
+
+# ---------------------------------------------------------------- userspace from .debs
+# A guest's dynamically linked programs, from the host's own suite
+# (bookworm: the host is Debian 12) without installing them on the host:
+# each package's candidate .deb (fx_deb, cached in $CACHE/debs) unpacked
+# into a sysroot, the programs and the shared libraries they need (ELF
+# NEEDED, closed over, found in the sysroot only) copied into the guest.
+
+# fx_debs_candidates PKG...: "PKG=VERSION" (the host apt's candidate) for
+# each PKG, one a line, for a key (`call:`); fails when one has none
+fx_debs_candidates() {
+	local out
+	out=$(apt-cache policy "$@" 2>/dev/null | awk '
+		/^[^ ]+:$/ { pkg = substr($0, 1, length($0) - 1) }
+		/^ +Candidate:/ && $2 != "(none)" { print pkg "=" $2 }')
+	[ "$(printf '%s\n' "$out" | grep -c .)" -eq "$#" ] ||
+		die "no candidate for some of: $* (apt-get update?); have: $out"
+	printf '%s\n' "$out"
+}
+
+# fx_deb_sysroot DIR PKG...: each PKG's candidate .deb unpacked into DIR
+fx_deb_sysroot() {
+	local dir=$1 pv deb
+	shift
+	mkdir -p "$dir" "$CACHE/debs"
+	for pv in $(fx_debs_candidates "$@"); do
+		deb=$(fx_deb "${pv%%=*}" "${pv#*=}")
+		dpkg-deb -x "$deb" "$dir" || die "dpkg-deb -x $deb"
+	done
+}
+
+# fx_sys_path SYSROOT PATH: PATH's file in SYSROOT, its symlinks followed
+# inside SYSROOT (libc6's /lib64/ld-linux-x86-64.so.2 is an absolute link:
+# cp -L would take the host's)
+fx_sys_path() {
+	local sys=$1 p=$2 t n=0
+	while [ -L "$sys$p" ] && [ "$n" -lt 20 ]; do
+		t=$(readlink "$sys$p")
+		case $t in /*) p=$t ;; *) p=$(dirname "$p")/$t ;; esac
+		n=$((n + 1))
+	done
+	echo "$sys$p"
+}
+
+# fx_elf_closure SYSROOT ROOT FILE...: each FILE (a path inside SYSROOT,
+# e.g. /usr/sbin/rpc.mountd) into ROOT at the same path, with the shared
+# libraries it needs, transitively, into ROOT/lib/x86_64-linux-gnu (where
+# Debian's loader looks without ld.so.cache) and the loader as
+# ROOT/lib64/ld-linux-x86-64.so.2. A library not in SYSROOT fails.
+fx_elf_closure() {
+	local sys=$1 root=$2 f lib src todo done_libs="" d files
+	shift 2
+	files="$*"
+	mkdir -p "$root/lib/x86_64-linux-gnu" "$root/lib64"
+	todo=""
+	for f in "$@"; do
+		src=$(fx_sys_path "$sys" "$f")
+		[ -f "$src" ] || die "$f is in none of the unpacked packages"
+		mkdir -p "$root$(dirname "$f")"
+		cp "$src" "$root$f"
+		todo="$todo $src"
+	done
+	src=$(fx_sys_path "$sys" /lib64/ld-linux-x86-64.so.2)
+	[ -f "$src" ] || die "no loader in the unpacked libc6"
+	cp "$src" "$root/lib64/ld-linux-x86-64.so.2"
+	while [ -n "${todo// /}" ]; do
+		# shellcheck disable=SC2086
+		set -- $todo
+		todo=""
+		for f in "$@"; do
+			for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+				case " $done_libs " in *" $lib "*) continue ;; esac
+				src=""
+				for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu; do
+					[ -e "$sys/$d/$lib" ] || continue
+					src=$(fx_sys_path "$sys" "/$d/$lib")
+					break
+				done
+				[ -n "$src" ] || die "$lib (needed by ${f#"$sys"}) is in none of the unpacked packages"
+				[ -f "$src" ] || die "$lib: a dangling link in the unpacked packages"
+				cp "$src" "$root/lib/x86_64-linux-gnu/$lib"
+				done_libs="$done_libs $lib"
+				todo="$todo $src"
+			done
+		done
+	done
+	log "userspace from .debs: $files with${done_libs}"
 }

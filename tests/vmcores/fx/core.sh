@@ -40,8 +40,8 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # Checked (and installed) like PACKAGES, but not in the host-tools key item:
 # the recipes that use them key their versions themselves (debs:P,Q), so
 # adding one here rebuilds no other set. xfsprogs, btrfs-progs: the fs sets'
-# disks.
-PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs"
+# disks; dwarves: their NFS truth's offsets (pahole on nfs.ko's BTF).
+PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole"
 
 check_packages() {
 	step "check Debian packages"

@@ -17,6 +17,23 @@
  *       cannot be stat'ed prints "inodedump-init: FAILED: ..." and the exit
  *       status is 1.
  *
+ *   fxfs nfs ROLE=PATH...
+ *       One line per path, what a support engineer checks an NFS inode's
+ *       rows against: name_to_handle_at(2) (a last symlink not followed) and the
+ *       mount it names in /proc/self/mountinfo:
+ *         inodedump-nfs: role=ROLE path=PATH mnt_id=N fstype=T
+ *           source=SRC handle_type=0xN handle=HEX [fileid=N itype=0OCT
+ *           fhlen=N fh=HEX server=HOST export=PATH]
+ *       (one line). On an NFS mount the handle is nfs_encode_fh()'s (fs/
+ *       nfs/export.c): u32 fileid high and low, u32 i_mode & S_IFMT, then
+ *       struct nfs_fh (u16 size, the server's file handle): fileid= itype=
+ *       fhlen= fh= decode it, and server= export= split SRC at its last
+ *       ':' (the export as the client mounted it). Elsewhere (the export's
+ *       own filesystem) the handle is the one nfsd embeds in its file
+ *       handles. Then, once per mount named:
+ *         inodedump-nfs-mount: mnt_id=N mountpoint=DIR fstype=T source=SRC
+ *           opts=MOUNT-OPTIONS superopts=SUPER-OPTIONS
+ *
  *   fxfs ipc MARKER
  *       A socketpair (AF_UNIX), a pipe and an eventfd, held open: their
  *       inodes (sockfs, pipefs, anon_inode) stay in use. Prints one stat line
@@ -38,6 +55,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/btrfs.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +160,130 @@ static int cmd_stat(int argc, char **argv)
 			link[n] = 0;
 		}
 		print_stat(ns, pid, comm, argv[i], eq + 1, &st, link, "");
+	}
+	fflush(stdout);
+	return rc;
+}
+
+/* the mountinfo line of mount MNT_ID: its mountpoint, options, type,
+ * source and super options (each at most cap bytes) */
+struct mountline {
+	char mountpoint[512], opts[512], fstype[64], source[512], superopts[1024];
+};
+
+static int mountinfo_of(int mnt_id, struct mountline *m)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int found = 0;
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+		int id;
+
+		line[strcspn(line, "\n")] = 0;
+		if (!sep || sscanf(line, "%d", &id) != 1 || id != mnt_id)
+			continue;
+		*sep = 0;
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] */
+		if (sscanf(line, "%*d %*d %*s %*s %511s %511s", m->mountpoint, m->opts) != 2 ||
+		    sscanf(sep + 3, "%63s %511s %1023s", m->fstype, m->source, m->superopts) != 3)
+			break;
+		found = 1;
+	}
+	fclose(f);
+	return found;
+}
+
+static void hex(const unsigned char *p, size_t n, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * n] = 0;
+}
+
+static int cmd_nfs(int argc, char **argv)
+{
+	int ids[64], nids = 0, i, j, rc = 0;
+
+	for (i = 2; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		union {
+			struct file_handle fh;
+			unsigned char bytes[sizeof(struct file_handle) + MAX_HANDLE_SZ];
+		} h;
+		char handle[2 * MAX_HANDLE_SZ + 1], fh[2 * MAX_HANDLE_SZ + 1], extra[1024];
+		struct mountline m;
+		int mnt_id;
+
+		if (!eq) {
+			errno = EINVAL;
+			fail("nfs: not ROLE=PATH:", argv[i]);
+			rc = 1;
+			continue;
+		}
+		*eq = 0;
+		h.fh.handle_bytes = MAX_HANDLE_SZ;
+		if (name_to_handle_at(AT_FDCWD, eq + 1, &h.fh, &mnt_id, 0) < 0) {
+			fail("nfs: name_to_handle_at", eq + 1);
+			rc = 1;
+			continue;
+		}
+		if (!mountinfo_of(mnt_id, &m)) {
+			errno = ENOENT;
+			fail("nfs: no mountinfo line for the mount of", eq + 1);
+			rc = 1;
+			continue;
+		}
+		hex(h.fh.f_handle, h.fh.handle_bytes, handle);
+		extra[0] = 0;
+		if (strncmp(m.fstype, "nfs", 3) == 0) {
+			uint32_t w[3];
+			uint16_t fhlen;
+			char *colon = strrchr(m.source, ':');
+
+			if (h.fh.handle_bytes < 14) {
+				errno = EPROTO;
+				fail("nfs: an NFS handle shorter than its header:", eq + 1);
+				rc = 1;
+				continue;
+			}
+			memcpy(w, h.fh.f_handle, sizeof(w));
+			memcpy(&fhlen, h.fh.f_handle + 12, sizeof(fhlen));
+			if (14u + fhlen > h.fh.handle_bytes) {
+				errno = EPROTO;
+				fail("nfs: an NFS file handle longer than the handle:", eq + 1);
+				rc = 1;
+				continue;
+			}
+			hex(h.fh.f_handle + 14, fhlen, fh);
+			if (colon)
+				*colon = 0;
+			snprintf(extra, sizeof(extra), " fileid=%llu itype=0%o fhlen=%u fh=%s server=%s export=%s",
+				 ((unsigned long long)w[0] << 32) | w[1], (unsigned)w[2], (unsigned)fhlen, fh,
+				 colon ? m.source : "-", colon ? colon + 1 : "-");
+			if (colon)
+				*colon = ':';
+		}
+		printf("inodedump-nfs: role=%s path=%s mnt_id=%d fstype=%s source=%s handle_type=0x%x "
+		       "handle=%s%s\n", argv[i], eq + 1, mnt_id, m.fstype, m.source,
+		       (unsigned)h.fh.handle_type, handle, extra);
+		for (j = 0; j < nids && ids[j] != mnt_id; j++)
+			;
+		if (j == nids && nids < 64)
+			ids[nids++] = mnt_id;
+	}
+	for (j = 0; j < nids; j++) {
+		struct mountline m;
+
+		if (mountinfo_of(ids[j], &m))
+			printf("inodedump-nfs-mount: mnt_id=%d mountpoint=%s fstype=%s source=%s opts=%s "
+			       "superopts=%s\n", ids[j], m.mountpoint, m.fstype, m.source, m.opts,
+			       m.superopts);
 	}
 	fflush(stdout);
 	return rc;
@@ -255,6 +397,8 @@ int main(int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "stat") == 0)
 		return cmd_stat(argc, argv);
+	if (argc >= 2 && strcmp(argv[1], "nfs") == 0)
+		return cmd_nfs(argc, argv);
 	if (argc == 3 && strcmp(argv[1], "ipc") == 0)
 		return cmd_ipc(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "hold") == 0) {
@@ -266,7 +410,7 @@ int main(int argc, char **argv)
 		return cmd_subvol(argv[2], argv[3]);
 	if (argc == 4 && strcmp(argv[1], "churn") == 0)
 		return cmd_churn(argv[2], strtol(argv[3], NULL, 10));
-	fprintf(stderr, "usage: fxfs stat PID ROLE=PATH... | ipc MARKER | hold MARKER | "
+	fprintf(stderr, "usage: fxfs stat PID ROLE=PATH... | nfs ROLE=PATH... | ipc MARKER | hold MARKER | "
 		"subvol DIR NAME | churn DIR N\n");
 	return 2;
 }
