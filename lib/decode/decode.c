@@ -382,6 +382,7 @@ static struct inodedump_error *name_fs_syms(struct inodedump *id,
 		inodedump_error_free(err);
 		free(module);
 		v->s = name ? idd_arena_strdup(&ino->arena, name) : NULL;
+		v->s_owned = true;
 		err = name && !v->s ? idd_nomem() : NULL;
 		free(name);
 		if (err)

@@ -439,7 +439,7 @@ static struct inodedump_error *take_bytes(struct inodedump *id,
 	}
 	if (len > 4096) {
 		v->state = IDD_UNREADABLE;
-		v->why = idd_arena_strdup(&ino->arena, "its length is absurd");
+		v->why = "its length is absurd";
 		return NULL;
 	}
 	if (row->kind == IDD_FS_STR && !has_len) {
@@ -454,6 +454,7 @@ static struct inodedump_error *take_bytes(struct inodedump *id,
 			return NULL;
 		}
 		v->s = idd_arena_strdup(&ino->arena, s);
+		v->s_owned = true;
 		free(s);
 		return v->s ? NULL : idd_nomem();
 	}
@@ -467,6 +468,7 @@ static struct inodedump_error *take_bytes(struct inodedump *id,
 		return NULL;
 	}
 	v->v = len;
+	v->s_owned = true;
 	v->s = row->kind == IDD_FS_STR
 		       ? idd_arena_strndup(&ino->arena, (const char *)bytes, len)
 		       : hex_bytes(&ino->arena, bytes, len);
@@ -587,10 +589,9 @@ struct inodedump_error *idd_decode_fs(struct inodedump *id,
 	ino->fs.type = fl->type;
 	ino->fs.object = ino->address - fl->inode_off;
 	if (ino->slab.known && ino->slab.offset != fl->inode_off) {
-		ino->fs.unavailable = idd_arena_strdup(
-			&ino->arena, "the inode is not where its filesystem's "
-				     "struct keeps it in its slab object");
-		return ino->fs.unavailable ? NULL : idd_nomem();
+		ino->fs.unavailable = "the inode is not where its filesystem's "
+				      "struct keeps it in its slab object";
+		return NULL;
 	}
 	err = idd_read_bytes(id, ino->fs.object, fl->size, &obj);
 	if (err) {
@@ -602,9 +603,9 @@ struct inodedump_error *idd_decode_fs(struct inodedump *id,
 					(unsigned long long)ino->fs.object,
 					inodedump_error_message(err));
 		inodedump_error_free(err);
-		ino->fs.unavailable = why ? idd_arena_strdup(&ino->arena, why)
-					  : NULL;
-		free(why);
+		/* malloc'd, owned by the inode (inodedump_inode_free) */
+		ino->fs.unavailable_buf = why;
+		ino->fs.unavailable = why;
 		if (!ino->fs.unavailable)
 			return idd_nomem();
 		return idd_note_incomplete(ino, INODEDUMP_PART_FIELDS, "fs",

@@ -127,6 +127,22 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 			break;
 		}
 	}
+	/* the filesystem's rows: what came from the arena, or past it */
+	for (size_t i = 0; ino->fs.v && i < ino->fs.n; i++) {
+		if (ino->fs.v[i].s_owned)
+			idd_arena_release(&ino->arena, (void *)ino->fs.v[i].s);
+		idd_arena_release(&ino->arena, (void *)ino->fs.v[i].names);
+	}
+	idd_arena_release(&ino->arena, ino->fs.v);
+	for (size_t i = 0; i < ino->fs.nd; i++)
+		if (ino->fs.d[i].is_str)
+			idd_arena_release(&ino->arena, (void *)ino->fs.d[i].s);
+	free(ino->fs.unavailable_buf);
+	idd_arena_release(&ino->arena, (void *)ino->slab.cache);
+	idd_arena_release(&ino->arena, (void *)ino->slab.type);
+	idd_arena_release(&ino->arena, (void *)ino->slab.where);
+	idd_arena_release(&ino->arena, (void *)ino->slab.unread);
+	idd_arena_release(&ino->arena, (void *)ino->fs_inferred_from);
 	free(ino->not_inode_reason);
 	free_names(ino->paths);
 	for (size_t i = 0; i < ino->npath_rows; i++)

@@ -90,7 +90,8 @@ struct idd_fs_value {
 	const struct idd_fs_row *row;
 	enum idd_presence state;
 	uint64_t v;	      /* numbers, addresses (the bit pattern) */
-	const char *s;	      /* STR, BYTES (hex), ENUM, SYM: arena */
+	const char *s;	      /* STR, BYTES (hex), ENUM, SYM */
+	bool s_owned;	      /* s from the inode's arena (else the layout's) */
 	const char **names;   /* FLAGS: the bits' names, NULL-terminated */
 	bool truncated;	      /* STR: the bound was hit */
 	const char *why;      /* IDD_UNREADABLE: why (static or arena) */
@@ -116,7 +117,9 @@ struct idd_fs_part {
 	const struct idd_fs_table *t; /* NULL: no table for this fs */
 	const char *type;	      /* the embedding struct (static) */
 	uint64_t object;	      /* its address */
-	const char *unavailable;      /* why no rows (session or arena), or NULL */
+	const char *unavailable;      /* why no rows (static, the session's
+					 or unavailable_buf), or NULL */
+	char *unavailable_buf;	      /* malloc'd, freed with the inode */
 	struct idd_fs_value *v;	      /* t->nrows of them (arena) */
 	size_t n;
 	struct idd_fs_derived d[IDD_FS_MAX_DERIVED];
