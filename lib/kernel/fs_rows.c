@@ -26,6 +26,12 @@ static const struct idd_fs_row overlay_rows[] = {
 static const struct idd_fs_row sockfs_rows[] = {
 #include "kernel/fs_sockfs.def"
 };
+static const struct idd_fs_row proc_rows[] = {
+#include "kernel/fs_proc.def"
+};
+static const struct idd_fs_row kernfs_rows[] = {
+#include "kernel/fs_kernfs.def"
+};
 static const struct idd_fs_row pipefs_rows[] = {
 #include "kernel/fs_pipefs.def"
 };
@@ -47,6 +53,7 @@ static const char *const ext4_anchors[] = { "ext4_alloc_inode", "ext4_fill_super
 static const char *const shmem_anchors[] = { "shmem_alloc_inode", "shmem_file_setup", NULL };
 static const char *const ovl_anchors[] = { "ovl_alloc_inode", "ovl_fill_super", NULL };
 static const char *const sock_anchors[] = { "sock_alloc_inode", "sock_alloc", NULL };
+static const char *const proc_anchors[] = { "proc_alloc_inode", "proc_get_inode", NULL };
 static const char *const inode_anchors[] = { "alloc_inode", "iget_locked", NULL };
 static const char *const btrfs_anchors[] = { "btrfs_alloc_inode", "btrfs_getattr", NULL };
 static const char *const nfs_anchors[] = { "nfs_alloc_inode", "nfs_fhget", NULL };
@@ -61,6 +68,9 @@ const struct idd_fs_table idd_fs_tables[] = {
 	{ "sockfs", "sock_inode_cache", sockfs_rows, N(sockfs_rows),
 	  sock_anchors },
 	{ "pipefs", "inode_cache", pipefs_rows, N(pipefs_rows), inode_anchors },
+	{ "proc", "proc_inode_cache", proc_rows, N(proc_rows), proc_anchors },
+	{ "sysfs|cgroup|cgroup2", "inode_cache", kernfs_rows, N(kernfs_rows),
+	  inode_anchors },
 	{ "anon_inodefs", "inode_cache", anon_rows, N(anon_rows),
 	  inode_anchors },
 	{ "btrfs", "btrfs_inode", btrfs_rows, N(btrfs_rows), btrfs_anchors },
