@@ -186,9 +186,12 @@ static struct ns_entry *entry(struct idd_mntns *m, uint64_t ns, bool *nomem)
 	return e;
 }
 
-/* The namespace of task (0: a zombie's, or unreadable). */
-static uint64_t task_ns(struct inodedump *id, const struct idd_mntns *m,
-			uint64_t task)
+/*
+ * The namespace of task (0: a zombie's, or unreadable: then *why, if
+ * given and not yet set, keeps the first read's reason, malloc'd).
+ */
+static uint64_t task_ns_why(struct inodedump *id, const struct idd_mntns *m,
+			    uint64_t task, char **why)
 {
 	uint64_t nsproxy, ns;
 	struct inodedump_error *err;
@@ -200,8 +203,17 @@ static uint64_t task_ns(struct inodedump *id, const struct idd_mntns *m,
 					  nsproxy + m->mnt_ns.offset, &ns);
 	if (err || !nsproxy)
 		ns = 0;
+	if (err && why && !*why)
+		*why = idd_strdup_printf("task 0x%" PRIx64 ": %s", task,
+					 inodedump_error_message(err));
 	inodedump_error_free(err);
 	return ns;
+}
+
+static uint64_t task_ns(struct inodedump *id, const struct idd_mntns *m,
+			uint64_t task)
+{
+	return task_ns_why(id, m, task, NULL);
 }
 
 /* Task (pid) is in namespace ns: the lowest pid of each is kept. */
@@ -243,7 +255,17 @@ static struct inodedump_error *read_first(struct inodedump *id,
 		m->init_task = 0;
 		return NULL;
 	}
-	m->initial = task_ns(id, m, m->init_task);
+	{
+		char *why = NULL;
+
+		m->initial = task_ns_why(id, m, m->init_task, &why);
+		if (why) /* which namespace is the initial one: not known */
+			idd_session_note(id, "mount namespaces: init_task's "
+					 "namespace could not be read (%s): no "
+					 "path can be said to be in the initial "
+					 "one", why);
+		free(why);
+	}
 	err = idd_target_read_u64(id->target, m->init_task + m->tasks.offset,
 				  &node);
 	if (!err && m->initial && node != m->init_task + m->tasks.offset &&
@@ -268,7 +290,8 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 	_cleanup_visited_ struct idd_visited seen = { 0 };
 	uint64_t init_task, head, node;
 	struct inodedump_error *err;
-	size_t count = 0;
+	size_t count = 0, unread = 0;
+	char *why = NULL;
 
 	m->walked = true;
 	if (!(init_task = m->init_task)) {
@@ -288,12 +311,31 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 					   "task list loops at 0x%" PRIx64, node);
 			break;
 		}
-		ns = task_ns(id, m, task);
+		{
+			char *w = NULL;
+
+			ns = task_ns_why(id, m, task, &w);
+			if (w) {
+				unread++;
+				if (!why)
+					why = w;
+				else
+					free(w);
+			}
+		}
 		if (ns && !read_uint(id, task, &m->pid, &pid) &&
-		    (err = note_task(id, m, ns, task, pid)))
+		    (err = note_task(id, m, ns, task, pid))) {
+			free(why);
 			return err;
+		}
 		err = idd_target_read_u64(id->target, node, &node);
 	}
+	if (unread)
+		idd_session_note(id, "mount namespaces: the namespace of %zu "
+				 "task(s) could not be read (first: %s): a "
+				 "namespace's process may be missing, or not its "
+				 "lowest pid", unread, why ? why : "?");
+	free(why);
 	if (idd_error_is_nomem(err))
 		return err;
 	if (err) {

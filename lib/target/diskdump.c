@@ -104,6 +104,7 @@ struct diskdump {
 	uint32_t page_size;
 	uint64_t max_pfn;
 	uint64_t bitmap2_off, desc_off;
+	uint64_t data_start; /* the end of the descriptor table (0: unknown) */
 	uint64_t *rank;	   /* set bits of bitmap 2 before each RANK_BITS */
 	uint8_t bits[RANK_BITS / 8]; /* bitmap 2's block bits_block */
 	uint64_t bits_block;
@@ -265,6 +266,7 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 				 path, (unsigned long long)n,
 				 (unsigned long long)d->max_pfn);
 	data_start = d->desc_off + n * DD_DESC_SIZE;
+	d->data_start = data_start;
 	if (!idd_pread_all(d->fd, desc, sizeof(desc), d->desc_off) ||
 	    data_start > file_size) {
 		*truncated = true;
@@ -281,9 +283,29 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 				 path, (unsigned long long)n,
 				 (unsigned long long)data_start,
 				 (unsigned long long)first);
-	*truncated = !idd_pread_all(d->fd, desc, sizeof(desc),
-				    d->desc_off + (n - 1) * DD_DESC_SIZE) ||
-		     idd_le64(desc) > file_size ||
+	if (!idd_pread_all(d->fd, desc, sizeof(desc),
+			   d->desc_off + (n - 1) * DD_DESC_SIZE)) {
+		*truncated = true;
+		return NULL;
+	}
+	/*
+	 * The last page's descriptor: one of a page (size 1..page_size,
+	 * its data after the table), else the bitmap counts more pages than
+	 * the table holds (its last entries are page data): damage, never a
+	 * truncation to read past (the reads would shift onto other pages).
+	 */
+	if (idd_le64(desc) < data_start || !idd_le32(desc + 8) ||
+	    idd_le32(desc + 8) > d->page_size)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: corrupt diskdump: the page bitmap counts "
+				 "%llu pages, but entry %llu of the descriptor "
+				 "table is no page's (data at %llu, %u bytes): "
+				 "the bitmap or the descriptor table is damaged",
+				 path, (unsigned long long)n,
+				 (unsigned long long)(n - 1),
+				 (unsigned long long)idd_le64(desc),
+				 idd_le32(desc + 8));
+	*truncated = idd_le64(desc) > file_size ||
 		     idd_le32(desc + 8) > file_size - idd_le64(desc);
 	return NULL;
 }
@@ -503,6 +525,13 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 		return damaged(d, pfn, idx, "past the end of the file");
 	size = idd_le32(desc + 8);
 	flags = idd_le32(desc + 12);
+	if (idd_le64(desc) < d->data_start)
+		return damaged(d, pfn, idx,
+			       "its data at offset %llu is inside the header, "
+			       "the bitmaps or the descriptor table (the pages' "
+			       "data start at %llu)",
+			       (unsigned long long)idd_le64(desc),
+			       (unsigned long long)d->data_start);
 	switch (decode_page(d->fd, d->page_size, &d->in, desc, page)) {
 	case PAGE_OK:
 		return true;
@@ -573,7 +602,9 @@ static void decode_pages(struct parallel *p, struct inflater *in)
 		}
 		if (i >= p->npages || atomic_load(&p->failed))
 			return;
-		if (decode_page(p->d->fd, ps, in, p->descs + i * DD_DESC_SIZE,
+		/* data inside the table: read_page() says what is wrong */
+		if (idd_le64(p->descs + i * DD_DESC_SIZE) < p->d->data_start ||
+		    decode_page(p->d->fd, ps, in, p->descs + i * DD_DESC_SIZE,
 				p->out + i * ps) != PAGE_OK)
 			atomic_store(&p->failed, true);
 	}
