@@ -24,22 +24,11 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import Checker, run, set_dir  # noqa: E402
+from test_sweep_filtered import truth_sbs  # noqa: E402
 
 # Filesystems with a table of rows (lib/kernel/fs_rows.c), as the
 # superblock's s_type->name says; checked to be non-null under --fs-rows.
 WITH_ROWS = {"xfs", "ext4", "tmpfs"}
-
-
-def truth_sbs(d):
-    out = {}
-    with open(os.path.join(d, "slab-truth.txt")) as f:
-        for line in f:
-            if line.startswith("sb "):
-                t = dict(x.split("=", 1) for x in line.split()[1:])
-                out["0x" + t["addr"]] = (t["type"], int(t["s_inodes"]))
-    if not out:
-        raise SystemExit(f"FAIL no 'sb' lines in {d}/slab-truth.txt")
-    return out
 
 
 def sweep(args):
