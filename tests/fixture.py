@@ -56,6 +56,22 @@ def read_truth(path):
     return rows
 
 
+def stat_lines(d):
+    """role -> the fields of the guest's own `inodedump-stat:` line for it
+    (the fs sets' serial.log: fs_init.sh's `fxfs stat`, one line a role)."""
+    out = {}
+    with open(os.path.join(d, "serial.log"), errors="replace") as f:
+        for line in f:
+            i = line.find("inodedump-stat: ")
+            if i < 0:
+                continue
+            row = dict(t.partition("=")[::2] for t in line[i + 16:].split())
+            out.setdefault(row.get("role"), row)
+    if not out:
+        raise SystemExit(f"FAIL no inodedump-stat lines in {d}/serial.log")
+    return out
+
+
 def expected_violations(role):
     """The checks a truth inode must fail, by its role (CONTRACT.md): every
     victim_* has a cached link whose length is wrong (the patched and

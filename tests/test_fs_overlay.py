@@ -31,7 +31,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sid_drgn  # noqa: E402
-from fixture import Checker, ElfCopy, read_truth, run, set_dir  # noqa: E402
+from fixture import Checker, ElfCopy, read_truth, run, set_dir, stat_lines  # noqa: E402
 
 FORMATS = ["d0-zlib", "d17-zlib", "d31-zlib", "sid-d31-zlib", "elf-nopaging"]
 BTF_FORMATS = ["d0-zlib", "sid-d31-zlib"]
@@ -51,21 +51,6 @@ OVL = {
     "ovl_subdir": (None, None, "lower only"),
     "ovl_root": (None, None, "merged (upper and lower)"),
 }
-
-
-def stat_lines(d):
-    """role -> the guest's inodedump-stat fields."""
-    out = {}
-    with open(os.path.join(d, "serial.log"), errors="replace") as f:
-        for line in f:
-            i = line.find("inodedump-stat: ")
-            if i < 0:
-                continue
-            row = dict(t.partition("=")[::2] for t in line[i + 16:].split())
-            out[row["role"]] = row
-    if not out:
-        raise SystemExit(f"FAIL no inodedump-stat lines in {d}/serial.log")
-    return out
 
 
 def decode(args, addrs, env=None):

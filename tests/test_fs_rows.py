@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from fixture import Checker, read_truth, set_dir
+from fixture import Checker, read_truth, set_dir, stat_lines
 from fixture import run as fixture_run
 import sid_drgn
 
@@ -39,24 +39,6 @@ COVERED = {"xfs", "btrfs", "ext4", "tmpfs"}
 DUMPS = ["d0-zlib", "d17-zlib", "d31-zlib", "sid-d31-zlib", "elf-nopaging"]
 # Formats that keep every page a value here needs (no -d 31).
 WHOLE = {"d0-zlib", "d17-zlib", "elf-nopaging"}
-
-
-def stat_lines(d):
-    """role -> the guest's stat fields (the first line of each role)."""
-    out = {}
-    with open(os.path.join(d, "serial.log"), errors="replace") as f:
-        for line in f:
-            i = line.find("inodedump-stat: ")
-            if i < 0:
-                continue
-            row = {}
-            for tok in line[i + 16:].strip().split(" "):
-                k, _, v = tok.partition("=")
-                row[k] = v
-            out.setdefault(row.get("role"), row)
-    if not out:
-        raise SystemExit(f"FAIL no inodedump-stat lines in {d}/serial.log")
-    return out
 
 
 def decode(args, env=None):

@@ -141,8 +141,8 @@ static struct inodedump_error *btrfs(struct inodedump *id,
 	struct inodedump_error *err = NULL;
 
 	if (dev && ino->s_dev.state == IDD_OK)
-		err = idd_fs_derive_num(ino, "st_dev", (int64_t)dev->v,
-					"dev", (int64_t)ino->s_dev.v,
+		err = idd_fs_derive_dev(ino, "st_dev", dev->v, "dev",
+					(uint64_t)ino->s_dev.v,
 					"btrfs_getattr: the subvolume's "
 					"anonymous dev (root->anon_dev), not "
 					"s_dev");

@@ -88,18 +88,13 @@ static void json_rows(struct idd_json *j, const struct idd_fs_part *fs)
 	idd_json_end(j);
 }
 
-/* A derived number: st_dev as "major:minor", like the VFS dev rows. */
-static bool is_dev(const struct idd_fs_derived *d)
-{
-	return d->is_dev || !strcmp(d->key, "st_dev");
-}
-
+/* A derived number; a dev_t (is_dev) as "major:minor", like the VFS rows. */
 static void json_derived_num(struct idd_json *j,
 			     const struct idd_fs_derived *d, int64_t v)
 {
 	char dev[48];
 
-	if (!is_dev(d)) {
+	if (!d->is_dev) {
 		idd_json_i64(j, v);
 		return;
 	}
@@ -112,7 +107,7 @@ static void text_derived_num(FILE *out, const struct idd_fs_derived *d,
 {
 	char dev[48];
 
-	if (!is_dev(d)) {
+	if (!d->is_dev) {
 		fprintf(out, "%" PRId64, v);
 		return;
 	}
@@ -259,15 +254,6 @@ void idd_text_fs(FILE *out, const struct inodedump_inode *ino)
 			fprintf(out, "%s \"", d->key);
 			idd_text_escape(out, d->s);
 			fputc('"', out);
-		} else if (d->is_dev) {
-			char a[48], b[48];
-
-			idd_dev_string((uint64_t)d->v, a, sizeof(a));
-			idd_dev_string((uint64_t)d->vfs, b, sizeof(b));
-			fprintf(out, "%s %s", d->key, a);
-			if (d->vfs_key)
-				fprintf(out, " (the VFS inode's %s: %s)",
-					d->vfs_key, b);
 		} else {
 			fprintf(out, "%s ", d->key);
 			text_derived_num(out, d, d->v);
