@@ -575,6 +575,20 @@ INODEDUMP_API void inodedump_log_print(const struct inodedump_log *log,
 /* Free a log and its records; NULL is allowed. */
 INODEDUMP_API void inodedump_log_free(struct inodedump_log *log);
 
+/*
+ * A kernel log saved as text (dmesg(1)'s output, makedumpfile
+ * --dump-dmesg's as kdump-tools keeps it in dmesg.STAMP, RHEL's
+ * vmcore-dmesg.txt) read into records, one a line: an optional "<N>"
+ * level, "[seconds.micros]" time and "[T123]" caller, then the text.
+ * For a dump whose own ring cannot be read (filtered, overwritten): its
+ * reports come from inodedump_find_reports() as for the ring. len bytes,
+ * no NUL needed; *out is freed with inodedump_log_free(). Fails only when
+ * out of memory.
+ */
+INODEDUMP_API struct inodedump_error *
+inodedump_log_from_text(const char *text, size_t len,
+			struct inodedump_log **out);
+
 /* Which dump_inode() wrote a report line. */
 enum inodedump_report_format {
 	INODEDUMP_REPORT_6_15 = 1, /* "<reason> encountered for inode <%px>" */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* Unit tests of the dump_inode() report line parser, in every format. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit/check.h"
@@ -145,8 +146,58 @@ static void test_free_null(void)
 	passed++;
 }
 
+/*
+ * A log saved as text (kdump-tools' dmesg.STAMP, RHEL's vmcore-dmesg.txt):
+ * each line a record, its time and caller taken off, and its reports found
+ * with their splat as in the ring. Lines as the debugvfs73 guest printed
+ * them on its console (tests/vmcores/out/debugvfs73/serial.log).
+ */
+static void test_saved_log(void)
+{
+	static const char text[] =
+		"[    0.000000] Linux version 7.3.4\n"
+		"\n"
+		"<4>[    0.993368][   T99] VFS_WARN_ON_INODE(strlen(link) != "
+		"linklen): inode:ff1545c54185c550 fs:tmpfs mode:120777 "
+		"opflags:0x28 flags:0x0 state:0x10 count:2\r\n"
+		"[    0.993400] WARNING: include/linux/fs.h:951 at "
+		"set_cached_link+0x186/0xf50 [vfsdbg73_trigger], CPU#0: insmod/99\n"
+		"[    3.728506] VFS_BUG_ON_INODE(!IS_ANON_FILE(inode)): "
+		"inode:ff1545c54185c070 fs:tmpfs mode:644 opflags:0x2d "
+		"flags:0x1000 state:0x0 count:2";
+	struct inodedump_log *log = NULL;
+	struct inodedump_report *reps = NULL;
+	const struct inodedump_record *rec;
+	size_t n = 0;
+
+	CHECK(!inodedump_log_from_text(text, sizeof(text) - 1, &log));
+	if (!log)
+		return;
+	CHECK(inodedump_log_count(log) == 4); /* the blank line is none */
+	rec = inodedump_log_record(log, 0);
+	CHECK(rec && rec->ts_nsec == 0 && !strcmp(rec->text, "Linux version 7.3.4"));
+	rec = inodedump_log_record(log, 1);
+	CHECK(rec && rec->ts_nsec == 993368000ull && rec->level == 4 &&
+	      rec->caller_id == 99 && rec->text[rec->text_len - 1] == '2');
+	CHECK(!inodedump_find_reports(log, &reps, &n));
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK(reps[0].address == 0xff1545c54185c550ull);
+		CHECK(!strcmp(reps[0].site_function, "set_cached_link"));
+		CHECK(reps[0].site_line == 951);
+		CHECK(reps[1].address == 0xff1545c54185c070ull);
+		CHECK(reps[1].ts_nsec == 3728506000ull);
+	}
+	free(reps);
+	inodedump_log_free(log);
+	CHECK(!inodedump_log_from_text("", 0, &log));
+	CHECK(log && inodedump_log_count(log) == 0);
+	inodedump_log_free(log);
+}
+
 int main(void)
 {
+	test_saved_log();
 	test_free_null();
 	test_6_15();
 	test_6_18();
