@@ -177,7 +177,8 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 }
 
 /* The reports of one log as one document (run_reports). */
-static int reports_document(struct inodedump *id, struct inodedump_log *log,
+static int reports_document(struct inodedump *id,
+			    const struct inodedump_log *log,
 			    unsigned int flags, enum inodedump_format format,
 			    const struct run_out *o, int status, size_t *said)
 {
@@ -230,17 +231,32 @@ static int reports_document(struct inodedump *id, struct inodedump_log *log,
 int run_reports(struct inodedump *id, unsigned int flags,
 		enum inodedump_format format, const struct run_out *o)
 {
-	size_t said = 0;
-	int status = say_notes(id, o, &said);
 	struct inodedump_log *log;
 	struct inodedump_error *err = inodedump_read_log(id, &log);
+	int status;
 
-	if (err)
-		return failed(o, err);
-	run_worse(&status, log_status(o, log));
-	status = reports_document(id, log, flags, format, o, status, &said);
+	if (err) {
+		size_t said = 0;
+		int notes = say_notes(id, o, &said);
+
+		status = failed(o, err);
+		run_worse(&status, notes);
+		return status;
+	}
+	status = run_reports_log(id, log, flags, format, o);
 	inodedump_log_free(log);
 	return status;
+}
+
+int run_reports_log(struct inodedump *id, const struct inodedump_log *log,
+		    unsigned int flags, enum inodedump_format format,
+		    const struct run_out *o)
+{
+	size_t said = 0;
+	int status = say_notes(id, o, &said);
+
+	run_worse(&status, log_status(o, log));
+	return reports_document(id, log, flags, format, o, status, &said);
 }
 
 int run_log(struct inodedump *id, const struct run_out *o)

@@ -70,6 +70,14 @@ int run_addresses(struct inodedump *id, const uint64_t *addresses, size_t n,
 int run_reports(struct inodedump *id, unsigned int flags,
 		enum inodedump_format format, const struct run_out *o);
 
+/*
+ * The same over a log the caller read: the dump's ring, or a log saved
+ * beside the dump (inodedump_log_from_text(); vmcore-inode --triage).
+ */
+int run_reports_log(struct inodedump *id, const struct inodedump_log *log,
+		    unsigned int flags, enum inodedump_format format,
+		    const struct run_out *o);
+
 /* vmcore-inode --log VMCORE. */
 int run_log(struct inodedump *id, const struct run_out *o);
 

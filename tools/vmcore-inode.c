@@ -11,6 +11,7 @@
 
 #include "inodedump.h"
 #include "run.h"
+#include "triage.h"
 
 /* Exit status (usage_text, man page): enum run_status in run.h. */
 
@@ -23,6 +24,8 @@ static const char usage_text[] =
 	"       vmcore-inode [-k VMLINUX] --live [ADDRESS...]   (reads /proc/kcore)\n"
 	"       vmcore-inode [-k VMLINUX] --sweep [--jsonl] [--violations-only]\n"
 	"                    [--fs NAME] [--sb ADDRESS] [--type T,...] VMCORE\n"
+	"       vmcore-inode --triage [--json] [--settle S] [--wait S] [--again]\n"
+	"                    [DIR|DUMP]   (DIR: /var/crash)\n"
 	"\n"
 	"Decode the struct inode at each ADDRESS (hex, as the kernel's %%px\n"
 	"prints it: \"encountered for inode ffff935e008f6850\") in VMCORE, using\n"
@@ -75,11 +78,12 @@ static const char usage_text[] =
 	"(4 wins over 1, 3 over 4).\n";
 
 /* Long options without a short one. */
-enum { OPT_VERSION = 0x100 };
+enum { OPT_VERSION = 0x100, OPT_TRIAGE, OPT_SETTLE, OPT_WAIT, OPT_AGAIN };
 
 static void usage(FILE *out)
 {
 	fprintf(out, usage_text, INODEDUMP_JSON_SCHEMA);
+	fputs(triage_usage, out);
 }
 
 /* An error the library or a run reports, as the command says it. */
@@ -115,6 +119,10 @@ int main(int argc, char **argv)
 		{ "debug-root", required_argument, NULL, 'D' },
 		{ "what", required_argument, NULL, 'W' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "triage", no_argument, NULL, OPT_TRIAGE },
+		{ "settle", required_argument, NULL, OPT_SETTLE },
+		{ "wait", required_argument, NULL, OPT_WAIT },
+		{ "again", no_argument, NULL, OPT_AGAIN },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
@@ -131,6 +139,8 @@ int main(int argc, char **argv)
 	size_t n = 0, nwhat = 0;
 	uint64_t *what = NULL; /* --what's, at most one an argument */
 	int c, status;
+	struct triage_opts triage = { .settle = 10 };
+	bool triaging = false;
 
 	sweep_opts.threads = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 	while ((c = getopt_long(argc, argv, "k:jfhrlis", longopts, NULL)) != -1) {
@@ -184,11 +194,39 @@ int main(int argc, char **argv)
 			}
 			nwhat++;
 			break;
+		case OPT_TRIAGE: triaging = true; break;
+		case OPT_AGAIN: triage.again = true; break;
+		case OPT_SETTLE:
+		case OPT_WAIT: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || v > 86400) {
+				fprintf(stderr, "vmcore-inode: %s '%s': seconds, "
+						"0 to 86400\n", c == OPT_WAIT
+						? "--wait" : "--settle", optarg);
+				return RUN_USAGE;
+			}
+			*(c == OPT_WAIT ? &triage.wait : &triage.settle) =
+				(unsigned int)v;
+			break;
+		}
 		case OPT_VERSION:
 			printf("vmcore-inode %s\n", INODEDUMP_VERSION);
 			return RUN_CLEAN;
 		default: usage(stderr); return RUN_USAGE;
 		}
+	}
+	if (triaging) {
+		triage.json = format == INODEDUMP_FORMAT_JSON;
+		triage.debug_root = opts.debug_root;
+		free(what);
+		if (optind + 1 < argc) {
+			fprintf(stderr, "vmcore-inode: --triage takes one DIR\n");
+			return RUN_USAGE;
+		}
+		return triage_run(optind < argc ? argv[optind] : "/var/crash",
+				  &triage);
 	}
 	if (live) {
 		/* The live kernel is one more dump: /proc/kcore, in argv's place. */
