@@ -23,6 +23,9 @@ packages=(
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap
+  # the triage units under a real systemd (tests/test_systemd.py): nspawn;
+  # systemd's pkg-config file (the unit directory) is in systemd itself
+  systemd-container systemd
 )
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq

@@ -188,11 +188,12 @@ static char *slurp(const char *path, size_t *len)
 
 /*
  * Write data to path atomically: a temporary file in the same directory,
- * written, fsync'd, renamed over path, the directory fsync'd. Nothing when
+ * written, fsync'd, given mode, renamed over path, the directory fsync'd. Nothing when
  * path already holds these very bytes (a rerun changes no file). Returns 0
  * or an errno.
  */
-static int write_atomic(const char *path, const char *data, size_t len)
+static int write_atomic(const char *path, const char *data, size_t len,
+			mode_t mode)
 {
 	char *dir = xasprintf("%s", path), *slash = strrchr(dir, '/'), *tmp;
 	size_t old_len;
@@ -226,7 +227,7 @@ static int write_atomic(const char *path, const char *data, size_t len)
 		}
 		off += (size_t)w;
 	}
-	if (!e && (fchmod(fd, 0644) || fsync(fd)))
+	if (!e && (fchmod(fd, mode) || fsync(fd)))
 		e = errno;
 	if (close(fd) && !e)
 		e = errno;
@@ -800,10 +801,13 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 	{
 		char *json = render_json(&job), *text = render_text(&job);
 
+		/* Whoever may read the dump may read what it says; no more. */
+		mode_t mode = job.st.st_mode ? job.st.st_mode & 0644 : 0600;
+
 		e = !json || !text ? ENOMEM
-				   : write_atomic(text_path, text, strlen(text));
+				   : write_atomic(text_path, text, strlen(text), mode);
 		if (!e)
-			e = write_atomic(json_path, json, strlen(json));
+			e = write_atomic(json_path, json, strlen(json), mode);
 		free(json);
 		free(text);
 	}
@@ -862,7 +866,7 @@ static void entry_error(struct batch *b, const char *parent, const char *name,
 		json_str(f, why);
 		fputs("\n}\n", f);
 		fclose(f);
-		if (write_atomic(r->json_path, buf, len)) {
+		if (write_atomic(r->json_path, buf, len, 0600)) {
 			free(r->json_path);
 			r->json_path = NULL;
 		}
