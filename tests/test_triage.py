@@ -25,6 +25,7 @@ results and error files beside each dump, nothing half-written, a second
 run writes nothing (inodes and mtimes unchanged), a lock makes a second run
 wait, --wait picks up a dump once it stops growing.
 """
+import atexit
 import fcntl
 import json
 import os
@@ -65,14 +66,21 @@ def saved_dmesg(serial, dest):
 
 
 def link(src, dst):
+    """A fixture's dump under a kdump name: a hard link (or a copy keeping
+    its mtime), never touched afterwards — it is the fixture's inode."""
     try:
         os.link(src, dst)
     except OSError:
-        shutil.copyfile(src, dst)
+        shutil.copy2(src, dst)
 
 
 def old(*paths):
+    """Settled: modified an hour ago. Only what this test made; a fixture's
+    own file (a hard link here) was written hours ago and is left alone."""
     for p in paths:
+        st = os.lstat(p)
+        if st.st_nlink > 1 and not os.path.isdir(p):
+            continue
         os.utime(p, (HOUR_AGO, HOUR_AGO), follow_symlinks=False)
 
 
@@ -139,7 +147,12 @@ def main():
     stock_reports = console_reports(os.path.join(stock, "serial.log"))
     o510_reports = console_reports(os.path.join(o510, "serial.log"))
 
+    fixture_dumps = {p: os.stat(p).st_mtime_ns for p in (
+        os.path.join(dv, "d31-zlib.vmcore"), os.path.join(stock, "d17-zlib.vmcore"),
+        os.path.join(stock, "d31-zlib.vmcore"), os.path.join(o510, "d31-zlib.vmcore"),
+        os.path.join(nobtf, "d17-zlib.vmcore"))}
     tmp = tempfile.mkdtemp(prefix="triage-")
+    atexit.register(shutil.rmtree, tmp, True)
     crash = os.path.join(tmp, "crash")
     os.makedirs(crash)
     # A debug root holding debugvfs73's vmlinux where its build-id says.
@@ -171,6 +184,7 @@ def main():
     at = data.find(b"SYMBOL(prb)=") + len("SYMBOL(prb)=")
     data[at:at + 16] = b"ffffffff00000000"
     open(os.path.join(noring, "dump.202612050202"), "wb").write(data)
+    os.chmod(os.path.join(noring, "dump.202612050202"), 0o600)  # as kdump writes
     v510 = layout("202612050303", "dump.202612050303",
                   os.path.join(o510, "d31-zlib.vmcore"))
     # Truncated: past its header (what is left is read, the rest said) and
@@ -273,6 +287,9 @@ def main():
     c.ok("noring: and why", "cannot be read" in j["log"], j["log"])
     addrs = [int(x["address"], 16) for x in j["reports_document"]["reports"]]
     c.eq("noring: the reported inodes, from the saved log", addrs, dv_reports)
+    c.eq("noring: results readable by whom the dump is (0600)",
+         [oct(os.stat(os.path.join(noring, n)).st_mode & 0o777)
+          for n in ("inodedump.json", "inodedump.txt")], ["0o600", "0o600"])
 
     # 5.10: its console's reports (none or some), the sweep.
     r = row("202612050303/dump.202612050303", "triaged", ANY)
@@ -370,7 +387,9 @@ def main():
     c.eq("empty dir: exit 0", res.returncode, 0)
     c.ok("empty dir: said", "no dump to triage" in res.stdout, res.stdout)
 
-    shutil.rmtree(tmp, ignore_errors=True)
+    for src in fixture_dumps:
+        c.eq(f"fixture {src} left as it was", os.stat(src).st_mtime_ns,
+             fixture_dumps[src])
     c.finish()
 
 

@@ -7,13 +7,13 @@
  * checks run — and write inodedump.json and inodedump.txt beside it,
  * atomically. A dump that cannot be read gets its error there instead; one
  * bad dump never stops the batch. Then a summary, and the batch's status.
+ * Here: what a dump is, the discovery, a row per entry, the lock and the
+ * summary; one dump's triage is triage_dump.c, the files triage_io.c.
  * Public API only (inodedump.h), through the runs of run.h.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +25,8 @@
 #include "inodedump.h"
 #include "run.h"
 #include "triage.h"
+#include "triage_dump.h"
+#include "triage_io.h"
 
 const char triage_usage[] =
 	"\n"
@@ -79,45 +81,8 @@ struct batch {
 	struct row *rows;
 	size_t n, cap;
 	bool tty;
+	size_t written; /* dumps whose results this run wrote */
 };
-
-/* ------------------------------------------------------------ helpers */
-
-static char *xasprintf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s) {
-		fputs("vmcore-inode: out of memory\n", stderr);
-		exit(RUN_UNREADABLE);
-	}
-	return s;
-}
-
-/* A JSON string, quotes and all. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;
-	     p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
 
 static struct row *add_row(struct batch *b, const char *path)
 {
@@ -144,109 +109,6 @@ static void set_note(struct row *r, char *note)
 {
 	free(r->note);
 	r->note = note;
-}
-
-static char *path_join(const char *dir, const char *name)
-{
-	size_t l = strlen(dir);
-
-	return xasprintf("%s%s%s", dir, l && dir[l - 1] == '/' ? "" : "/", name);
-}
-
-/* A whole (small) file into a malloc'd buffer; NULL when unreadable. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			char *g = realloc(buf, cap = 2 * cap + 65536 + 1);
-
-			if (!g) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = g;
-		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
-		if (!got)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
-/*
- * Write data to path atomically: a temporary file in the same directory,
- * written, fsync'd, given mode, renamed over path, the directory fsync'd. Nothing when
- * path already holds these very bytes (a rerun changes no file). Returns 0
- * or an errno.
- */
-static int write_atomic(const char *path, const char *data, size_t len,
-			mode_t mode)
-{
-	char *dir = xasprintf("%s", path), *slash = strrchr(dir, '/'), *tmp;
-	size_t old_len;
-	char *old = slurp(path, &old_len);
-	int fd, e = 0;
-
-	if (old && old_len == len && !memcmp(old, data, len)) {
-		free(old);
-		free(dir);
-		return 0;
-	}
-	free(old);
-	if (slash)
-		slash[1] = '\0';
-	else
-		strcpy(dir, "./");
-	tmp = xasprintf("%s.inodedump-tmp.XXXXXX", dir);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		goto out;
-	}
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd, data + off, len - off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (!e && (fchmod(fd, mode) || fsync(fd)))
-		e = errno;
-	if (close(fd) && !e)
-		e = errno;
-	if (!e && rename(tmp, path))
-		e = errno;
-	if (e) {
-		unlink(tmp);
-	} else {
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-	}
-out:
-	free(tmp);
-	free(dir);
-	return e;
 }
 
 /* ---------------------------------------------------- what a dump is */
@@ -305,388 +167,6 @@ static char *find_dmesg(const char *dir, const char *dump_name)
 	return NULL;
 }
 
-/* --------------------------------------------------- one dump's triage */
-
-/* What a run says on stderr, kept for the dump's results instead. */
-struct messages {
-	char **v;
-	size_t n;
-};
-
-static void keep_message(const char *message, void *arg)
-{
-	struct messages *m = arg;
-	char **g = realloc(m->v, (m->n + 1) * sizeof(*g));
-
-	if (!g)
-		return;
-	m->v = g;
-	m->v[m->n++] = xasprintf("%s", message);
-}
-
-static void free_messages(struct messages *m)
-{
-	for (size_t i = 0; i < m->n; i++)
-		free(m->v[i]);
-	free(m->v);
-	*m = (struct messages){ 0 };
-}
-
-/* Everything one dump's results hold, gathered before either is written. */
-struct dump_job {
-	const char *dump, *dmesg, *key;
-	struct stat st;
-	int exit_code;
-	const char *error;	/* could not be read: why */
-	char *log_source;	/* whence its reports came */
-	long reports, violations;
-	char *facts_text;	/* --info's lines */
-	char *reports_json, *reports_text;
-	char *sweep_jsonl, *sweep_text;
-	struct messages msgs;
-	struct inodedump_report *dmesg_reps; /* unopenable: the saved log's */
-	size_t n_dmesg_reps;
-};
-
-/* A run's output into a malloc'd string. */
-#define CAPTURE(buf, len, o, stmt)                                         \
-	do {                                                               \
-		FILE *f_ = open_memstream(&(buf), &(len));                 \
-		(o).out = f_ ? f_ : stderr;                                \
-		stmt;                                                      \
-		if (f_)                                                    \
-			fclose(f_);                                        \
-	} while (0)
-
-/* The saved log read into records; NULL (and *why) when it cannot be. */
-static struct inodedump_log *read_saved_log(const char *path, char **why)
-{
-	struct inodedump_log *log = NULL;
-	struct inodedump_error *err;
-	size_t len;
-	char *text = slurp(path, &len);
-
-	if (!text) {
-		*why = xasprintf("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	err = inodedump_log_from_text(text, len, &log);
-	free(text);
-	if (err) {
-		*why = xasprintf("%s: %s", path, inodedump_error_message(err));
-		inodedump_error_free(err);
-		return NULL;
-	}
-	return log;
-}
-
-static size_t count_reports(const struct inodedump_log *log)
-{
-	struct inodedump_report *reps = NULL;
-	size_t n = 0;
-	struct inodedump_error *err = inodedump_find_reports(log, &reps, &n);
-
-	inodedump_error_free(err);
-	free(reps);
-	return err ? 0 : n;
-}
-
-/*
- * The log whose reports are decoded: the dump's own ring, unless it cannot
- * be read, is damaged or holds no record; then the saved one, when there is
- * one. job->log_source says which, and why.
- */
-static struct inodedump_log *choose_log(struct inodedump *id,
-					struct dump_job *job)
-{
-	struct inodedump_log *ring = NULL, *saved = NULL;
-	struct inodedump_error *err = inodedump_read_log(id, &ring);
-	char *why = NULL, *saved_why = NULL;
-
-	if (err) {
-		why = xasprintf("the dump's kernel log cannot be read: %s",
-				inodedump_error_message(err));
-		inodedump_error_free(err);
-	} else if (inodedump_log_warning(ring)) {
-		why = xasprintf("the dump's kernel log is damaged: %s",
-				inodedump_log_warning(ring));
-	} else if (!inodedump_log_count(ring)) {
-		why = xasprintf("the dump's kernel log holds no record");
-	} else {
-		job->log_source = xasprintf("the dump's kernel log (%zu records)",
-					    inodedump_log_count(ring));
-		return ring;
-	}
-	if (job->dmesg)
-		saved = read_saved_log(job->dmesg, &saved_why);
-	if (saved) {
-		job->log_source = xasprintf("the saved log %s (%zu records): %s",
-					    job->dmesg, inodedump_log_count(saved),
-					    why);
-		inodedump_log_free(ring);
-		free(why);
-		return saved;
-	}
-	job->log_source = xasprintf("%s%s%s", why,
-				    saved_why ? "; and the saved log: " : "; no saved log beside the dump",
-				    saved_why ? saved_why : "");
-	keep_message(job->log_source, &job->msgs);
-	free(why);
-	free(saved_why);
-	return ring; /* may be NULL: no reports then */
-}
-
-static void sweep_counts(struct dump_job *job)
-{
-	const char *s = job->sweep_jsonl ? strstr(job->sweep_jsonl, "{\"summary\"") : NULL;
-	const char *v = s ? strstr(s, "\"violations\":") : NULL;
-
-	job->violations = v ? strtol(v + 13, NULL, 10) : -1;
-}
-
-static void triage_open(const struct triage_opts *opts, struct dump_job *job)
-{
-	INODEDUMP_OPTS(inodedump_open_opts, oo);
-	INODEDUMP_OPTS(inodedump_sweep_opts, so);
-	struct run_out o = { .on_error = keep_message, .arg = &job->msgs };
-	struct inodedump_error *err;
-	struct inodedump_log *log;
-	struct inodedump *id;
-	size_t len;
-	int status, s;
-
-	oo.debug_root = opts->debug_root;
-	err = inodedump_open(job->dump, &oo, &id);
-	if (err) {
-		job->exit_code = run_error(&o, err);
-		job->error = job->msgs.v ? job->msgs.v[job->msgs.n - 1]
-					 : "the dump cannot be opened";
-		if (job->dmesg) {
-			char *why = NULL;
-			struct inodedump_log *saved = read_saved_log(job->dmesg, &why);
-
-			if (saved && !inodedump_find_reports(saved, &job->dmesg_reps,
-							     &job->n_dmesg_reps))
-				job->reports = (long)job->n_dmesg_reps;
-			inodedump_log_free(saved);
-			free(why);
-		}
-		return;
-	}
-	CAPTURE(job->facts_text, len, o, inodedump_facts_print(id, o.out));
-	log = choose_log(id, job);
-	if (log) {
-		job->reports = (long)count_reports(log);
-		CAPTURE(job->reports_json, len, o,
-			status = run_reports_log(id, log, 0, INODEDUMP_FORMAT_JSON, &o));
-		/* The same decodes again for the text: the messages once. */
-		{
-			struct messages keep = job->msgs;
-
-			job->msgs = (struct messages){ 0 };
-			o.arg = &job->msgs;
-			CAPTURE(job->reports_text, len, o,
-				run_reports_log(id, log, 0, INODEDUMP_FORMAT_TEXT, &o));
-			free_messages(&job->msgs);
-			job->msgs = keep;
-			o.arg = &job->msgs;
-		}
-		inodedump_log_free(log);
-	} else {
-		status = RUN_PARTIAL;
-		job->reports = -1;
-	}
-	so.flags = INODEDUMP_DECODE_NO_PATHS | INODEDUMP_DECODE_NO_FS;
-	so.threads = 1;
-	CAPTURE(job->sweep_jsonl, len, o,
-		s = run_sweep(id, &so, true, true, &o));
-	run_worse(&status, s);
-	{
-		struct messages keep = job->msgs;
-
-		job->msgs = (struct messages){ 0 };
-		o.arg = &job->msgs;
-		CAPTURE(job->sweep_text, len, o,
-			run_sweep(id, &so, false, true, &o));
-		free_messages(&job->msgs);
-		job->msgs = keep;
-	}
-	sweep_counts(job);
-	inodedump_close(id);
-	job->exit_code = status;
-}
-
-/* The first line of inodedump.json: the key and status a rerun reads. */
-static void json_head(FILE *f, const struct dump_job *job)
-{
-	fprintf(f, "{\"schema\": %d, \"triage_key\": ", INODEDUMP_JSON_SCHEMA);
-	json_str(f, job->key);
-	fprintf(f, ", \"exit_code\": %d, \"reports\": %ld, \"violations\": %ld,\n",
-		job->exit_code, job->reports, job->violations);
-}
-
-static void json_messages(FILE *f, const struct messages *m)
-{
-	fputs("  \"messages\": [", f);
-	for (size_t i = 0; i < m->n; i++) {
-		fputs(i ? ",\n    " : "\n    ", f);
-		json_str(f, m->v[i]);
-	}
-	fputs(m->n ? "\n  ]" : "]", f);
-}
-
-/* The JSON Lines of a sweep as one array. */
-static void json_lines(FILE *f, const char *lines)
-{
-	bool first = true;
-
-	fputc('[', f);
-	for (const char *p = lines ? lines : ""; *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t l = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (l) {
-			fputs(first ? "\n    " : ",\n    ", f);
-			fwrite(p, 1, l, f);
-			first = false;
-		}
-		p += l + (nl != NULL);
-	}
-	fputs(first ? "]" : "\n  ]", f);
-}
-
-static void json_dump_facts(FILE *f, const struct dump_job *job)
-{
-	fputs("  \"dump\": ", f);
-	json_str(f, job->dump);
-	fprintf(f, ",\n  \"size\": %lld,\n  \"mtime\": %lld.%09ld,\n  \"dmesg\": ",
-		(long long)job->st.st_size, (long long)job->st.st_mtim.tv_sec,
-		job->st.st_mtim.tv_nsec);
-	if (job->dmesg)
-		json_str(f, job->dmesg);
-	else
-		fputs("null", f);
-	fputs(",\n", f);
-}
-
-static char *render_json(const struct dump_job *job)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	json_head(f, job);
-	json_dump_facts(f, job);
-	if (job->error) {
-		fputs("  \"error\": ", f);
-		json_str(f, job->error);
-		fputs(",\n  \"dmesg_reports\": [", f);
-		for (size_t i = 0; i < job->n_dmesg_reps; i++) {
-			const struct inodedump_report *r = &job->dmesg_reps[i];
-
-			fputs(i ? ",\n    {\"reason\": " : "\n    {\"reason\": ", f);
-			json_str(f, r->reason);
-			fprintf(f, ", \"address\": \"0x%" PRIx64 "\"}", r->address);
-		}
-		fputs(job->n_dmesg_reps ? "\n  ],\n" : "],\n", f);
-	} else {
-		fputs("  \"log\": ", f);
-		json_str(f, job->log_source);
-		fputs(",\n  \"facts\": ", f);
-		json_str(f, job->facts_text);
-		fputs(",\n  \"reports_document\": ", f);
-		if (job->reports_json && *job->reports_json) {
-			size_t l = strlen(job->reports_json);
-
-			while (l && job->reports_json[l - 1] == '\n')
-				l--;
-			fwrite(job->reports_json, 1, l, f);
-		} else {
-			fputs("null", f);
-		}
-		fputs(",\n  \"sweep\": ", f);
-		json_lines(f, job->sweep_jsonl);
-		fputs(",\n", f);
-	}
-	json_messages(f, &job->msgs);
-	fputs("\n}\n", f);
-	fclose(f);
-	return buf;
-}
-
-static char *render_text(const struct dump_job *job)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	fprintf(f, "vmcore-inode --triage: %s\n", job->dump);
-	fprintf(f, "key: %s\nexit status: %d\n", job->key, job->exit_code);
-	if (job->dmesg)
-		fprintf(f, "saved log: %s\n", job->dmesg);
-	if (job->error) {
-		fprintf(f, "error: %s\n", job->error);
-		if (job->n_dmesg_reps)
-			fprintf(f, "\nthe saved log's %zu report%s (not decoded):\n",
-				job->n_dmesg_reps, job->n_dmesg_reps == 1 ? "" : "s");
-		for (size_t i = 0; i < job->n_dmesg_reps; i++)
-			fprintf(f, "  %s: inode 0x%" PRIx64 "\n",
-				job->dmesg_reps[i].reason, job->dmesg_reps[i].address);
-	} else {
-		fprintf(f, "log: %s\n\n== the dump ==\n%s", job->log_source,
-			job->facts_text ? job->facts_text : "");
-		fprintf(f, "\n== the reports (%ld) ==\n%s", job->reports,
-			job->reports_text ? job->reports_text : "");
-		fprintf(f, "\n== the sweep: inodes with a violation ==\n%s",
-			job->sweep_text ? job->sweep_text : "");
-	}
-	if (job->msgs.n)
-		fputs("\n== what could not be read ==\n", f);
-	for (size_t i = 0; i < job->msgs.n; i++)
-		fprintf(f, "%s\n", job->msgs.v[i]);
-	fclose(f);
-	return buf;
-}
-
-/* The stored result's key and exit status: true when it is this dump's. */
-static bool already_done(const char *json_path, const char *key, int *code)
-{
-	char *old = slurp(json_path, NULL), *k, *e;
-	bool same = false;
-
-	if (!old)
-		return false;
-	k = strstr(old, "\"triage_key\": \"");
-	if (k) {
-		k += 15;
-		e = strchr(k, '"');
-		same = e && (size_t)(e - k) == strlen(key) &&
-		       !strncmp(k, key, strlen(key));
-	}
-	e = strstr(old, "\"exit_code\": ");
-	*code = e ? atoi(e + 13) : RUN_UNREADABLE;
-	free(old);
-	return same;
-}
-
-/* A dump's row from a stored result: its counts. */
-static void stored_counts(const char *json_path, struct row *r)
-{
-	char *old = slurp(json_path, NULL), *p;
-
-	if (!old)
-		return;
-	if ((p = strstr(old, "\"reports\": ")))
-		r->reports = strtol(p + 11, NULL, 10);
-	if ((p = strstr(old, "\"violations\": ")))
-		r->violations = strtol(p + 14, NULL, 10);
-	free(old);
-}
-
 static double age_of(const struct timespec *t)
 {
 	struct timespec now;
@@ -694,18 +174,6 @@ static double age_of(const struct timespec *t)
 	clock_gettime(CLOCK_REALTIME, &now);
 	return (double)(now.tv_sec - t->tv_sec) +
 	       (double)(now.tv_nsec - t->tv_nsec) / 1e9;
-}
-
-static void free_job(struct dump_job *job)
-{
-	free(job->log_source);
-	free(job->facts_text);
-	free(job->reports_json);
-	free(job->reports_text);
-	free(job->sweep_jsonl);
-	free(job->sweep_text);
-	free(job->dmesg_reps);
-	free_messages(&job->msgs);
 }
 
 /*
@@ -753,10 +221,11 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 					  (long long)job.st.st_size,
 					  (long long)job.st.st_mtim.tv_sec,
 					  job.st.st_mtim.tv_nsec);
-		if (!b->opts->again && already_done(json_path, key, &code)) {
+		if (!b->opts->again &&
+		    triage_stored(json_path, key, &code, &r->reports,
+				  &r->violations)) {
 			r->state = ROW_DONE;
 			r->exit_code = code;
-			stored_counts(json_path, r);
 			set_note(r, xasprintf("results of an earlier run: %s",
 					      json_path));
 			goto out;
@@ -784,14 +253,14 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 		fprintf(stderr, "\rvmcore-inode: triage [%zu] %s ...\033[K", b->n,
 			dump);
 	if (!job.error)
-		triage_open(b->opts, &job);
+		triage_job_run(b->opts, &job);
 	if (!job.error && (stat(dump, &again) || again.st_size != job.st.st_size ||
 			   again.st_mtim.tv_sec != job.st.st_mtim.tv_sec ||
 			   again.st_mtim.tv_nsec != job.st.st_mtim.tv_nsec)) {
 		r->state = ROW_SKIPPED;
 		set_note(r, xasprintf("changed while it was read: left for the "
 				      "next run"));
-		free_job(&job);
+		triage_job_free(&job);
 		free(text_path);
 		free(key);
 		free(dmesg);
@@ -799,7 +268,7 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 		return true;
 	}
 	{
-		char *json = render_json(&job), *text = render_text(&job);
+		char *json = triage_job_json(&job), *text = triage_job_text(&job);
 
 		/* Whoever may read the dump may read what it says; no more. */
 		mode_t mode = job.st.st_mode ? job.st.st_mode & 0644 : 0600;
@@ -813,6 +282,7 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 	}
 	r->state = job.error ? ROW_FAILED : ROW_TRIAGED;
 	r->exit_code = job.exit_code;
+	b->written++;
 	r->reports = job.reports;
 	r->violations = job.violations;
 	if (e) {
@@ -826,7 +296,7 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 	} else {
 		set_note(r, xasprintf("%s", job.log_source));
 	}
-	free_job(&job);
+	triage_job_free(&job);
 out:
 	if (b->tty)
 		fprintf(stderr, "\r\033[K");
@@ -1101,14 +571,20 @@ int triage_run(const char *path, const struct triage_opts *opts)
 		free(dir);
 	} else {
 		lock = take_lock(path);
+		/*
+		 * Again while a round wrote something (a dump may have come
+		 * while it worked: a .path unit's event then started nothing)
+		 * or, with --wait, while a dump is still being written.
+		 */
 		for (;;) {
 			struct timespec now;
-			size_t later = scan_dir(&b, path, true);
+			size_t written = b.written, later = scan_dir(&b, path, true);
 
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (!later || now.tv_sec - start.tv_sec >= (time_t)opts->wait)
+			if (later && now.tv_sec - start.tv_sec < (time_t)opts->wait)
+				sleep(1);
+			else if (b.written == written)
 				break;
-			sleep(1);
 		}
 	}
 	for (size_t i = 0; i < b.n; i++)
