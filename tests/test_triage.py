@@ -377,6 +377,12 @@ def main():
          str(os.listdir(one)))
     c.eq("single dump: exit", res.returncode, 3)
 
+    # Usage: seconds that are none, two directories.
+    for bad_args in (["--wait", "-1", crash], ["--settle", "5x", crash],
+                     [crash, crash]):
+        res = triage(bad_args)
+        c.eq(f"usage {bad_args[:2]}: exit 2", res.returncode, 2)
+
     # Nothing to do: a missing or an empty directory is exit 0, said.
     res = triage([os.path.join(tmp, "missing")])
     c.eq("missing dir: exit 0", res.returncode, 0)

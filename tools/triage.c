@@ -541,6 +541,20 @@ static int take_lock(const char *dir)
 	return fd;
 }
 
+bool triage_seconds(bool wait, const char *s, struct triage_opts *opts)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *s == '-' || *end || v > 86400) {
+		fprintf(stderr, "vmcore-inode: %s '%s': seconds, 0 to 86400\n",
+			wait ? "--wait" : "--settle", s);
+		return false;
+	}
+	*(wait ? &opts->wait : &opts->settle) = (unsigned int)v;
+	return true;
+}
+
 int triage_run(const char *path, const struct triage_opts *opts)
 {
 	struct batch b = { .opts = opts, .tty = isatty(STDERR_FILENO) };

@@ -27,6 +27,10 @@ struct triage_opts {
 /* --triage's options and status, for vmcore-inode --help. */
 extern const char triage_usage[];
 
+/* --wait (wait true) or --settle S into opts; false, said, if S is no
+ * number of seconds from 0 to 86400. */
+bool triage_seconds(bool wait, const char *s, struct triage_opts *opts);
+
 /* The batch: returns the command's exit status (enum run_status). */
 int triage_run(const char *path, const struct triage_opts *opts);
 

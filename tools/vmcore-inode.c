@@ -197,20 +197,10 @@ int main(int argc, char **argv)
 		case OPT_TRIAGE: triaging = true; break;
 		case OPT_AGAIN: triage.again = true; break;
 		case OPT_SETTLE:
-		case OPT_WAIT: {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (!*optarg || *end || v > 86400) {
-				fprintf(stderr, "vmcore-inode: %s '%s': seconds, "
-						"0 to 86400\n", c == OPT_WAIT
-						? "--wait" : "--settle", optarg);
+		case OPT_WAIT:
+			if (!triage_seconds(c == OPT_WAIT, optarg, &triage))
 				return RUN_USAGE;
-			}
-			*(c == OPT_WAIT ? &triage.wait : &triage.settle) =
-				(unsigned int)v;
 			break;
-		}
 		case OPT_VERSION:
 			printf("vmcore-inode %s\n", INODEDUMP_VERSION);
 			return RUN_CLEAN;
