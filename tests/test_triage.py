@@ -199,10 +199,14 @@ def main():
     open(os.path.join(zero, "vmcore"), "w").close()
     nb = layout("nobtf", "vmcore", os.path.join(nobtf, "d17-zlib.vmcore"))
     unread = layout("unreadable", "vmcore", os.path.join(stock, "d31-zlib.vmcore"))
+    # makedumpfile failed: kdump-tools kept the log alone.
+    lonely = layout("202612050606", None, None, "dmesg.202612050606",
+                    os.path.join(dv, "serial.log"))
     inc = layout("202612050404", "vmcore-incomplete", None)
     open(os.path.join(inc, "vmcore-incomplete"), "w").write("x")
     os.symlink("loop", os.path.join(crash, "loop"))
-    for d in (deb, rhel, noring, v510, bad, short, zero, nb, unread, inc):
+    for d in (deb, rhel, noring, v510, bad, short, zero, nb, unread, inc,
+              lonely):
         old(*[os.path.join(d, n) for n in os.listdir(d)], d)
     os.chmod(unread, 0)
     grow = layout("202612050505", "dump.202612050505", None)
@@ -317,6 +321,12 @@ def main():
     j = results(os.path.join(nb, "inodedump.json"))
     c.ok("nobtf: the build-id path was tried",
          "/usr/lib/debug/.build-id/" in j["error"], j["error"])
+    c.ok("nobtf: 'tried' names the debug root and debuginfod",
+         any(debug in t and "debuginfod" in t for t in j.get("tried", [])),
+         str(j.get("tried")))
+    r = row("crash/202612050606", "nothing", None)
+    c.ok("dmesg alone: said", r and "only the saved log dmesg.202612050606"
+         in r["note"], str(r))
     r = row("crash/loop", "error", 3)
     c.ok("loop: said", r and "symlink loop" in r["note"])
     c.ok("loop: its error file", os.path.exists(os.path.join(crash, "loop.inodedump.json")))
@@ -329,7 +339,7 @@ def main():
     c.ok("growing: nothing written beside it",
          not [n for n in os.listdir(grow) if "inodedump" in n], str(os.listdir(grow)))
     r = row("202612050404/vmcore-incomplete", "skipped", None)
-    c.eq("rows: one per entry", len(by), 12)
+    c.eq("rows: one per entry", len(by), 13)
     leftovers = [n for d, _, ns in os.walk(crash) for n in ns if "tmp" in n]
     c.eq("no temporary file left", leftovers, [])
 

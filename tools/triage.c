@@ -365,6 +365,7 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 {
 	struct dirent **ents;
 	size_t dumps = 0, later = 0, incomplete = 0;
+	const char *saved = NULL; /* a saved log's name */
 	int n = scandir(dir, &ents, visible, by_name);
 	struct stat st;
 
@@ -390,8 +391,12 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 		free(why);
 		return 0;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		dumps += is_dump_name(ents[i]->d_name);
+		if (!strncmp(ents[i]->d_name, "dmesg.", 6) ||
+		    !strcmp(ents[i]->d_name, "vmcore-dmesg.txt"))
+			saved = ents[i]->d_name;
+	}
 	for (int i = 0; i < n; i++) {
 		const char *name = ents[i]->d_name;
 		char *p = path_join(dir, name);
@@ -451,7 +456,10 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 
 			r->state = ROW_NOTHING;
 			set_note(r, xasprintf("no dump in it (dump.*, vmcore, "
-					      "*.vmcore)"));
+					      "*.vmcore)%s%s%s", saved ? ", only "
+					      "the saved log " : "",
+					      saved ? saved : "", saved ?
+					      ": did its writer fail?" : ""));
 		}
 	}
 	for (int i = 0; i < n; i++)

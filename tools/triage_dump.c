@@ -141,6 +141,8 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 	int status, s;
 
 	oo.debug_root = opts->debug_root;
+	job->debug_root = opts->debug_root;
+	job->opened = true;
 	err = inodedump_open(job->dump, &oo, &id);
 	if (err) {
 		job->exit_code = run_error(&o, err);
@@ -254,6 +256,39 @@ static void json_dump_facts(FILE *f, const struct dump_job *job)
 	fputs(",\n", f);
 }
 
+/* What was tried before the dump was given up: "tried": [...]. */
+static void json_tried(FILE *f, const struct dump_job *job)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char *step;
+
+	fputs(",\n  \"tried\": [\n    ", f);
+	step = xasprintf("stat(2): %s",
+			 job->st.st_mode ? "a file of this size and mtime"
+					 : "no file could be reached");
+	json_str(f, step);
+	free(step);
+	if (job->opened) {
+		step = xasprintf("inodedump_open(): its format probed; vmlinux by "
+				 "build-id and by release below %s, from "
+				 "debuginfod (%s); else the dump's BTF and kallsyms",
+				 job->debug_root ? job->debug_root : "/",
+				 urls && *urls ? urls : "DEBUGINFOD_URLS unset");
+		fputs(",\n    ", f);
+		json_str(f, step);
+		free(step);
+		step = job->dmesg ? xasprintf("the saved log %s: %zu report%s "
+					      "(dmesg_reports)", job->dmesg,
+					      job->n_dmesg_reps,
+					      job->n_dmesg_reps == 1 ? "" : "s")
+				  : xasprintf("no saved log beside the dump");
+		fputs(",\n    ", f);
+		json_str(f, step);
+		free(step);
+	}
+	fputs("\n  ]", f);
+}
+
 char *triage_job_json(const struct dump_job *job)
 {
 	char *buf = NULL;
@@ -267,6 +302,7 @@ char *triage_job_json(const struct dump_job *job)
 	if (job->error) {
 		fputs("  \"error\": ", f);
 		json_str(f, job->error);
+		json_tried(f, job);
 		fputs(",\n  \"dmesg_reports\": [", f);
 		for (size_t i = 0; i < job->n_dmesg_reps; i++) {
 			const struct inodedump_report *r = &job->dmesg_reps[i];

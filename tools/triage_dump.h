@@ -36,6 +36,8 @@ struct dump_job {
 	struct messages msgs;
 	struct inodedump_report *dmesg_reps; /* unopenable: the saved log's */
 	size_t n_dmesg_reps;
+	bool opened;		/* inodedump_open() was tried */
+	const char *debug_root; /* where vmlinux was looked for (NULL: /) */
 };
 
 /*
