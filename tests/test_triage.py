@@ -262,8 +262,10 @@ def main():
     inc = layout("202612050404", "vmcore-incomplete", None)
     open(os.path.join(inc, "vmcore-incomplete"), "w").write("x")
     os.symlink("loop", os.path.join(crash, "loop"))
+    looped = layout("127.0.0.1-2026-12-05-08:08:08", None, None)
+    os.symlink("vmcore", os.path.join(looped, "vmcore"))
     for d in (deb, rhel, noring, v510, bad, short, zero, nb, unread, inc,
-              lonely):
+              lonely, looped):
         old(*[os.path.join(d, n) for n in os.listdir(d)], d)
     os.chmod(unread, 0)
     grow = layout("202612050505", "dump.202612050505", None)
@@ -384,6 +386,10 @@ def main():
     r = row("crash/202612050606", "nothing", None)
     c.ok("dmesg alone: said", r and "only the saved log dmesg.202612050606"
          in r["note"], str(r))
+    r = row("127.0.0.1-2026-12-05-08:08:08/vmcore", "error", 3)
+    j = results(os.path.join(looped, "inodedump.json"))
+    c.ok("a dump that is a symlink loop: its error file",
+         "symlink loop" in j.get("error", ""), str(j)[:300])
     r = row("crash/loop", "error", 3)
     c.ok("loop: said", r and "symlink loop" in r["note"])
     c.ok("loop: its error file", os.path.exists(os.path.join(crash, "loop.inodedump.json")))
@@ -396,7 +402,7 @@ def main():
     c.ok("growing: nothing written beside it",
          not [n for n in os.listdir(grow) if "inodedump" in n], str(os.listdir(grow)))
     r = row("202612050404/vmcore-incomplete", "skipped", None)
-    c.eq("rows: one per entry", len(by), 13)
+    c.eq("rows: one per entry", len(by), 14)
     leftovers = [n for d, _, ns in os.walk(crash) for n in ns if "tmp" in n]
     c.eq("no temporary file left", leftovers, [])
 
@@ -409,7 +415,10 @@ def main():
     c.eq("rerun: the triaged are 'already triaged'",
          sorted(k for k, r in by2.items() if r["state"] == "already triaged"),
          sorted(k for k, r in by.items() if r["state"] in ("triaged", "error")
-                and k not in ("crash/loop", "crash/unreadable")))
+                # no size and mtime to key on: looked at each run, said
+                # each run, its file rewritten only if what it says changed
+                and k not in ("crash/loop", "crash/unreadable",
+                              "127.0.0.1-2026-12-05-08:08:08/vmcore")))
     c.eq("rerun: same batch status", res.returncode, 3)
 
     # The growing dump, once whole and settled, is triaged by --wait.
@@ -443,6 +452,32 @@ def main():
          os.path.exists(os.path.join(one, "x.vmcore.inodedump.json")),
          str(os.listdir(one)))
     c.eq("single dump: exit", res.returncode, 3)
+
+    # Results that cannot be written: said, exit 3, no file half-written.
+    ro = os.path.join(tmp, "ro")
+    os.makedirs(os.path.join(ro, "202612050707"))
+    link(os.path.join(dv, "d31-zlib.vmcore"),
+         os.path.join(ro, "202612050707", "dump.202612050707"))
+    old(os.path.join(ro, "202612050707"))
+    os.chmod(os.path.join(ro, "202612050707"), 0o555)
+    res = triage(["--debug-root", debug, ro])
+    doc, by = rows(res)
+    r = by.get("202612050707/dump.202612050707")
+    c.ok("read-only dump dir: said", r and "results not written" in r["note"],
+         str(r))
+    c.eq("read-only dump dir: exit 3", res.returncode, 3)
+    c.eq("read-only dump dir: nothing in it but the dump",
+         os.listdir(os.path.join(ro, "202612050707")), ["dump.202612050707"])
+    os.chmod(os.path.join(ro, "202612050707"), 0o755)
+
+    # A terminal: a progress line per dump on stderr.
+    tty = subprocess.run(["script", "-qec", f"{vmcore_inode()} --triage --again "
+                          f"--debug-root {debug} {deb}", "/dev/null"],
+                         capture_output=True)
+    out = tty.stdout.decode(errors="replace")
+    c.ok("terminal: a progress line naming the dump",
+         "\rvmcore-inode: triage [1] " + os.path.join(deb, "dump.202612050101")
+         in out, repr(out[:300]))
 
     # Usage: seconds that are none, two directories.
     for bad_args in (["--wait", "-1", crash], ["--settle", "5x", crash],
