@@ -232,6 +232,14 @@ def main():
          in journal)
     c.ok("journal: the .path unit watched /var/crash",
          "Started inodedump-triage.path" in journal)
+    ends = re.findall(r"(Finished inodedump-triage\.service|"
+                      r"inodedump-triage\.service: Failed with result)", journal)
+    c.ok("journal: a dump read in part (status 4 for the batch) leaves the "
+         "unit good", ends[:1] == ["Finished inodedump-triage.service"],
+         str(ends))
+    c.ok("journal: a dump that cannot be read leaves it failed",
+         ends[-1:] == ["inodedump-triage.service: Failed with result"],
+         str(ends))
     if mounted:
         sh(["umount", root])
     shutil.rmtree(tmp, ignore_errors=True)

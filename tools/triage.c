@@ -42,9 +42,11 @@ const char triage_usage[] =
 	"                        next run (default 10)\n"
 	"      --wait S          (triage) wait up to S seconds for them instead\n"
 	"      --again           (triage) the dumps triaged before, too\n"
-	"--triage's exit status: the worst of its dumps' (a dump triaged before\n"
+	"--triage's exit status: the worst of its dumps' (one triaged before\n"
 	"counts with its stored status, one left for the next run does not);\n"
-	"0 also when DIR does not exist or holds no dump.\n";
+	"3 only for a dump or directory that could not be read at all (a dump\n"
+	"read, but not an inode it reported, counts as 4); 0 when DIR does not\n"
+	"exist or holds no dump.\n";
 
 #define LOCK_NAME ".inodedump-triage.lock"
 #define RESULT_JSON "inodedump.json"
@@ -71,6 +73,7 @@ struct row {
 	char *json_path;  /* its inodedump.json (NULL: none written) */
 	enum row_state state;
 	int exit_code;
+	bool unread;	  /* ROW_DONE: its stored results are an error's */
 	long reports;	  /* -1: not known */
 	long violations;  /* inodes with a violation in the sweep; -1 */
 	char *note;	  /* one line: why, or what was used */
@@ -222,8 +225,8 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 					  (long long)job.st.st_mtim.tv_sec,
 					  job.st.st_mtim.tv_nsec);
 		if (!b->opts->again &&
-		    triage_stored(json_path, key, &code, &r->reports,
-				  &r->violations)) {
+		    triage_stored(json_path, key, &code, &r->unread,
+				  &r->reports, &r->violations)) {
 			r->state = ROW_DONE;
 			r->exit_code = code;
 			set_note(r, xasprintf("results of an earlier run: %s",
@@ -282,18 +285,20 @@ static bool triage_dump(struct batch *b, const char *dir, const char *name,
 	}
 	r->state = job.error ? ROW_FAILED : ROW_TRIAGED;
 	r->exit_code = job.exit_code;
-	b->written++;
 	r->reports = job.reports;
 	r->violations = job.violations;
 	if (e) {
 		set_note(r, xasprintf("results not written: %s: %s", json_path,
 				      strerror(e)));
+		r->state = ROW_FAILED;
 		r->exit_code = RUN_UNREADABLE;
 		r->json_path = NULL;
 		free(json_path);
 	} else if (job.error) {
+		b->written++;
 		set_note(r, xasprintf("%s", job.error));
 	} else {
+		b->written++;
 		set_note(r, xasprintf("%s", job.log_source));
 	}
 	triage_job_free(&job);
@@ -329,7 +334,8 @@ static void entry_error(struct batch *b, const char *parent, const char *name,
 	r->json_path = path_join(parent, jn);
 	if (f) {
 		fprintf(f, "{\"schema\": %d, \"triage_key\": \"unreadable\", "
-			   "\"exit_code\": %d, \"reports\": -1, \"violations\": -1,\n"
+			   "\"state\": \"error\", \"exit_code\": %d, \"reports\": -1, "
+			   "\"violations\": -1,\n"
 			   "  \"path\": ", INODEDUMP_JSON_SCHEMA, RUN_UNREADABLE);
 		json_str(f, path);
 		fputs(",\n  \"error\": ", f);
@@ -549,6 +555,27 @@ static int take_lock(const char *dir)
 	return fd;
 }
 
+/*
+ * A row's part in the batch's status. A dump that could not be read (or
+ * its results not written) is 3; one read whose reported inode could not
+ * be (the dump's own status 3, as vmcore-inode DUMP says it) is read in
+ * part for the batch: 4. Skipped and empty rows are 0.
+ */
+static int batch_status(const struct row *r)
+{
+	switch (r->state) {
+	case ROW_FAILED:
+		return r->exit_code;
+	case ROW_TRIAGED:
+	case ROW_DONE:
+		if (r->state == ROW_DONE && r->unread)
+			return r->exit_code;
+		return r->exit_code == RUN_UNREADABLE ? RUN_PARTIAL : r->exit_code;
+	default:
+		return RUN_CLEAN;
+	}
+}
+
 bool triage_seconds(bool wait, const char *s, struct triage_opts *opts)
 {
 	char *end;
@@ -610,8 +637,7 @@ int triage_run(const char *path, const struct triage_opts *opts)
 		}
 	}
 	for (size_t i = 0; i < b.n; i++)
-		if (b.rows[i].state != ROW_SKIPPED && b.rows[i].state != ROW_NOTHING)
-			run_worse(&status, b.rows[i].exit_code);
+		run_worse(&status, batch_status(&b.rows[i]));
 	if (opts->json)
 		print_json(&b, path, status);
 	else

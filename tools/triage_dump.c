@@ -208,7 +208,8 @@ static void json_head(FILE *f, const struct dump_job *job)
 {
 	fprintf(f, "{\"schema\": %d, \"triage_key\": ", INODEDUMP_JSON_SCHEMA);
 	json_str(f, job->key);
-	fprintf(f, ", \"exit_code\": %d, \"reports\": %ld, \"violations\": %ld,\n",
+	fprintf(f, ", \"state\": \"%s\", \"exit_code\": %d, \"reports\": %ld, "
+		   "\"violations\": %ld,\n", job->error ? "error" : "triaged",
 		job->exit_code, job->reports, job->violations);
 }
 
@@ -375,13 +376,16 @@ char *triage_job_text(const struct dump_job *job)
 
 /* The stored result's key and exit status: true when it is this dump's. */
 bool triage_stored(const char *json_path, const char *key, int *code,
-		   long *reports, long *violations)
+		   bool *unread, long *reports, long *violations)
 {
 	char *old = slurp(json_path, NULL), *k, *e;
 	bool same = false;
 
 	if (!old)
 		return false;
+	if ((e = strchr(old, '\n'))) /* the first line is the key's */
+		*e = '\0';
+	*unread = strstr(old, "\"state\": \"error\"") != NULL;
 	k = strstr(old, "\"triage_key\": \"");
 	if (k) {
 		k += 15;
@@ -399,7 +403,6 @@ bool triage_stored(const char *json_path, const char *key, int *code,
 	return same;
 }
 
-/* A dump's row from a stored result: its counts. */
 void triage_job_free(struct dump_job *job)
 {
 	free(job->log_source);

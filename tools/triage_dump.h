@@ -52,9 +52,10 @@ void triage_job_free(struct dump_job *job);
 
 /*
  * The results at json_path are of the dump keyed key: true, with their
- * exit status and counts (left as they are where the file has none).
+ * exit status, whether they are an error's, and counts (left as they are
+ * where the file's first line has none).
  */
 bool triage_stored(const char *json_path, const char *key, int *code,
-		   long *reports, long *violations);
+		   bool *unread, long *reports, long *violations);
 
 #endif
