@@ -429,6 +429,23 @@ def main():
     c.eq("grown: triaged once it settled", r and r["state"], "triaged")
     c.ok("grown: its results", os.path.exists(os.path.join(grow, "inodedump.json")))
 
+    # --wait and a directory being filled: made first, its dump a second
+    # later (kdump-tools' order); the run waits for it, and its summary
+    # has the dump's row, no stale one for the directory.
+    filling = os.path.join(tmp, "filling")
+    os.makedirs(os.path.join(filling, "202612050808"))
+    p = subprocess.Popen([vmcore_inode(), "--triage", "--json", "--settle", "2",
+                          "--wait", "30", "--debug-root", debug, filling],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1)
+    link(os.path.join(dv, "d31-zlib.vmcore"),
+         os.path.join(filling, "202612050808", "dump.202612050808"))
+    out, err = p.communicate(timeout=120)
+    doc, by4 = rows(subprocess.CompletedProcess([], 0, out, err))
+    c.eq("filling: the dump that came later, triaged; nothing else",
+         {k: r["state"] for k, r in by4.items()},
+         {"202612050808/dump.202612050808": "triaged"})
+
     # The lock: a run waits while another holds it, then runs.
     lock = os.open(os.path.join(crash, ".inodedump-triage.lock"), os.O_RDONLY)
     fcntl.flock(lock, fcntl.LOCK_EX)

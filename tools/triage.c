@@ -352,6 +352,35 @@ static void entry_error(struct batch *b, const char *parent, const char *name,
 	free(path);
 }
 
+/* A row for dir or something in it. */
+static bool has_rows_under(const struct batch *b, const char *dir)
+{
+	size_t l = strlen(dir);
+
+	for (size_t k = 0; k < b->n; k++)
+		if (!strncmp(b->rows[k].path, dir, l) &&
+		    (!b->rows[k].path[l] || b->rows[k].path[l] == '/'))
+			return true;
+	return false;
+}
+
+/* Before a round (--wait): what was left for later is looked at afresh. */
+static void drop_skipped(struct batch *b)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < b->n; i++) {
+		if (b->rows[i].state == ROW_SKIPPED) {
+			free(b->rows[i].path);
+			free(b->rows[i].json_path);
+			free(b->rows[i].note);
+			continue;
+		}
+		b->rows[k++] = b->rows[i];
+	}
+	b->n = k;
+}
+
 static int by_name(const struct dirent **a, const struct dirent **b)
 {
 	return strcmp((*a)->d_name, (*b)->d_name);
@@ -431,12 +460,7 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 
 			/* A directory being filled: a dump may be on its way. */
 			if (!l && age_of(&st.st_mtim) < b->opts->settle) {
-				bool has_row = false;
-
-				for (size_t k = 0; k < b->n; k++)
-					has_row = has_row ||
-						  !strncmp(b->rows[k].path, p, strlen(p));
-				if (!has_row) {
+				if (!has_rows_under(b, p)) {
 					struct row *r = add_row(b, p);
 
 					r->state = ROW_SKIPPED;
@@ -627,7 +651,10 @@ int triage_run(const char *path, const struct triage_opts *opts)
 		 */
 		for (;;) {
 			struct timespec now;
-			size_t written = b.written, later = scan_dir(&b, path, true);
+			size_t written = b.written, later;
+
+			drop_skipped(&b);
+			later = scan_dir(&b, path, true);
 
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (later && now.tv_sec - start.tv_sec < (time_t)opts->wait)
