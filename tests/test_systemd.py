@@ -15,7 +15,13 @@ here. Then nobody types anything in the container:
  2. a second dump dropped in later, as kdump-tools writes one (a new
     subdirectory, the dump written under a temporary name, renamed), is
     triaged by the .path unit's run;
- 3. a 0-byte dump and a truncated one get their error files.
+ 3. a 0-byte dump, a truncated one and one whose kernel has neither BTF
+    nor debuginfo on disk (nobtf) get their error files;
+ 4. debuginfod (Debian's, started here on loopback, serving nobtf's
+    vmlinux): DEBUGINFOD_URLS alone in a drop-in does not reach it — the
+    service has no network — and the shipped drop-in (debuginfod.conf,
+    its URL filled in, systemctl daemon-reload through nsenter) does: a
+    nobtf dump is then triaged with the vmlinux fetched by its build-id.
 
 Expected values come from the guests' consoles (the report lines in
 serial.log), never from inodedump's output. The journal (read on the host
@@ -37,6 +43,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import Checker, set_dir  # noqa: E402
+from test_debuginfod import free_port, start_debuginfod, wait_indexed  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HOUR_AGO = time.time() - 3600
@@ -75,7 +82,7 @@ def main():
     if os.geteuid():
         print("FAIL needs root (overlay mounts, systemd-nspawn)")
         sys.exit(1)
-    dv, stock = set_dir("debugvfs73"), set_dir("stock")
+    dv, stock, nobtf = set_dir("debugvfs73"), set_dir("stock"), set_dir("nobtf")
     t0 = time.monotonic()
     r = sh([os.path.join(HERE, "systemd/rootfs.sh")])
     if r.returncode:
@@ -92,6 +99,27 @@ def main():
     nspawn = None
     mounted = False
     total = -1.0
+    # debuginfod on loopback, serving nobtf's vmlinux (indexed meanwhile).
+    served = os.path.join(tmp, "served")
+    os.makedirs(served)
+    os.link(os.path.join(nobtf, "vmlinux"), os.path.join(served, "vmlinux"))
+    server, port = start_debuginfod(tmp, served)
+    nobtf_id = re.search(r"Build ID: ([0-9a-f]+)", sh(
+        ["readelf", "-n", os.path.join(nobtf, "vmlinux")]).stdout).group(1)
+
+    def drop(name, dump_name, src, size=None):
+        d = os.path.join(crash, name)
+        os.makedirs(d)
+        with open(src, "rb") as f:
+            data = f.read(size) if size else f.read()
+        open(os.path.join(d, dump_name), "wb").write(data)
+        return d
+
+    def reload_units():
+        pid = sh(["pgrep", "-P", str(nspawn.pid)]).stdout.split()
+        r = sh(["nsenter", "-t", pid[0], "-a", "systemctl", "daemon-reload"])
+        c.ok("systemctl daemon-reload in the container", r.returncode == 0,
+             r.stderr)
     try:
         r = sh(["mount", "-t", "overlay", "overlay", "-o",
                 f"lowerdir={rootfs},upperdir={tmp}/upper,workdir={tmp}/work",
@@ -182,12 +210,46 @@ def main():
         os.makedirs(trunc)
         with open(os.path.join(dv, "d31-zlib.vmcore"), "rb") as f:
             open(os.path.join(trunc, "vmcore"), "wb").write(f.read(4096))
+        nodebug = drop("127.0.0.1-2026-12-05-04:04:04", "vmcore",
+                       os.path.join(nobtf, "d17-zlib.vmcore"))
         took = wait_for([os.path.join(bad, "inodedump.json"),
-                         os.path.join(trunc, "inodedump.json")], 120)
+                         os.path.join(trunc, "inodedump.json"),
+                         os.path.join(nodebug, "inodedump.json")], 120)
         print(f"bad dumps: error files after {took} s")
         c.ok("3: the bad dumps get their error files", took is not None)
+
+        # 4. debuginfod: the URL alone, then the shipped drop-in.
+        c.ok("debuginfod indexed nobtf's vmlinux", wait_indexed(port, nobtf_id))
+        dropins = os.path.join(root, "etc/systemd/system/"
+                               "inodedump-triage.service.d")
+        os.makedirs(dropins, exist_ok=True)
+        url = f"http://127.0.0.1:{port}"
+        open(os.path.join(dropins, "url-only.conf"), "w").write(
+            f"[Service]\nEnvironment=DEBUGINFOD_URLS={url}\n")
+        reload_units()
+        isolated = drop("202612050505", "dump.202612050505",
+                        os.path.join(nobtf, "d17-zlib.vmcore"))
+        took = wait_for([os.path.join(isolated, "inodedump.json")], 120)
+        print(f"debuginfod without network: results after {took} s")
+        c.ok("4: URL alone: results", took is not None)
+        shipped = glob.glob(os.path.join(root, "usr/**/inodedump/systemd/"
+                                         "debuginfod.conf"), recursive=True)
+        c.eq("the drop-in installed with the documentation", len(shipped), 1)
+        text = open(shipped[0]).read() if shipped else ""
+        os.unlink(os.path.join(dropins, "url-only.conf"))
+        open(os.path.join(dropins, "debuginfod.conf"), "w").write(
+            text.replace("Environment=DEBUGINFOD_URLS=\n",
+                         f"Environment=DEBUGINFOD_URLS={url}\n"))
+        reload_units()
+        fetched = drop("202612050606", "dump.202612050606",
+                       os.path.join(nobtf, "d17-zlib.vmcore"))
+        took = wait_for([os.path.join(fetched, "inodedump.json")], 180)
+        print(f"debuginfod with the drop-in: results after {took} s")
+        c.ok("4: with the drop-in: results", took is not None)
         total = time.monotonic() - boot
     finally:
+        server.terminate()
+        server.wait()
         if nspawn:
             nspawn.send_signal(signal.SIGTERM)  # powers the container off
             try:
@@ -219,6 +281,25 @@ def main():
     j = results(trunc)
     c.ok("3: the truncated dump's error", "truncated" in j.get("error", ""),
          str(j)[:300])
+    j = results(nodebug)
+    c.ok("3: no BTF, no vmlinux: the error says so",
+         "no BTF" in j.get("error", ""), str(j)[:300])
+    c.ok("3: and debuginfod was not asked (no URL)",
+         any("DEBUGINFOD_URLS unset" in t for t in j.get("tried", [])),
+         str(j.get("tried")))
+    j = results(isolated)
+    print("4: URL without the network:", j.get("error", "")[:600])
+    c.ok("4: URL without the network: still an error", "error" in j, str(j)[:300])
+    c.ok("4: the URL was tried",
+         any(url in t for t in j.get("tried", [])), str(j.get("tried")))
+    j = results(fetched)
+    c.ok("4: the shipped drop-in: triaged", "error" not in j,
+         str(j.get("error"))[:500])
+    c.ok("4: with the vmlinux fetched by build-id from debuginfod",
+         f"fetched by build-id {nobtf_id} from debuginfod" in j.get("facts", ""),
+         j.get("facts", "")[:1500])
+    c.eq("4: its reports, as the guest's console printed them",
+         j.get("reports"), console_reports(os.path.join(nobtf, "serial.log")))
     jdir = glob.glob(os.path.join(root, "var/log/journal/*"))
     journal = sh(["journalctl", "-D", jdir[0] if jdir else root, "--no-pager",
                   "-o", "short-monotonic", "-u", "inodedump-triage.service",

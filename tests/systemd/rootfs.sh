@@ -9,7 +9,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # What vmcore-inode may load (it links the rest in), and systemd to boot.
-PACKAGES="systemd,systemd-sysv,dbus,libdw1,libelf1,zlib1g,liblzo2-2,libzstd1,libbpf1,libkdumpfile10"
+PACKAGES="systemd,systemd-sysv,dbus,libdw1,libelf1,zlib1g,liblzo2-2,libzstd1,libbpf1,libkdumpfile10,libdebuginfod1"
 INPUTS="v1 bookworm minbase $PACKAGES root-no-password hostname"
 cache=${INODEDUMP_CACHE:-$HOME/.cache/inodedump}
 hash=$(printf '%s' "$INPUTS" | sha256sum | cut -c1-16)
