@@ -10,8 +10,10 @@ serial.log, and the trigger module's truth lines (printed after the
 reports, before the panic; the dumps were taken after it) in truth.txt.
 Sets: debugvfs73 (the 7.3 DEBUG_VFS kernel, 7.0 format: VFS_WARN_ON_INODE
 at three call sites, two direct dump_inode() calls, and may_open()'s
-VFS_BUG_ON_INODE that panicked the guest) and committed/ when it was made
-from that set (its serial.log is the set's).
+VFS_BUG_ON_INODE that panicked the guest), kdump73 (a real kdump capture
+of the same guest: FORMAT is a dump's path in the set, var-crash/...,
+tests/test_kdump.py) and committed/ when it was made from debugvfs73 (its
+serial.log is the set's).
 
 usage: test_reports_console.py SET FORMAT
 """
@@ -118,7 +120,7 @@ def main():
     console = console_reports(TS.sub("", line)
                               for line in text.replace("\r", "").split("\n"))
     # committed/ made from debugvfs73 is that set's d17-zlib dump
-    designed = "debugvfs73" in (set_name, sid_drgn.info(d).get("from"))
+    designed = bool({"debugvfs73", "kdump73"} & {set_name, sid_drgn.info(d).get("from")})
     c = Checker()
     if designed:
         c.eq("console reports in the trigger's order",
