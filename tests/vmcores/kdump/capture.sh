@@ -18,7 +18,7 @@
 # Console lines (the host parses them):
 #   inodedump-kdump: capture kernel ...
 #   inodedump-kdump: wrote layout=L args=A dump=PATH dmesg=PATH dump_s=S dmesg_s=S
-#   inodedump-kdump: done captures=N          (then the machine powers off)
+#   inodedump-kdump: done captures=N          (then the host quits QEMU)
 #   inodedump-kdump: FAILED: ...
 /bin/busybox mkdir -p /bin /sbin /proc /sys /dev /tmp /mnt
 /bin/busybox --install -s /bin
@@ -32,7 +32,8 @@ CAPTURE_MODULES= CAPTURES=
 
 say() { echo "inodedump-kdump: $*"; }
 fail() { say "FAILED: $*"; }
-off() { sync; umount /mnt 2>/dev/null; echo o > /proc/sysrq-trigger; sleep 60; }
+# never exit: the capture kernel would panic ("Attempted to kill init")
+off() { sync; umount /mnt 2>/dev/null; exec sleep 2147483647; }
 
 say "capture kernel $(uname -r) cmdline=$(tr ' ' '|' < /proc/cmdline)"
 [ -e /proc/vmcore ] || { fail "no /proc/vmcore"; off; }
@@ -90,5 +91,4 @@ done < /tmp/captures
 ls -lR /mnt/var/crash
 umount /mnt || fail "umount /mnt"
 say "done captures=$n"
-echo o > /proc/sysrq-trigger
-sleep 60
+exec sleep 2147483647
