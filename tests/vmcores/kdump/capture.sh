@@ -27,7 +27,7 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-CAPTURE_MODULES= CAPTURES=
+CAPTURE_MODULES='' CAPTURES=''
 . /etc/capture.conf
 
 say() { echo "inodedump-kdump: $*"; }

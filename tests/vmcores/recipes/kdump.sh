@@ -159,6 +159,7 @@ kdump_field() {   # NAME LINE: the value of NAME=... in a 'wrote' line
 }
 recipe_info() {
 	echo "kexec_load: ${KDUMP_LOADED#inodedump-kdump: }"
+	# shellcheck disable=SC2086
 	echo "kdump_debs=$(fx_debs_candidates $KDUMP_DEBS | grep -E '^(kexec-tools|makedumpfile)=' | tr '\n' ' ' | sed 's/ $//')"
 	! declare -F kdump_recipe_info >/dev/null || kdump_recipe_info
 	local f
