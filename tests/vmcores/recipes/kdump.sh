@@ -133,7 +133,7 @@ recipe_run() {
 	tr -d '\r' < "$OUT/serial.log" | grep '^inodedump-kdump: wrote ' > "$W/wrote.txt" || true
 	[ "$(wc -l < "$W/wrote.txt")" -eq "$KDUMP_NCAPTURES" ] ||
 		die "expected $KDUMP_NCAPTURES 'wrote' lines from the capture kernel, got $(wc -l < "$W/wrote.txt")"
-	debugfs -R 'ls -l /var/crash' "$W/crash.img" > "$W/ls.txt" 2>/dev/null || die "debugfs ls /var/crash"
+	debugfs -R 'ls -l /var/crash' "$W/crash.img" > "$OUT/var-crash.ls" 2>/dev/null || die "debugfs ls /var/crash"
 	while read -r line; do
 		local layout args dump dmesg dump_s dmesg_s f
 		layout=$(kdump_field layout "$line") args=$(kdump_field args "$line")
@@ -158,7 +158,8 @@ kdump_field() {   # NAME LINE: the value of NAME=... in a 'wrote' line
 	for w in $2; do case $w in "$1="*) echo "${w#*=}"; return ;; esac; done
 }
 recipe_info() {
-	echo "kexec_load: ${KDUMP_LOADED#inodedump-kdump: }"
+	# shellcheck disable=SC2086
+	printf 'kdump_%s\n' ${KDUMP_LOADED#inodedump-kdump: }   # kdump_loaded=1 kdump_kexec=...
 	# shellcheck disable=SC2086
 	echo "kdump_debs=$(fx_debs_candidates $KDUMP_DEBS | grep -E '^(kexec-tools|makedumpfile)=' | tr '\n' ' ' | sed 's/ $//')"
 	! declare -F kdump_recipe_info >/dev/null || kdump_recipe_info
