@@ -310,6 +310,38 @@ const char *idd_target_translation(struct idd_target *t)
 }
 
 /*
+ * The offset in [pa, pa + n) of the first page the dump lacks, read a page
+ * at a time: a read that crosses into a page the writer left out names
+ * that page, not the first one (which may well be there). 0 when no page
+ * alone fails.
+ */
+static uint64_t first_absent(struct idd_target *t, uint64_t pa, uint8_t *buf,
+			     size_t n)
+{
+	struct idd_backend *b = t->backend;
+	uint64_t page = idd_target_page_size(t), off = 0;
+
+	if (!page)
+		page = 4096;
+	while (off < n) {
+		uint64_t chunk = page - ((pa + off) & (page - 1));
+		bool got;
+
+		if (chunk > n - off)
+			chunk = n - off;
+		b->absent = false;
+		got = idd_target_read_phys(t, pa + off, buf + off,
+					   (size_t)chunk);
+		inodedump_error_free(b->damage);
+		b->damage = NULL;
+		if (!got)
+			return b->absent ? off : 0;
+		off += chunk;
+	}
+	return 0;
+}
+
+/*
  * Reads through our own walk: true when it answered (*err NULL: read;
  * else what our reader found: damage, or a page its writer left out);
  * false sends the caller elsewhere.
@@ -369,8 +401,12 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		}
 		if (!ok) {
 			/* A page the writer left out: ours says so too. */
-			if (b->absent && translated)
-				*err = idd_target_filtered(t, addr, pa);
+			if (b->absent && translated) {
+				uint64_t off = first_absent(t, pa, buf, n);
+
+				*err = idd_target_filtered(t, addr + off,
+							   pa + off);
+			}
 			/*
 			 * The lower half is user space: the kernel's own page
 			 * tables never map it, so nothing else may translate

@@ -19,8 +19,11 @@
 # the stock 7.3 kernel), nobtf (the 7.3 kernel without BTF), fs612 and
 # fs73 (XFS, btrfs, overlayfs in a mount namespace, -d 0/17/31 dumps of one
 # moment; the stock 6.12 and 7.3 kernels), old510 (Debian 11's stock 5.10
-# from bullseye-security, with inode-cache churn): `all` builds them in
-# that order. live boots the patched kernel with BINARY (default:
+# from bullseye-security, with inode-cache churn), kdump73 and kdump612
+# (real kdump captures: kexec -p, the panic, makedumpfile in the capture
+# kernel writing kdump-tools' and RHEL's /var/crash to a virtio disk; the
+# debugvfs73 guest on its kernel with PCI/virtio, the stock guest on the
+# stock 6.12 kernel): `all` builds them in that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
 # guest; its key includes the binary's and every library's contents, so an
@@ -55,7 +58,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 trap on_err ERR
 trap cleanup EXIT
 
-ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510"
+ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510 kdump73 kdump612"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated

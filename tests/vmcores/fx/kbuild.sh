@@ -279,3 +279,67 @@ nobtf_make_kernel() {
 	fx_kbuild_done
 	log "kernel $(cat "$KDIR/release") without BTF in $KDIR"
 }
+
+# ---------------------------------------------------------------- variants
+# A variant of the debugvfs73 kernel: its built tree copied and rebuilt with
+# one more fragment merged in (kdump73: PCI and virtio, for a capture kernel
+# that writes to a virtio disk). Cache directories: dv73-kbuild-<h>
+# (debugvfs73's tree, built here if missing, under its lock and key),
+# NAME-kbuild-<h> (that + the fragment + dv73_variant_build_tree),
+# NAME-kernel-<h> (that + the trigger's sources). This function's own text
+# is part of the variant tree's key (declare -f).
+dv73_variant_build_tree() {
+	local dir=$1 from=$2 frag=$3 tree=$1/linux buildlog=$1/build.log t0
+	rm -rf "$dir"; mkdir -p "$dir"
+	: > "$buildlog"
+	step "copy the debugvfs73 kernel tree (cp -a: the build rewrites files in place)"
+	t0=$(now)
+	cp -a "$from" "$tree" || die "cp -a $from"
+	elapsed "$t0" > "$dir/copy_s"
+	step "configure (debugvfs73's .config + $frag + olddefconfig)"
+	cp "$frag" "$dir/kernel.config"
+	{ "$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$frag" &&
+		make -C "$tree" olddefconfig; } >> "$buildlog" 2>&1 || { tail -30 "$buildlog" >&2; die "configure"; }
+	dv73_check_config "$tree/.config" "$frag"
+	step "rebuild the kernel (nice -n 5 make -j2; log $buildlog)"
+	t0=$(now)
+	nice -n 5 make -C "$tree" -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
+	elapsed "$t0" > "$dir/build_s"
+	log "kernel rebuilt in $(cat "$dir/build_s") s (copy $(cat "$dir/copy_s") s)"
+	touch "$dir/.complete"
+}
+
+# prepare_dv73_variant_kernel NAME FRAGMENT (after prepare_dv73_source) ->
+# KDIR, KERNEL_ID.
+prepare_dv73_variant_kernel() {
+	DV73_KH=$(dv73_tree_key)
+	VARIANT_NAME=$1 VARIANT_FRAG=$2
+	VARIANT_VH=$( { echo "dv73-kbuild=$DV73_KH"; sha256sum < "$VARIANT_FRAG"
+		declare -f dv73_variant_build_tree; } | hash16)
+	local h
+	h=$(dv73_kernel_key "$VARIANT_NAME-kbuild=$VARIANT_VH")
+	KDIR=$CACHE/$VARIANT_NAME-kernel-$h
+	KERNEL_ID="linux-source-$DV73_SERIES=$DV73_SRC_VER $VARIANT_NAME-kernel=$h"
+	dv73_kernel "$VARIANT_NAME-kernel" dv73_variant_make_kernel
+}
+dv73_variant_make_kernel() {
+	local kb=$CACHE/dv73-kbuild-$DV73_KH vb=$CACHE/$VARIANT_NAME-kbuild-$VARIANT_VH
+	if [ -f "$vb/.complete" ]; then
+		log "reusing kernel tree $vb"
+	else
+		# debugvfs73's lock (fd 6) while its tree is built or copied
+		exec 6>"$CACHE/.dv73-kernel.lock"
+		flock 6
+		if [ -f "$kb/.complete" ]; then
+			log "copying debugvfs73's kernel tree $kb"
+		else
+			log "debugvfs73's kernel tree $kb is not there: building it first"
+			dv73_build_tree "$kb" "$DV73_DIR/kernel.config"
+		fi
+		dv73_variant_build_tree "$vb" "$kb/linux" "$VARIANT_FRAG"
+		exec 6>&-
+	fi
+	dv73_collect "$vb"
+	fx_kbuild_done
+	log "kernel $(cat "$KDIR/release") ($VARIANT_NAME) in $KDIR"
+}

@@ -51,3 +51,19 @@ fx_truth_roles() {
 		for (i = 1; i <= NF; i++) { if ($i ~ /^role=/) r = substr($i, 6); if ($i ~ /^path=/) p = substr($i, 6) }
 		if (p != "-") print r "=" p }' "$1"
 }
+
+# fx_reports_serial N: reports.txt, the dump_inode() report lines as the
+# console printed them (timestamps stripped), exactly N. A console line cut
+# off by the panic is printed again after "** replaying previous printk
+# message **" (timing decides): the cut copy is not a report of its own.
+fx_reports_serial() {
+	local n
+	step "reports.txt: the report lines as the console printed them"
+	tr -d '\r' < "$OUT/serial.log" | awk '
+		/^\*\* replaying previous printk message \*\*$/ { if (last) n--; last = 0; next }
+		{ line = $0; sub(/^\[ *[0-9.]*\] /, "", line); last = 0 }
+		line ~ /: inode:[0-9a-f]* fs:|: unreadable inode:[0-9a-f]*$/ { out[++n] = line; last = 1 }
+		END { for (i = 1; i <= n; i++) print out[i] }' > "$OUT/reports.txt"
+	n=$(wc -l < "$OUT/reports.txt")
+	[ "$n" -eq "$1" ] || die "expected $1 report lines on the console, got $n"
+}

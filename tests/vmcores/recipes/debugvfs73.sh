@@ -37,7 +37,7 @@ recipe_panicked() {
 # truth.txt: the module's lines; drgn-truth.txt: drgn 0.3.0 (sid chroot) on
 # d17-zlib.vmcore for every role with a path; both must agree.
 recipe_truth() {
-	local n roles
+	local roles
 	fx_truth_serial "=$DV73_TRUTH_LINES"
 	roles=$(fx_truth_roles "$OUT/truth.txt")
 	step "drgn-truth.txt from drgn $(cat "$SID_CHROOT/drgn-version") (sid chroot) reading d17-zlib.vmcore"
@@ -46,18 +46,7 @@ recipe_truth() {
 		/fx/vmlinux /fx/d17-zlib.vmcore $roles > "$OUT/drgn-truth.txt" || die "drgn_truth73.py in the sid chroot"
 	step "the kernel's truth lines agree with drgn's"
 	$PY "$DV73_DIR/truth_vs_drgn.py" "$OUT/truth.txt" "$OUT/drgn-truth.txt" >&2 || die "truth_vs_drgn.py"
-	step "reports.txt: the report lines as the console printed them"
-	# A console line cut off by the panic is printed again after
-	# "** replaying previous printk message **" (timing decides): the cut
-	# copy is not a report of its own.
-	tr -d '\r' < "$OUT/serial.log" | awk '
-		/^\*\* replaying previous printk message \*\*$/ { if (last) n--; last = 0; next }
-		{ line = $0; sub(/^\[ *[0-9.]*\] /, "", line); last = 0 }
-		line ~ /: inode:[0-9a-f]* fs:|: unreadable inode:[0-9a-f]*$/ { out[++n] = line; last = 1 }
-		END { for (i = 1; i <= n; i++) print out[i] }' > "$OUT/reports.txt"
-	n=$(wc -l < "$OUT/reports.txt")
-	[ "$n" -eq $((DV73_REPORTS_BEFORE_PANIC + 1)) ] ||
-		die "expected $((DV73_REPORTS_BEFORE_PANIC + 1)) report lines on the console, got $n"
+	fx_reports_serial $((DV73_REPORTS_BEFORE_PANIC + 1))
 }
 recipe_info() {
 	echo "drgn=$(cat "$SID_CHROOT/drgn-version") sid_chroot=$SID_CHROOT"
