@@ -505,6 +505,13 @@ def main():
                      [crash, crash]):
         res = triage(bad_args)
         c.eq(f"usage {bad_args[:2]}: exit 2", res.returncode, 2)
+    # One vmlinux for a batch of dumps of any kernel: refused, not ignored.
+    for bad_args in (["-k", "/nonexistent/vmlinux", crash],
+                     ["--ignore-build-id", crash]):
+        res = triage(bad_args)
+        c.eq(f"usage {bad_args[0]}: exit 2", res.returncode, 2)
+        c.ok(f"usage {bad_args[0]}: said", "for one dump" in res.stderr,
+             res.stderr[:300])
 
     # Nothing to do: a missing or an empty directory is exit 0, said.
     res = triage([os.path.join(tmp, "missing")])

@@ -215,6 +215,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vmcore-inode: --triage takes one DIR\n");
 			return RUN_USAGE;
 		}
+		if (opts.vmlinux || opts.ignore_build_id) {
+			/* Each dump's kernel may differ: one vmlinux for all
+			 * would be wrong for some, and silently so. */
+			fprintf(stderr, "vmcore-inode: --triage finds each dump's "
+					"vmlinux by its build-id (below --debug-root); "
+					"-k and --ignore-build-id are for one dump\n");
+			return RUN_USAGE;
+		}
 		return triage_run(optind < argc ? argv[optind] : "/var/crash",
 				  &triage);
 	}
