@@ -52,10 +52,14 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/dumps.sh"
 # shellcheck source=fx/truth.sh
 . "$FX/truth.sh"
+# shellcheck source=fx/arm64.sh
+. "$FX/arm64.sh"
 trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510"
+# Built when named, not in `all` (README.md, "The arm64 sets")
+MORE_SETS="arm64 arm64max"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated
@@ -120,9 +124,9 @@ main() {
 		for s in $ALL_SETS; do fx_build "$s"; done ;;
 	*)
 		for s in "$@"; do
-			case " $ALL_SETS " in
+			case " $ALL_SETS $MORE_SETS " in
 			*" $s "*) ;;
-			*) die "usage: make-fixtures.sh [all|live [BINARY]|key [SET...]|inputs SET|stamps] or SET... ($ALL_SETS)" ;;
+			*) die "usage: make-fixtures.sh [all|live [BINARY]|key [SET...]|inputs SET|stamps] or SET... ($ALL_SETS $MORE_SETS)" ;;
 			esac
 		done
 		for s in "$@"; do fx_build "$s"; done ;;

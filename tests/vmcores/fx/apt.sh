@@ -44,11 +44,14 @@ host_mirror() {
 }
 
 # apt73 ARGS...: apt-get/apt-cache against the private state in $APT73
-# (trixie-backports and sid lists; the host's lists and sources untouched).
+# (trixie-backports and sid lists; the host's lists and sources untouched),
+# for the architecture $APT_ARCH (default amd64; the arm64 states of
+# fx/arm64.sh set arm64: never `dpkg --add-architecture` on the host).
 apt73_opts() {
+	local arch=${APT_ARCH:-amd64}
 	echo "-o Dir::Etc::sourcelist=$APT73/sources.list -o Dir::Etc::sourceparts=- \
 -o Dir::State::Lists=$APT73/lists -o Dir::State::status=$APT73/status \
--o Dir::Cache=$APT73/cache -o APT::Architecture=amd64 -o APT::Architectures=amd64 \
+-o Dir::Cache=$APT73/cache -o APT::Architecture=$arch -o APT::Architectures=$arch \
 -o Debug::NoLocking=1 -o APT::Sandbox::User=root"
 }
 apt73() { local cmd=$1; shift; # shellcheck disable=SC2046
