@@ -59,7 +59,7 @@ trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510"
 # Built when named, not in `all` (README.md, "The arm64 sets")
-MORE_SETS="arm64 arm64max"
+MORE_SETS="arm64 arm64max arm64-73 arm64-73-16k"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated

@@ -29,7 +29,11 @@ recipe_prepare() { fx_shared arm64_prepare; FX_BUSYBOX=$ARM64_BUSYBOX; }
 recipe_content() { fx_arm64_content "$FX_SET"; }
 recipe_run() { fx_run; arm64_mdf_dumps; }
 recipe_truth() {
-	DRGN_USE_LIBKDUMPFILE_FOR_ELF=1 fx_truth_drgn "$OUT" "$ARM64_TRUTH_DUMP" 18
+	if [ -n "${ARM64_TRUTH_CHROOT:-}" ]; then
+		fx_truth_drgn "$OUT" "$ARM64_TRUTH_DUMP" 18 "$SID_CHROOT"
+	else
+		DRGN_USE_LIBKDUMPFILE_FOR_ELF=1 fx_truth_drgn "$OUT" "$ARM64_TRUTH_DUMP" 18
+	fi
 	fx_truth_vs_stat "$OUT"
 }
 recipe_info() {
