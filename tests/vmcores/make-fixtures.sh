@@ -19,7 +19,9 @@
 # the stock 7.3 kernel), nobtf (the 7.3 kernel without BTF), fs612 and
 # fs73 (XFS, btrfs, overlayfs in a mount namespace, -d 0/17/31 dumps of one
 # moment; the stock 6.12 and 7.3 kernels), old510 (Debian 11's stock 5.10
-# from bullseye-security, with inode-cache churn): `all` builds them in
+# from bullseye-security, with inode-cache churn), arm64, arm64max,
+# arm64-73, arm64-73-16k, arm64-writers (Debian's arm64 6.12 and 7.3
+# kernels on QEMU virt; README.md, "The arm64 sets"): `all` builds them in
 # that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
@@ -58,8 +60,7 @@ trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510"
-# Built when named, not in `all` (README.md, "The arm64 sets")
-MORE_SETS="arm64 arm64max arm64-73 arm64-73-16k"
+ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated
@@ -124,9 +125,9 @@ main() {
 		for s in $ALL_SETS; do fx_build "$s"; done ;;
 	*)
 		for s in "$@"; do
-			case " $ALL_SETS $MORE_SETS " in
+			case " $ALL_SETS " in
 			*" $s "*) ;;
-			*) die "usage: make-fixtures.sh [all|live [BINARY]|key [SET...]|inputs SET|stamps] or SET... ($ALL_SETS $MORE_SETS)" ;;
+			*) die "usage: make-fixtures.sh [all|live [BINARY]|key [SET...]|inputs SET|stamps] or SET... ($ALL_SETS)" ;;
 			esac
 		done
 		for s in "$@"; do fx_build "$s"; done ;;

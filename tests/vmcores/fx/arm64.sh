@@ -13,6 +13,9 @@
 ARM64_MODULES="qemu_fw_cfg crc32c_generic ext4 loop"
 ARM64_73_MODULES="qemu_fw_cfg ext4 loop"
 
+# fx_deb_arm64 PKG VER APT: fx_deb of the arm64 .deb
+fx_deb_arm64() { FX_DEB_ARCH=arm64 fx_deb "$@"; }
+
 # apt_arm64 ARGS...: apt73 against the bookworm arm64 state $APTARM
 apt_arm64() { local APT73=$APTARM APT_ARCH=arm64; apt73 "$@"; }
 # apt_arm64_73 ARGS...: apt73 against the trixie-backports arm64 state
@@ -85,8 +88,8 @@ prepare_arm64_kernel() {
 	KDIR=$CACHE/arm64-kernel-$h
 	! fx_cached "$KDIR" || return 0
 	mkdir -p "$CACHE/debs"
-	img=$(fx_deb "linux-image-$rel-unsigned" "$ver" apt_arm64)
-	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver" apt_arm64)
+	img=$(fx_deb_arm64 "linux-image-$rel-unsigned" "$ver" apt_arm64)
+	dbg=$(fx_deb_arm64 "linux-image-$rel-dbg" "$ver" apt_arm64)
 	tmp=$KDIR.tmp.$$
 	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
 	step "extract vmlinux-$rel from the arm64 -dbg package (only that member)"
@@ -137,9 +140,9 @@ prepare_arm64_73_kernel() {
 	KDIR=$CACHE/arm64-73-kernel-$h
 	! fx_cached "$KDIR" || return 0
 	mkdir -p "$CACHE/debs"
-	bin=$(fx_deb "linux-binary-$rel" "$ver" apt_arm64_73)
-	mods=$(fx_deb "linux-modules-$rel" "$ver" apt_arm64_73)
-	dbg=$(fx_deb "linux-image-$rel-dbg" "$ver" apt_arm64_73)
+	bin=$(fx_deb_arm64 "linux-binary-$rel" "$ver" apt_arm64_73)
+	mods=$(fx_deb_arm64 "linux-modules-$rel" "$ver" apt_arm64_73)
+	dbg=$(fx_deb_arm64 "linux-image-$rel-dbg" "$ver" apt_arm64_73)
 	tmp=$KDIR.tmp.$$
 	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules"
 	step "extract vmlinux from the -dbg package (only that member)"
@@ -165,7 +168,7 @@ prepare_arm64_busybox() {
 	ARM64_BUSYBOX=$dir/busybox
 	! fx_cached "$dir" || return 0
 	mkdir -p "$CACHE/debs"
-	deb=$(fx_deb busybox-static "$ver" apt_arm64)
+	deb=$(fx_deb_arm64 busybox-static "$ver" apt_arm64)
 	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/x"
 	fx_deb_member "$deb" bin/busybox "$dir.tmp/busybox"
 	rm -rf "$dir.tmp/x"
@@ -184,12 +187,14 @@ ARM64_APPEND="console=ttyAMA0"
 # the guest writes whether or not the host is connected), and the host's
 # commands (fx_ctl on $W/ctl.sock) arrive on the console's input, which
 # init.sh reads as /dev/ttyS1 (fx_arm64_content). -nic none: no network
-# (and no option ROM). Sets QEMU_PID and T_BOOT.
+# (and no option ROM). ARM64_QEMU: the QEMU to run (an array: a runner in
+# front). Sets QEMU_PID and T_BOOT.
+ARM64_QEMU=(qemu-system-aarch64)   # arm64-writers: sid's, in the sid chroot
 fx_boot_arm64() {
 	local kernel=$1 mem=$2 append=$3 serial=$4 cpu=${5:-cortex-a57}
 	rm -f "$W/qmp.sock" "$W/ctl.sock" "$serial"
 	T_BOOT=$(now)
-	qemu-system-aarch64 -M virt -accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" \
+	"${ARM64_QEMU[@]}" -M virt -accel tcg,thread=multi -cpu "$cpu" -smp 2 -m "$mem" \
 		-nographic -no-reboot -device vmcoreinfo -nic none \
 		-kernel "$kernel" -initrd "$W/initramfs.cpio.gz" \
 		-append "$append" \
@@ -256,7 +261,7 @@ prepare_arm64_makedumpfile() {
 	mkdir -p "$CACHE/debs"
 	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
 	while read -r n pv; do
-		deb=$(fx_deb "$n" "$pv" apt_arm64_sid)
+		deb=$(fx_deb_arm64 "$n" "$pv" apt_arm64_sid)
 		dpkg-deb -x "$deb" "$dir.tmp" || die "dpkg-deb -x $deb"
 	done <<< "$vers"
 	# sid is merged-/usr: /lib is base-files' link, not in these .debs (the
@@ -306,4 +311,30 @@ arm64_mdf_dumps() {
 		chmod 0644 "$OUT"/*.vmcore
 	fi
 	rm -f "$W/fixed.elf" "$W/refused.vmcore"
+}
+
+# ---------------------------------------------------------------- sid's QEMU for arm64
+# prepare_sid_qemu_arm (after prepare_apt73 and prepare_sid_chroot) ->
+# SID_QEMU_ARM (sid's qemu-system-aarch64, from sid's amd64
+# qemu-system-arm .deb, only that binary), SID_QEMU_ARM_ID. It runs in the
+# sid chroot (sid_run), whose qemu-system-x86 brought every library it
+# loads: the shared chroot keeps its package list (and every set's key).
+prepare_sid_qemu_arm() {
+	step "sid's qemu-system-aarch64 (from qemu-system-arm, run in the sid chroot)"
+	local ver deb dir
+	ver=$(suite_versions sid qemu-system-arm | awk '{ print $2 }')
+	[ -n "$ver" ] || die "sid has no qemu-system-arm (private package lists)"
+	SID_QEMU_ARM_ID="qemu-system-arm=$ver"
+	dir=$CACHE/sid-qemu-arm-$(printf '%s\n' "$SID_QEMU_ARM_ID $SID_ID" | hash16)
+	SID_QEMU_ARM=$dir/qemu-system-aarch64
+	! fx_cached "$dir" || return 0
+	mkdir -p "$CACHE/debs"
+	deb=$(fx_deb qemu-system-arm "$ver" apt73)
+	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/x"
+	fx_deb_member "$deb" usr/bin/qemu-system-aarch64 "$dir.tmp/qemu-system-aarch64"
+	rm -rf "$dir.tmp/x"
+	sid_run "$SID_CHROOT" "$dir.tmp/qemu-system-aarch64" --version >&2 ||
+		die "sid's qemu-system-aarch64 does not run in the sid chroot"
+	touch "$dir.tmp/.complete"
+	rm -rf "$dir"; mv "$dir.tmp" "$dir"
 }
