@@ -1,9 +1,12 @@
 # shellcheck shell=bash disable=SC2034  # the recipes and the library share these
-# Fixture library, arm64: Debian's arm64 kernels and busybox through private
-# apt states with APT::Architectures=arm64 (the host stays amd64: nothing
-# is installed, no `dpkg --add-architecture`), and the guest under
-# qemu-system-aarch64 (Debian 12's qemu-system-arm on the host, TCG).
-# README.md, "The arm64 sets"; FIXTURES.md, "Other architectures".
+# Fixture library, arm64: Debian's arm64 kernels, busybox, makedumpfile and
+# -dev packages through private apt states with APT::Architectures=arm64
+# (the host stays amd64: nothing of them is installed, no `dpkg
+# --add-architecture`); the guest under qemu-system-aarch64 (Debian 12's
+# qemu-system-arm, or sid's in the sid chroot; TCG); makedumpfile:arm64
+# under qemu-aarch64-static; this tree's vmcore-inode cross-built for the
+# guest's --live runs. README.md, "The arm64 sets"; FIXTURES.md, "Other
+# architectures".
 
 # Modules the arm64 guests load (their modinfo closure first): qemu_fw_cfg
 # first (without it no VMCOREINFO reaches the dump, FIXTURES.md), then
