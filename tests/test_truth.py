@@ -73,6 +73,21 @@ def check_inode(c, n, t, got, left_out=frozenset(), paths=True):
              "cached_link_length" in skipped, str(got["skipped_checks"]))
 
 
+def compare(c, prefix, truth, inodes, left_out=frozenset()):
+    """Each truth row against vmcore-inode's JSON object for its address
+    (in the same order): every member, the paths, the checks. Returns the
+    count of violations reported (test_arm64.py uses it too)."""
+    violations = 0
+    for t, got in zip(truth, inodes):
+        n = f"{prefix}/{t['role']}"
+        if "error" in got:
+            c.ok(n, False, f"decode failed: {got['error']}")
+            continue
+        violations += len(got["violations"])
+        check_inode(c, n, t, got, left_out)
+    return violations
+
+
 def main():
     set_name, fmt = sys.argv[1], sys.argv[2]
     d = set_dir(set_name)
@@ -84,18 +99,10 @@ def main():
     c.eq("schema", doc.get("schema"), 1)
     inodes = doc.get("inodes", [])
     c.eq("one result per address", len(inodes), len(truth))
-    violations = 0
     left_out = LEFT_OUT.get(set_name, set())
     for key in sorted(left_out):
         print(f"NOTE {set_name}: {key} not compared (issue 14 item 3)")
-    for t, got in zip(truth, inodes):
-        role = t["role"]
-        n = f"{set_name}/{fmt}/{role}"
-        if "error" in got:
-            c.ok(n, False, f"decode failed: {got['error']}")
-            continue
-        violations += len(got["violations"])
-        check_inode(c, n, t, got, left_out)
+    violations = compare(c, f"{set_name}/{fmt}", truth, inodes, left_out)
     c.eq("exit code", p.returncode, 1 if violations else 0)
     c.finish()
 

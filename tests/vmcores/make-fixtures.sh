@@ -23,7 +23,9 @@
 # (real kdump captures: kexec -p, the panic, makedumpfile in the capture
 # kernel writing kdump-tools' and RHEL's /var/crash to a virtio disk; the
 # debugvfs73 guest on its kernel with PCI/virtio, the stock guest on the
-# stock 6.12 kernel): `all` builds them in that order. live boots the patched kernel with BINARY (default:
+# stock 6.12 kernel), arm64, arm64max, arm64-73, arm64-73-16k,
+# arm64-writers (Debian's arm64 6.12 and 7.3 kernels on QEMU virt;
+# README.md, "The arm64 sets"): `all` builds them in that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
 # guest; its key includes the binary's and every library's contents, so an
@@ -55,10 +57,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/dumps.sh"
 # shellcheck source=fx/truth.sh
 . "$FX/truth.sh"
+# shellcheck source=fx/arm64.sh
+. "$FX/arm64.sh"
 trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510 kdump73 kdump612"
+ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated
