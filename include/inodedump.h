@@ -188,6 +188,14 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
  * reader could not let go (it then reads from what it kept).
  */
 INODEDUMP_API struct inodedump_error *inodedump_forget(struct inodedump *id);
+/*
+ * Look up now what every decode needs of the kernel's types (the inode's
+ * members and the path walk's), which the first decode would otherwise
+ * do: --follow calls it before it says it is following, so the first
+ * report is decoded as fast as the next. An error when the inode's
+ * layout cannot be had (no decode could work).
+ */
+INODEDUMP_API struct inodedump_error *inodedump_prepare(struct inodedump *id);
 
 /*
  * Keys of inodedump_fact(): what the session knows about the dump and

@@ -180,11 +180,26 @@ struct follow {
 	struct timespec last_record; /* when the last record came */
 };
 
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 +
+	       (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/*
+ * INODEDUMP_FOLLOW_TIMES set: how long forgetting and decoding took, a
+ * line on stderr a report (bench/: where a report's latency goes).
+ */
 static struct inodedump_error *default_decode(void *arg, uint64_t address,
 					      struct inodedump_inode **out)
 {
 	const struct follow_opts *fo = arg;
-	struct inodedump_error *err = inodedump_forget(fo->id);
+	struct timespec t0, t1, t2;
+	struct inodedump_error *err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = inodedump_forget(fo->id);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 
 	/* A reader that kept its pages still decodes; the note says so. */
 	if (err) {
@@ -193,8 +208,14 @@ static struct inodedump_error *default_decode(void *arg, uint64_t address,
 					fo->o->arg);
 		inodedump_error_free(err);
 	}
-	return inodedump_decode(fo->id, address,
-				fo->flags | INODEDUMP_DECODE_FORCE, out);
+	err = inodedump_decode(fo->id, address,
+			       fo->flags | INODEDUMP_DECODE_FORCE, out);
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	if (getenv("INODEDUMP_FOLLOW_TIMES"))
+		fprintf(stderr, "vmcore-inode: inode 0x%" PRIx64 ": forget %.3f "
+				"ms, decode %.3f ms\n", address,
+			ms_between(&t0, &t1), ms_between(&t1, &t2));
+	return err;
 }
 
 /* What the session could not trust, said as it is found (run.c's way). */
@@ -365,6 +386,8 @@ static void record(struct follow *f, const struct inodedump_record *rec)
 		if (f->err)
 			f->inode = NULL;
 		say_notes(f);
+		/* the splat's wait starts now: it came while we decoded */
+		clock_gettime(CLOCK_MONOTONIC, &f->last_record);
 	} else if (f->nwindow && !keep(f, rec)) {
 		emit(f);
 	}
@@ -478,10 +501,9 @@ int follow_run(const struct follow_opts *fo)
 		if (f.nwindow) {
 			int left = wait_ms - ms_since(&f.last_record);
 
-			if (left <= 0) {
-				emit(&f);
-				continue;
-			}
+			/* at 0: what is there already is read first */
+			if (left < 0)
+				left = 0;
 			ts.tv_sec = left / 1000;
 			ts.tv_nsec = (long)(left % 1000) * 1000000;
 			tsp = &ts;
@@ -495,6 +517,8 @@ int follow_run(const struct follow_opts *fo)
 			run_worse(&f.status, RUN_PARTIAL);
 			break;
 		}
+		if (r == 0 && f.nwindow) /* no record came: the splat is in */
+			emit(&f);
 		if (r <= 0)
 			continue;
 		if (!read_some(&f, buf, &have))
@@ -527,8 +551,13 @@ int follow_live(struct inodedump *id, bool from_start, unsigned int flags,
 {
 	struct follow_opts fo = { .format = format, .flags = flags, .id = id,
 				  .o = o };
+	struct inodedump_error *err;
 	int status;
 
+	/* the types every decode needs, looked up before the first report */
+	err = inodedump_prepare(id);
+	if (err)
+		return run_error(o, err);
 	fo.fd = follow_open_kmsg("/dev/kmsg", from_start, o);
 	if (fo.fd < 0)
 		return RUN_UNREADABLE;

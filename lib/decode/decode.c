@@ -201,6 +201,19 @@ static char *not_inode_by_slab(const struct idd_slab_obj *o)
 	return NULL;
 }
 
+struct inodedump_error *inodedump_prepare(struct inodedump *id)
+{
+	struct inodedump_error *err;
+
+	if (!id)
+		return idd_error(INODEDUMP_ERR_USAGE, "inodedump_prepare: NULL");
+	if ((err = idd_layout_ready(id)))
+		return err;
+	/* A kernel whose paths cannot be walked: each decode says so. */
+	inodedump_error_free(idd_paths_ready(id));
+	return NULL;
+}
+
 struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 					 unsigned int flags,
 					 struct inodedump_inode **out)
