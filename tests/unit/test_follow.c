@@ -6,7 +6,7 @@
  * here: the guest test, tests/test_follow.py, decodes real ones). What is
  * checked: the record header and its escapes, reports in 7.0's one-line
  * and 6.18's two-record format with their splats, a gap in sequence
- * numbers said as lost records, the end at EOF and at SIGTERM with the
+ * numbers said as lost records, the end at EOF and at SIGTERM/SIGINT with the
  * output complete and the documented status.
  */
 #include <signal.h>
@@ -127,12 +127,14 @@ static const char kmsg[] =
 	"4,115,3000000,-,caller=T9;VFS_WARN_ON_INODE(y): unreadable "
 	"inode:fffffffffffffffe\\x0amore\n";
 
+static enum inodedump_format format = INODEDUMP_FORMAT_JSON;
+
 static int run_pipe(const char *input, bool close_writer, FILE *out,
 		    pid_t *child)
 {
 	struct run_out o = { .out = out, .on_error = on_error };
 	struct follow_opts fo = { .stop_at_eof = true,
-				  .format = INODEDUMP_FORMAT_JSON,
+				  .format = format,
 				  .decode = fail_decode, .splat_wait_ms = 20,
 				  .o = &o };
 	int p[2];
@@ -222,8 +224,8 @@ out:
 	free(buf);
 }
 
-/* SIGTERM while following: what was read is written, the status is 3. */
-static void follow_sigterm(void)
+/* SIGTERM or SIGINT while following: what was read is written, status 3. */
+static void follow_signal(int sig)
 {
 	char path[] = "/tmp/test_follow.XXXXXX";
 	int fd = mkstemp(path), writer, status = -1;
@@ -245,7 +247,7 @@ static void follow_sigterm(void)
 	if (child <= 0)
 		return;
 	usleep(300 * 1000); /* it waits for the splat, then writes */
-	kill(child, SIGTERM);
+	kill(child, sig);
 	CHECK(waitpid(child, &status, 0) == child);
 	CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == RUN_UNREADABLE,
 	       "status 0x%x", status);
@@ -259,10 +261,36 @@ static void follow_sigterm(void)
 	fclose(out);
 }
 
+/* Text: the report's lines, why its inode was not decoded, a blank line. */
+static void follow_text(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int status;
+
+	format = INODEDUMP_FORMAT_TEXT;
+	status = run_pipe(kmsg, true, out, NULL);
+	format = INODEDUMP_FORMAT_JSON;
+	fclose(out);
+	CHECKF(status == RUN_UNREADABLE, "status %d", status);
+	CHECKF(strstr(buf, "report  VFS_WARN_ON_INODE(strlen(link) != linklen)\n"
+			   "  at [    1.000100] seq 101 by T61 insmod (dump_inode "
+			   "format 7.0)\n  WARNING: include/linux/fs.h:951 at "
+			   "set_cached_link+0x8c/0xa0 [vfsdbg73_trigger], CPU#1: "
+			   "insmod/61\n  not decoded: ") &&
+		       strstr(buf, "report  VFS_WARN_ON_INODE(x)\n") &&
+		       strstr(buf, "report  VFS_WARN_ON_INODE(y)\n"),
+	       "%s", buf);
+	free(buf);
+}
+
 int main(void)
 {
 	parse_records();
 	follow_pipe();
-	follow_sigterm();
+	follow_text();
+	follow_signal(SIGTERM);
+	follow_signal(SIGINT);
 	return check_summary("follow");
 }
