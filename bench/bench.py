@@ -20,6 +20,7 @@ import time
 
 from common import (CACHE, PY, ROOT, DRGN_SCRIPT, Stats, fixture_set, in_sid, log, mb,
                     measure, ms, run_once, sid_chroot)
+import follow_bench
 import sweep_bench
 
 REPORT_RE = re.compile(r"encountered for inode ([0-9a-f]+)")
@@ -461,6 +462,12 @@ def main():
     ap.add_argument("--sweep-only", action="store_true",
                     help="only the sweep at scale (sweep_bench.py); the options after "
                          "it that bench.py does not know (--set, --stages, --formats) go there")
+    ap.add_argument("--follow", action="store_true",
+                    help="also --live --follow's latency in the follow73 guest against "
+                         "drgn's one-shot decode there (bench/follow_bench.py; a guest "
+                         "boot a run, ~1.5 min each)")
+    ap.add_argument("--follow-only", action="store_true",
+                    help="only that section")
     ap.add_argument("--baseline", metavar="BINARY",
                     help="another vmcore-inode (e.g. the build before a change), "
                          "timed in the same alternation as ours: a before/after table")
@@ -469,6 +476,10 @@ def main():
         sweep_bench.main(["--vmcore-inode", args.vmcore_inode] +
                          (["--runs", str(args.runs)] if args.runs else []) +
                          (["--baseline", args.baseline] if args.baseline else []) + rest)
+        return
+    if args.follow_only:
+        follow_bench.main(["--vmcore-inode", args.vmcore_inode, "--runs",
+                           str(args.runs or 3)])
         return
     if rest:
         ap.error("unrecognized arguments: %s" % " ".join(rest))
@@ -1005,6 +1016,8 @@ def main():
     if args.sweep_scale:
         for set_name in ("big", "big73"):
             sweep_bench.main(["--vmcore-inode", vmci, "--runs", str(runs), "--set", set_name])
+    if args.follow:
+        follow_bench.main(["--vmcore-inode", vmci, "--runs", str(runs)])
     print("Bench wall time: %.0f s." % (time.time() - started))
 
 

@@ -5,11 +5,14 @@
 #   bench/run.sh [--runs N] [--no-profile] [--no-crash] [--no-sid]
 #                [--vmcore-inode PATH] [--baseline PATH]
 #                [--sweep-scale]   (the big sets' sweep rows: bench/sweep_bench.py)
+#                [--follow]        (--live --follow's latency in the follow73
+#                                   guest: bench/follow_bench.py)
+#   bench/run.sh --follow-only [--runs N]     (that section alone)
 #   bench/run.sh --sweep-only [--set big|big73] [--stages ..] [--formats ..]
 #                             (that section alone)
 #
-# The one entry point: bench.py, which imports sweep_bench.py; what both use
-# is in common.py.
+# The one entry point: bench.py, which imports sweep_bench.py and
+# follow_bench.py; what they use is in common.py.
 #
 # Needs the fixture sets (tests/vmcores/make-fixtures.sh): tests/vmcores/out/stock
 # and, when it has been built, tests/vmcores/out/patched. See bench/README.md.

@@ -178,6 +178,24 @@ inodedump_open_reader(const struct inodedump_reader_opts *opts,
 		      struct inodedump **out);
 /* Close a session and free what it holds; NULL is allowed. */
 INODEDUMP_API void inodedump_close(struct inodedump *id);
+/*
+ * Forget what the session remembers of the memory it read (the pages and
+ * file blocks its readers keep, the last superblock's rows, symbol names
+ * by address, the loaded modules, the task walks of holders and mount
+ * namespaces), keeping what the kernel's types and vmlinux say. On a live
+ * kernel (/proc/kcore) the next decode reads memory as it is then:
+ * vmcore-inode --live --follow calls it before each. An error when a
+ * reader could not let go (it then reads from what it kept).
+ */
+INODEDUMP_API struct inodedump_error *inodedump_forget(struct inodedump *id);
+/*
+ * Look up now what every decode needs of the kernel's types (the inode's
+ * members and the path walk's), which the first decode would otherwise
+ * do: --follow calls it before it says it is following, so the first
+ * report is decoded as fast as the next. An error when the inode's
+ * layout cannot be had (no decode could work).
+ */
+INODEDUMP_API struct inodedump_error *inodedump_prepare(struct inodedump *id);
 
 /*
  * Keys of inodedump_fact(): what the session knows about the dump and
@@ -648,6 +666,14 @@ INODEDUMP_API bool inodedump_parse_report(const char *text, size_t len,
 INODEDUMP_API struct inodedump_error *
 inodedump_find_reports(const struct inodedump_log *log,
 		       struct inodedump_report **reports, size_t *count);
+/*
+ * The same over records from elsewhere (n of them, oldest first: the
+ * kernel's /dev/kmsg as vmcore-inode --follow reads it): a report's 6.18
+ * fields line is the record after it, its splat within the 40 after.
+ */
+INODEDUMP_API struct inodedump_error *
+inodedump_find_reports_in(const struct inodedump_record *recs, size_t n,
+			  struct inodedump_report **reports, size_t *count);
 
 /* ---- what vmcore-inode writes: documents, differences (lib/output, lib/log) ---- */
 
@@ -719,6 +745,17 @@ inodedump_document_report(struct inodedump_document *doc,
 			  const struct inodedump_error *err);
 /* Close the document (text: says when the log had no report) and free it. */
 INODEDUMP_API void inodedump_document_end(struct inodedump_document *doc);
+/*
+ * One report on its own, with the inode it names (or err: why it could
+ * not be decoded) and their differences: JSON, one line (JSON Lines) of
+ * the object a document's "reports" holds; text, the report's lines, then
+ * the inode's view, then a blank line. What --follow writes per report.
+ */
+INODEDUMP_API void
+inodedump_report_print(const struct inodedump_report *report,
+		       const struct inodedump_inode *inode,
+		       const struct inodedump_error *err,
+		       enum inodedump_format format, FILE *out);
 
 /* What the dump is and whence each fact came, one line each (--info). */
 INODEDUMP_API void inodedump_facts_print(struct inodedump *id, FILE *out);

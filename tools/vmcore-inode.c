@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "inodedump.h"
+#include "follow.h"
 #include "run.h"
 #include "triage.h"
 
@@ -22,6 +23,7 @@ static const char usage_text[] =
 	"       vmcore-inode [-k VMLINUX] --info VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] [--json] --what ADDRESS... VMCORE\n"
 	"       vmcore-inode [-k VMLINUX] --live [ADDRESS...]   (reads /proc/kcore)\n"
+	"       vmcore-inode [-k VMLINUX] --live --follow [--from-start] [--jsonl]\n"
 	"       vmcore-inode [-k VMLINUX] --sweep [--jsonl] [--violations-only]\n"
 	"                    [--fs NAME] [--sb ADDRESS] [--type T,...] VMCORE\n"
 	"       vmcore-inode --triage [--json] [--settle S] [--wait S] [--again]\n"
@@ -52,6 +54,10 @@ static const char usage_text[] =
 	"                        what the memory is (repeatable)\n"
 	"  -r, --reports         decode the inodes the kernel log reported\n"
 	"  -l, --log             print the kernel log like dmesg(1)\n"
+	"      --follow          (with --live) read new records of /dev/kmsg and\n"
+	"                        decode each report's inode as it comes, until\n"
+	"                        SIGINT/SIGTERM; --jsonl: one object a report\n"
+	"      --from-start      (--follow) the log's oldest record first\n"
 	"  -j, --json            one JSON document (schema %d) instead of text\n"
 	"  -f, --force           decode addresses that fail the inode checks\n"
 	"  -s, --sweep           check every inode of every superblock\n"
@@ -78,7 +84,8 @@ static const char usage_text[] =
 	"(4 wins over 1, 3 over 4).\n";
 
 /* Long options without a short one. */
-enum { OPT_VERSION = 0x100, OPT_TRIAGE, OPT_SETTLE, OPT_WAIT, OPT_AGAIN };
+enum { OPT_VERSION = 0x100, OPT_TRIAGE, OPT_SETTLE, OPT_WAIT, OPT_AGAIN,
+       OPT_FOLLOW, OPT_FROM_START };
 
 static void usage(FILE *out)
 {
@@ -123,12 +130,15 @@ int main(int argc, char **argv)
 		{ "settle", required_argument, NULL, OPT_SETTLE },
 		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "again", no_argument, NULL, OPT_AGAIN },
+		{ "follow", no_argument, NULL, OPT_FOLLOW },
+		{ "from-start", no_argument, NULL, OPT_FROM_START },
 		{ NULL, 0, NULL, 0 },
 	};
 	INODEDUMP_OPTS(inodedump_open_opts, opts);
 	enum inodedump_format format = INODEDUMP_FORMAT_TEXT;
 	bool log = false, reports = false, info = false;
 	bool live = false, sweep = false, sweep_paths = false, fs_rows = false;
+	bool follow = false, from_start = false;
 	INODEDUMP_OPTS(inodedump_sweep_opts, sweep_opts);
 	bool jsonl = false, violations_only = false;
 	struct run_out o = { .out = stdout, .on_error = say };
@@ -201,6 +211,8 @@ int main(int argc, char **argv)
 			if (!triage_seconds(c == OPT_WAIT, optarg, &triage))
 				return RUN_USAGE;
 			break;
+		case OPT_FOLLOW: follow = true; break;
+		case OPT_FROM_START: from_start = true; break;
 		case OPT_VERSION:
 			printf("vmcore-inode %s\n", INODEDUMP_VERSION);
 			return RUN_CLEAN;
@@ -215,6 +227,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "vmcore-inode: --triage takes one DIR\n");
 			return RUN_USAGE;
 		}
+		if (follow || from_start || live) {
+			fprintf(stderr, "vmcore-inode: --triage reads dumps, "
+					"not the running kernel (--live, --follow)\n");
+			return RUN_USAGE;
+		}
 		if (opts.vmlinux || opts.ignore_build_id) {
 			/* Each dump's kernel may differ: one vmlinux for all
 			 * would be wrong for some, and silently so. */
@@ -225,6 +242,17 @@ int main(int argc, char **argv)
 		}
 		return triage_run(optind < argc ? argv[optind] : "/var/crash",
 				  &triage);
+	}
+	if ((follow || from_start) &&
+	    (!live || !follow || reports || log || info || sweep || nwhat ||
+	     optind < argc)) {
+		fprintf(stderr, "vmcore-inode: %s\n",
+			!follow	 ? "--from-start goes with --follow"
+			: !live ? "--follow reads the running kernel: it needs "
+				  "--live"
+				: "--follow takes no ADDRESS and no other mode");
+		free(what);
+		return RUN_USAGE;
 	}
 	if (live) {
 		/* The live kernel is one more dump: /proc/kcore, in argv's place. */
@@ -277,7 +305,10 @@ int main(int argc, char **argv)
 				"symbols from %s\n",
 			inodedump_fact(id, INODEDUMP_FACT_TYPES),
 			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
-	if (nwhat) {
+	if (follow) {
+		status = follow_live(id, from_start, flags,
+				     jsonl ? INODEDUMP_FORMAT_JSON : format, &o);
+	} else if (nwhat) {
 		status = run_what(id, what, nwhat, format, &o);
 	} else if (info) {
 		status = run_info(id, &o);

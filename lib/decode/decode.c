@@ -201,6 +201,34 @@ static char *not_inode_by_slab(const struct idd_slab_obj *o)
 	return NULL;
 }
 
+struct inodedump_error *inodedump_prepare(struct inodedump *id)
+{
+	struct inodedump_error *err;
+
+	if (!id)
+		return idd_error(INODEDUMP_ERR_USAGE, "inodedump_prepare: NULL");
+	uint64_t task;
+
+	if ((err = idd_layout_ready(id)))
+		return err;
+	/* A kernel whose paths cannot be walked: each decode says so. */
+	inodedump_error_free(idd_paths_ready(id));
+	/*
+	 * The slab allocator's types, which every decode's first step needs:
+	 * asked about an address that is in no slab (init_task, in the
+	 * kernel image), only the types and its struct page are read.
+	 */
+	if (idd_symbols_address(id->syms, "init_task", &task)) {
+		struct idd_slab_obj o;
+
+		err = idd_slab_object(id, task, IDD_SLAB_NO_TYPES, &o);
+		if (!err)
+			idd_slab_obj_clear(&o);
+		inodedump_error_free(err);
+	}
+	return NULL;
+}
+
 struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 					 unsigned int flags,
 					 struct inodedump_inode **out)

@@ -667,6 +667,13 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 	return NULL;
 }
 
+struct inodedump_error *idd_paths_ready(struct inodedump *id)
+{
+	struct path_layout *l;
+
+	return load_path_layout(id, &l);
+}
+
 struct inodedump_error *idd_decode_paths(struct inodedump *id,
 					 struct inodedump_inode *ino)
 {

@@ -626,6 +626,28 @@ void inodedump_close(struct inodedump *id)
 	free(id);
 }
 
+struct inodedump_error *inodedump_forget(struct inodedump *id)
+{
+	if (!id)
+		return idd_error(INODEDUMP_ERR_USAGE,
+				 "inodedump_forget: no session");
+	idd_free_sb_memo(&id->sb_memo);
+	idd_free_sym_memo(id->sym_memo);
+	id->sym_memo = NULL;
+	idd_modules_free(id->modules);
+	id->modules = NULL;
+	idd_holders_free(id->holders);
+	id->holders = NULL;
+	idd_mntns_free(id->mntns);
+	id->mntns = NULL;
+	if (!idd_target_forget(id->target))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "%s: the reader could not drop the pages it "
+				 "read: they may be old",
+				 idd_target_path(id->target));
+	return NULL;
+}
+
 const char *inodedump_fact(struct inodedump *id, const char *name)
 {
 	if (!id || !name)

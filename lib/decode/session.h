@@ -127,6 +127,8 @@ struct inodedump_error *idd_layout_ready(struct inodedump *id);
  * What the dump does not let it read becomes a note in ino->errors; an
  * error return is the session's (out of memory).
  */
+/* paths.c: the members a path walk reads, looked up now (once a session). */
+struct inodedump_error *idd_paths_ready(struct inodedump *id);
 struct inodedump_error *idd_decode_paths(struct inodedump *id,
 					 struct inodedump_inode *ino);
 void idd_paths_layout_free(struct path_layout *l);

@@ -16,4 +16,7 @@ struct inodedump_log {
 	struct inodedump_error *corrupt;
 };
 
+/* How many records after a report its WARNING/BUG splat is looked for in. */
+#define IDD_SPLAT_RECORDS 40
+
 #endif

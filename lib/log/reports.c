@@ -294,13 +294,14 @@ static void parse_site(struct inodedump_report *rep)
  * The WARNING/BUG line, its site, and the task named in the splat after a
  * report; for a BUG, whose line names no function, the "RIP:" line's.
  */
-static void find_splat(const struct inodedump_log *log, size_t i,
-		       struct inodedump_report *rep)
+static void find_splat(const struct inodedump_record *recs, size_t nrecs,
+		       size_t i, struct inodedump_report *rep)
 {
-	size_t limit = i + 40 < log->n ? i + 40 : log->n;
+	size_t limit = i + IDD_SPLAT_RECORDS < nrecs ? i + IDD_SPLAT_RECORDS
+						     : nrecs;
 
 	for (size_t j = i + 1; j < limit; j++) {
-		const struct inodedump_record *r = &log->recs[j];
+		const struct inodedump_record *r = &recs[j];
 		struct inodedump_report other;
 
 		/* The next report's splat is not ours. */
@@ -340,24 +341,24 @@ static void find_splat(const struct inodedump_log *log, size_t i,
 	}
 }
 
-struct inodedump_error *inodedump_find_reports(const struct inodedump_log *log,
-					       struct inodedump_report **reports,
-					       size_t *count)
+struct inodedump_error *
+inodedump_find_reports_in(const struct inodedump_record *recs, size_t nrecs,
+			  struct inodedump_report **reports, size_t *count)
 {
 	_cleanup_free_ struct inodedump_report *reps = NULL;
 	size_t n = 0, cap = 0;
 
 	*reports = NULL;
 	*count = 0;
-	for (size_t i = 0; i < log->n; i++) {
-		const struct inodedump_record *r = &log->recs[i];
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct inodedump_record *r = &recs[i];
 		struct inodedump_report rep;
 
 		if (!inodedump_parse_report(r->text, r->text_len, &rep))
 			continue;
 		/* 6.18 fields printed as a record of their own. */
-		if (rep.format == INODEDUMP_REPORT_6_15 && i + 1 < log->n) {
-			const struct inodedump_record *next = &log->recs[i + 1];
+		if (rep.format == INODEDUMP_REPORT_6_15 && i + 1 < nrecs) {
+			const struct inodedump_record *next = &recs[i + 1];
 			char line[256];
 
 			copy_line(line, sizeof(line), next->text, next->text_len);
@@ -367,7 +368,7 @@ struct inodedump_error *inodedump_find_reports(const struct inodedump_log *log,
 		rep.seq = r->seq;
 		rep.ts_nsec = r->ts_nsec;
 		rep.caller_id = r->caller_id;
-		find_splat(log, i, &rep);
+		find_splat(recs, nrecs, i, &rep);
 		/* 7.x records name their task themselves. */
 		if (!rep.task[0] && r->has_execution_ctx)
 			snprintf(rep.task, sizeof(rep.task), "%s", r->comm);
@@ -386,4 +387,11 @@ struct inodedump_error *inodedump_find_reports(const struct inodedump_log *log,
 	*reports = TAKE_PTR(reps);
 	*count = n;
 	return NULL;
+}
+
+struct inodedump_error *inodedump_find_reports(const struct inodedump_log *log,
+					       struct inodedump_report **reports,
+					       size_t *count)
+{
+	return inodedump_find_reports_in(log->recs, log->n, reports, count);
 }

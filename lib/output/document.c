@@ -303,6 +303,43 @@ void inodedump_document_report(struct inodedump_document *doc,
 	funlockfile(doc->out);
 }
 
+void inodedump_report_print(const struct inodedump_report *report,
+			    const struct inodedump_inode *inode,
+			    const struct inodedump_error *err,
+			    enum inodedump_format format, FILE *out)
+{
+	struct inodedump_difference d[INODEDUMP_MAX_DIFFERENCES];
+	size_t nd = inodedump_report_differences(report, inode, d);
+	struct idd_json j;
+
+	flockfile(out);
+	if (format == INODEDUMP_FORMAT_JSON) {
+		idd_json_init(&j, out, true, 0);
+		idd_json_object(&j, IDD_JSON_INLINE);
+		report_json(&j, report, d, nd);
+		idd_json_key(&j, "inode");
+		if (inode)
+			idd_json_inode(&j, inode);
+		else if (err)
+			json_error(&j, report->address, err);
+		else
+			idd_json_null(&j);
+		idd_json_end(&j);
+		fputc('\n', out);
+	} else {
+		report_text(out, report, d, nd);
+		if (inode)
+			inodedump_inode_print_text(inode, out);
+		else if (err) {
+			fputs("  not decoded: ", out);
+			idd_text_escape(out, inodedump_error_message(err));
+			fputc('\n', out);
+		}
+		fputc('\n', out);
+	}
+	funlockfile(out);
+}
+
 void inodedump_document_end(struct inodedump_document *doc)
 {
 	if (!doc)

@@ -71,6 +71,12 @@ struct idd_backend_ops {
 	void (*set_default_arch)(struct idd_backend *b, const char *arch);
 	/* False when physical addresses are not the machine's (Xen). */
 	bool (*machine_physical)(struct idd_backend *b);
+	/*
+	 * Drop every page and file block read so far, so that the next read
+	 * reads the file again (/proc/kcore: the live kernel's memory as it
+	 * is now); false when it could not. NULL: the backend keeps nothing.
+	 */
+	bool (*forget)(struct idd_backend *b);
 	void (*close)(struct idd_backend *b);
 };
 

@@ -8,6 +8,7 @@
  * which calls idd_kdumpfile_open_here() and serves what these functions
  * answer.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,9 @@
 struct kdumpfile {
 	struct idd_backend base;
 	kdump_ctx_t *ctx;
-	int dump_level;
+	int fd, dump_level;
 	char *vmcoreinfo;
+	char default_arch[32];
 };
 
 static struct kdumpfile *to_kdumpfile(struct idd_backend *b)
@@ -33,6 +35,7 @@ static void kdumpfile_set_default_arch(struct idd_backend *b,
 	struct kdumpfile *k = to_kdumpfile(b);
 	const char *have = NULL;
 
+	snprintf(k->default_arch, sizeof(k->default_arch), "%s", arch);
 	if (arch[0] &&
 	    kdump_get_string_attr(k->ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
 		    KDUMP_OK)
@@ -188,6 +191,8 @@ static void kdumpfile_close(struct idd_backend *b)
 	free(k);
 }
 
+static bool kdumpfile_forget(struct idd_backend *b);
+
 static const struct idd_backend_ops kdumpfile_ops = {
 	.reader = "libkdumpfile",
 	.translation = "libkdumpfile (libaddrxlat)",
@@ -202,8 +207,58 @@ static const struct idd_backend_ops kdumpfile_ops = {
 	.vmcoreinfo = kdumpfile_vmcoreinfo,
 	.set_default_arch = kdumpfile_set_default_arch,
 	.machine_physical = kdumpfile_machine_physical,
+	.forget = kdumpfile_forget,
 	.close = kdumpfile_close,
 };
+
+/*
+ * A libkdumpfile context over fd: the file probed, the architecture and
+ * OS type set. NULL and *ks set (or the context NULL: not loaded).
+ */
+static kdump_ctx_t *new_ctx(int fd, const char *default_arch,
+			    kdump_status *ks)
+{
+	kdump_ctx_t *ctx = kdump_new();
+	const char *have = NULL;
+
+	*ks = KDUMP_ERR_SYSTEM;
+	if (!ctx)
+		return NULL;
+	/*
+	 * mmap(2) turns a read past the end of a truncated dump into SIGBUS;
+	 * read(2) turns it into an error we can report.
+	 */
+	kdump_set_number_attr(ctx, KDUMP_ATTR_FILE_MMAP_POLICY,
+			      KDUMP_MMAP_NEVER);
+	*ks = kdump_set_number_attr(ctx, KDUMP_ATTR_FILE_FD, fd);
+	if (*ks == KDUMP_OK && default_arch && default_arch[0] &&
+	    kdump_get_string_attr(ctx, KDUMP_ATTR_ARCH_NAME, &have) !=
+		    KDUMP_OK)
+		kdump_set_string_attr(ctx, KDUMP_ATTR_ARCH_NAME, default_arch);
+	if (*ks == KDUMP_OK)
+		*ks = kdump_set_string_attr(ctx, KDUMP_ATTR_OSTYPE, "linux");
+	return ctx;
+}
+
+/*
+ * libkdumpfile keeps the pages it read (its cache) and the file's blocks
+ * (its file cache), neither of which it lets a caller empty: a new context
+ * over the same file, the old one freed. /proc/kcore is read again.
+ */
+static bool kdumpfile_forget(struct idd_backend *b)
+{
+	struct kdumpfile *k = to_kdumpfile(b);
+	kdump_status ks;
+	kdump_ctx_t *ctx = new_ctx(k->fd, k->default_arch, &ks);
+
+	if (!ctx || ks != KDUMP_OK) {
+		/* as at open: 0.5.1 may crash freeing a context that failed */
+		return false;
+	}
+	kdump_free(k->ctx);
+	k->ctx = ctx;
+	return true;
+}
 
 struct inodedump_error *idd_kdumpfile_open_here(struct idd_target *t, int fd,
 						const char *path, int dump_level,
@@ -219,24 +274,16 @@ struct inodedump_error *idd_kdumpfile_open_here(struct idd_target *t, int fd,
 	k->base.ops = &kdumpfile_ops;
 	k->base.target = t;
 	k->dump_level = dump_level;
-	k->ctx = kdump_new();
+	k->fd = fd;
+	snprintf(k->default_arch, sizeof(k->default_arch), "%s",
+		 default_arch ? default_arch : "");
+	k->ctx = new_ctx(fd, default_arch, &ks);
 	if (!k->ctx) {
 		free(k);
 		why = idd_kdl_load_error();
 		return why ? idd_error(INODEDUMP_ERR_DUMP, "%s: %s", path, why)
 			   : idd_nomem();
 	}
-	/*
-	 * mmap(2) turns a read past the end of a truncated dump into SIGBUS;
-	 * read(2) turns it into an error we can report.
-	 */
-	kdump_set_number_attr(k->ctx, KDUMP_ATTR_FILE_MMAP_POLICY,
-			      KDUMP_MMAP_NEVER);
-	ks = kdump_set_number_attr(k->ctx, KDUMP_ATTR_FILE_FD, fd);
-	if (ks == KDUMP_OK)
-		kdumpfile_set_default_arch(&k->base, default_arch);
-	if (ks == KDUMP_OK)
-		ks = kdump_set_string_attr(k->ctx, KDUMP_ATTR_OSTYPE, "linux");
 	if (ks != KDUMP_OK) {
 		struct inodedump_error *err =
 			idd_error(INODEDUMP_ERR_DUMP,

@@ -66,6 +66,11 @@ static struct inodedump_error *open_fd(const char *path, int *fd)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "cannot open /proc/kcore: %s: reading the live "
 				 "kernel needs root (CAP_SYS_RAWIO)", why);
+	if (!strcmp(path, "/proc/kcore"))
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "cannot open /proc/kcore: %s: reading the live "
+				 "kernel needs it (CONFIG_PROC_KCORE, /proc "
+				 "mounted)", why);
 	return idd_error(INODEDUMP_ERR_DUMP, "cannot open dump %s: %s", path,
 			 why);
 }

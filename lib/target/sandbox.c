@@ -47,7 +47,7 @@
 #define CHILD_TIMEOUT_MS 120000
 #define MSG_MAX (UINT64_C(1) << 30)
 
-enum op { OP_READ_VIRT = 1, OP_READ_PHYS, OP_FACT, OP_SET_ARCH };
+enum op { OP_READ_VIRT = 1, OP_READ_PHYS, OP_FACT, OP_SET_ARCH, OP_FORGET };
 enum fact {
 	FACT_FORMAT,
 	FACT_ARCH,
@@ -373,6 +373,13 @@ static _Noreturn void child(struct idd_target *t, int in, int out, int fd,
 			k->ops->set_default_arch(k, q.arch);
 			ok = reply_string(out, NULL, 0);
 			break;
+		case OP_FORGET: {
+			struct reply r = { .ok = !k->ops->forget ||
+						 k->ops->forget(k) };
+
+			ok = reply(out, &r, NULL);
+			break;
+		}
 		default: ok = false;
 		}
 		if (!ok)
@@ -624,6 +631,18 @@ static void sandbox_set_default_arch(struct idd_backend *b, const char *arch)
 	s->have[FACT_LITTLE_ENDIAN] = false;
 }
 
+static bool sandbox_forget(struct idd_backend *b)
+{
+	struct request q = { .op = OP_FORGET };
+	struct reply r;
+	char *p;
+
+	if (!ask(to_sandbox(b), &q, &r, &p, "dropping what it read"))
+		return false;
+	free(p);
+	return r.ok;
+}
+
 static void sandbox_close(struct idd_backend *b)
 {
 	struct sandbox *s = to_sandbox(b);
@@ -658,6 +677,7 @@ static const struct idd_backend_ops sandbox_ops = {
 	.vmcoreinfo = sandbox_vmcoreinfo,
 	.set_default_arch = sandbox_set_default_arch,
 	.machine_physical = sandbox_machine_physical,
+	.forget = sandbox_forget,
 	.close = sandbox_close,
 };
 

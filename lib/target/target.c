@@ -107,6 +107,17 @@ void idd_target_close(struct idd_target *t)
 	free(t);
 }
 
+bool idd_target_forget(struct idd_target *t)
+{
+	bool ok = true;
+
+	if (t->backend && t->backend->ops->forget)
+		ok = t->backend->ops->forget(t->backend);
+	if (t->fallback && t->fallback->ops->forget)
+		ok = t->fallback->ops->forget(t->fallback) && ok;
+	return ok;
+}
+
 /* ---- the facts ---- */
 
 const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key)

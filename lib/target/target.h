@@ -73,6 +73,12 @@ uint64_t idd_target_page_size(struct idd_target *t);
 /* The release from the dump's header (utsname), or NULL. */
 const char *idd_target_uts_release(struct idd_target *t);
 void idd_target_close(struct idd_target *t);
+/*
+ * Drop what the backends keep of what they read (pages, file blocks), so
+ * a live kernel's memory (/proc/kcore) is read again; false when a backend
+ * could not (it then keeps what it had).
+ */
+bool idd_target_forget(struct idd_target *t);
 /* Read len bytes of kernel virtual memory; all or an error naming why. */
 struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 					void *buf, size_t len);

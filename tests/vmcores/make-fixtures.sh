@@ -113,9 +113,9 @@ main() {
 	check_packages
 	fx_stamps_warn
 	case $what in
-	live)
+	live | follow73)   # BINARY's own guest sets, not in all
 		LIVE_BIN=${2:-$LIVE_BIN}
-		fx_build live ;;
+		fx_build "$what" ;;
 	all)
 		# The patched kernel (CPU-bound, ~10-20 min from nothing) builds in
 		# the background while the stock sets download, debootstrap and
@@ -130,7 +130,7 @@ main() {
 		for s in "$@"; do
 			case " $ALL_SETS " in
 			*" $s "*) ;;
-			*) die "usage: make-fixtures.sh [all|live [BINARY]|key [SET...]|inputs SET|stamps] or SET... ($ALL_SETS)" ;;
+			*) die "usage: make-fixtures.sh [all|live [BINARY]|follow73 [BINARY]|key [SET...]|inputs SET|stamps] or SET... ($ALL_SETS)" ;;
 			esac
 		done
 		for s in "$@"; do fx_build "$s"; done ;;
