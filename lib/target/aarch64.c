@@ -114,8 +114,8 @@ static bool walk_init(union idd_arch_walk *aw,
 	while (shift < 20 && (1ULL << shift) != page)
 		shift++;
 	running = (unsigned)va_bits;
-	/* The VA size the MMU runs with (5.9+); before, VA_BITS. */
-	if (idd_vmcoreinfo_number(env->info, "NUMBER(TCR_EL1_T1SZ)", 10, &t1sz)) {
+	/* The VA size the MMU runs with (5.9+, "0x10"); before, VA_BITS. */
+	if (idd_vmcoreinfo_number(env->info, "NUMBER(TCR_EL1_T1SZ)", 16, &t1sz)) {
 		if (t1sz < 12 || t1sz > 40)
 			return false;
 		running = 64 - (unsigned)t1sz;

@@ -197,7 +197,7 @@ static char *vmcoreinfo(const struct image *im)
 
 	if (asprintf(&s,
 		     "OSRELEASE=6.12.0\nPAGESIZE=%zu\nNUMBER(VA_BITS)=%u\n"
-		     "NUMBER(TCR_EL1_T1SZ)=%u\n"
+		     "NUMBER(TCR_EL1_T1SZ)=0x%x\n"
 		     "SYMBOL(swapper_pg_dir)=%" PRIx64 "\n"
 		     "NUMBER(kimage_voffset)=0x%" PRIx64 "\n"
 		     "NUMBER(PHYS_OFFSET)=0x40000000\nKERNELOFFSET=0\n",
