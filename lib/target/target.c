@@ -289,6 +289,9 @@ static bool walk_ready(struct idd_target *t)
 	if (t->walk_state)
 		return t->walk_state > 0;
 	arch = idd_arch_find(idd_target_arch(t));
+	/* A header without the machine (QEMU's kdump): VMCOREINFO's keys. */
+	if (!arch && !idd_target_arch(t))
+		arch = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
 	t->walk_state = -1;
 	size = idd_target_page_size(t);
 	/* One page size, one of those the walk knows. */
