@@ -125,16 +125,20 @@ static struct inodedump_error *check_machine(struct inodedump *id,
 	unsigned machine = idd_elf_machine(idd_types_elf(id->types), &is64);
 	const char *ours = idd_target_arch_of_elf(machine, is64);
 	const char *dump = idd_target_arch(id->target);
+	char em[32] = "";
 
 	if (!dump)
 		dump = idd_target_vmcoreinfo_arch(id->target);
 	if (!dump || !machine || idd_target_same_arch(dump, ours))
 		return NULL;
+	if (idd_target_arch_elf_machine(dump))
+		snprintf(em, sizeof(em), " (ELF machine %u)",
+			 idd_target_arch_elf_machine(dump));
 	return idd_error(INODEDUMP_ERR_MISMATCH,
 			 "vmlinux %s is a kernel for %s (ELF machine %u) but "
-			 "%s is a dump of an %s machine",
+			 "%s is a dump of an %s machine%s",
 			 id->vmlinux, ours ? ours : "another architecture",
-			 machine, vmcore, dump);
+			 machine, vmcore, dump, em);
 }
 
 static struct inodedump_error *check_match(struct inodedump *id,

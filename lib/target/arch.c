@@ -74,6 +74,13 @@ const char *idd_target_arch_of_elf(unsigned machine, bool is64)
 	}
 }
 
+unsigned idd_target_arch_elf_machine(const char *name)
+{
+	const struct idd_arch_ops *a = idd_arch_find(name);
+
+	return a ? a->elf_machine : 0;
+}
+
 bool idd_target_same_arch(const char *a, const char *b)
 {
 	const struct idd_arch_ops *aa = idd_arch_find(a), *bb = idd_arch_find(b);

@@ -73,6 +73,8 @@ const char *idd_target_arch(struct idd_target *t);
 const char *idd_target_vmcoreinfo_arch(struct idd_target *t);
 /* libkdumpfile's name of ELF machine EM_* (is64: ELFCLASS64), or NULL. */
 const char *idd_target_arch_of_elf(unsigned machine, bool is64);
+/* The ELF machine (EM_*) of an architecture whose walk we have, or 0. */
+unsigned idd_target_arch_elf_machine(const char *name);
 /* Whether two names are one architecture ("arm64" is "aarch64"). */
 bool idd_target_same_arch(const char *a, const char *b);
 /*
