@@ -184,11 +184,10 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
 
-	if (!arch || !ops->arch) /* no header to complete */
-		return;
-	if (strlen(arch) < sizeof(t->default_arch))
+	if (arch && strlen(arch) < sizeof(t->default_arch))
 		strcpy(t->default_arch, arch);
-	if (!t->default_arch[0])
+	/* no header to complete: kept for idd_target_kernel_map() alone */
+	if (!arch || !ops->arch || !t->default_arch[0])
 		return;
 	if (ops->set_default_arch)
 		ops->set_default_arch(t->backend, t->default_arch);
@@ -225,6 +224,8 @@ void idd_target_kernel_map(struct idd_target *t,
 	memset(out, 0, sizeof(*out));
 	if (!a)
 		a = idd_arch_find(idd_target_arch(t));
+	if (!a) /* a caller's reader: vmlinux's machine, else VMCOREINFO's */
+		a = idd_arch_find(t->default_arch);
 	if (!a)
 		a = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
 	if (a)
