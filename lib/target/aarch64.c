@@ -256,8 +256,10 @@ static unsigned release_of(const struct idd_vmcoreinfo *info)
  * VA_BITS)) since 5.4 ("flipped" layout), its middle (-(1 << (VA_BITS -
  * 1))) before; physical PHYS_OFFSET is at PAGE_OFFSET (a VA_BITS=52
  * kernel running with 48 bits lowers PHYS_OFFSET so that memory starts
- * at the 48-bit half). The memory map: vmemmap = VMEMMAP_START less
- * PHYS_OFFSET's frames (VMEMMAP_START in VMCOREINFO since 6.0).
+ * at the 48-bit half). The memory map: VMCOREINFO's SYMBOL(vmemmap), the
+ * struct page of frame 0, where it is written; else VMEMMAP_START less
+ * PHYS_OFFSET's frames (memstart_addr is signed: its shift keeps the sign
+ * of a lowered PHYS_OFFSET).
  */
 static void kernel_map(const struct idd_vmcoreinfo *info,
 		       struct idd_target_kernel_map *out)
@@ -273,6 +275,12 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 	out->direct_pa0 = (release >= 504 ? -(1ULL << va_bits)
 					  : -(1ULL << (va_bits - 1))) -
 			  phys_offset;
+	if (idd_vmcoreinfo_number(info, "SYMBOL(vmemmap)", 16, &start) &&
+	    start) {
+		out->vmemmap_start = start;
+		out->first_pfn = 0;
+		return;
+	}
 	if (!idd_vmcoreinfo_number(info, "PAGESIZE", 10, &page) ||
 	    !idd_vmcoreinfo_number(info, "NUMBER(VMEMMAP_START)", 16, &start))
 		return;
@@ -281,7 +289,7 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 	if (shift == 20)
 		return;
 	out->vmemmap_start = start;
-	out->first_pfn = phys_offset >> shift;
+	out->first_pfn = (uint64_t)((int64_t)phys_offset >> shift);
 }
 
 static const char *const aliases[] = { "arm64", NULL };

@@ -13,6 +13,7 @@
  * format (Arm ARM D8), not by the library's code; where libaddrxlat
  * (libkdumpfile) is there, each translation is checked against its
  * AArch64 page-table method too, and the modes it cannot do are said.
+ * Then the linear map and memory map read from VMCOREINFO.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -521,8 +522,60 @@ static void test_mode(struct mode m)
 	image_free(&im);
 }
 
+/*
+ * Where the linear map and the memory map are, from VMCOREINFO alone: the
+ * values of Debian's 6.12 arm64 kernel (VA_BITS=52) on a cortex-a57 (48
+ * bits: PHYS_OFFSET lowered below zero), its inode at 0xffff692503ca5e30
+ * in physical 0x43ca5e30 (drgn: virt_to_phys), with and without
+ * SYMBOL(vmemmap); and before 5.4, the linear map in the upper half.
+ */
+static void test_kernel_map(void)
+{
+	static const char common[] =
+		"OSRELEASE=6.12.0\nPAGESIZE=4096\nNUMBER(VA_BITS)=52\n"
+		"NUMBER(TCR_EL1_T1SZ)=0x10\n"
+		"NUMBER(VMEMMAP_START)=0xffffc1ffc0000000\n"
+		"NUMBER(PHYS_OFFSET)=0xfff096db40000000\n"
+		"NUMBER(kimage_voffset)=0xffffb03843800000\n";
+	char *with_symbol;
+	struct idd_target_kernel_map km;
+	struct idd_target *t = NULL;
+	uint8_t byte = 0;
+	struct idd_memory_region r = { 0x40000000, &byte, 1 };
+
+	if (asprintf(&with_symbol, "%sSYMBOL(vmemmap)=ffffffa453000000\n",
+		     common) < 0)
+		abort();
+	for (int sym = 0; sym < 2; sym++) {
+		if (idd_target_open_physical(&r, 1, "aarch64",
+					     sym ? with_symbol : common, &t))
+			abort();
+		idd_target_kernel_map(t, &km);
+		CHECKF(km.direct_pa0 + 0x43ca5e30 == 0xffff692503ca5e30ull,
+		       "linear map of 0x43ca5e30: 0x%" PRIx64 " (symbol %d)",
+		       km.direct_pa0 + 0x43ca5e30, sym);
+		CHECKF(km.vmemmap_start - km.first_pfn * 64 ==
+			       0xffffffa453000000ull,
+		       "vmemmap 0x%" PRIx64 " (symbol %d)",
+		       km.vmemmap_start - km.first_pfn * 64, sym);
+		idd_target_close(t);
+	}
+	free(with_symbol);
+	/* 4.19, VA_BITS=48: PAGE_OFFSET 0xffff800000000000. */
+	if (idd_target_open_physical(&r, 1, "aarch64",
+				     "OSRELEASE=4.19.0\nPAGESIZE=4096\n"
+				     "NUMBER(VA_BITS)=48\n"
+				     "NUMBER(PHYS_OFFSET)=0x40000000\n", &t))
+		abort();
+	idd_target_kernel_map(t, &km);
+	CHECKF(km.direct_pa0 + 0x40000000 == 0xffff800000000000ull,
+	       "4.19 linear map: 0x%" PRIx64, km.direct_pa0 + 0x40000000);
+	idd_target_close(t);
+}
+
 int main(void)
 {
+	test_kernel_map();
 	static const struct mode modes[] = {
 		{ 12, 39, 39 }, { 12, 48, 48 }, { 12, 52, 52 }, { 12, 52, 48 },
 		{ 14, 36, 36 }, { 14, 47, 47 }, { 14, 48, 48 }, { 14, 52, 52 },
