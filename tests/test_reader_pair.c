@@ -11,7 +11,8 @@
  *
  * - both are taken by our reader; the kdump's page size is the kernel's
  *   (VMCOREINFO), its frame count and states in kernel pages;
- * - every page in CRCS ("pfn crc" in hex, kernel pages): read, dumped,
+ * - every page in CRCS (a line "pagesize N", the kernel's, then "pfn
+ *   crc" in hex, kernel pages): read, dumped,
  *   the same CRC-32; the frames after the last: not in the dump;
  * - every VADDR and the pages around it: the same translation in both,
  *   read with no fallback to libkdumpfile.
@@ -54,18 +55,24 @@ int main(int argc, char **argv)
 			"usage: test_reader_pair KDUMP ELF CRCS [VADDR...]\n");
 		return 2;
 	}
+	unsigned long kpage = 0;
+
 	kd = open_one(argv[1]);
 	elf = open_one(argv[2]);
 	psize = idd_target_page_size(kd);
-	CHECKF(psize == 4096 && psize == idd_target_page_size(elf),
-	       "page sizes: kdump %" PRIu64 ", ELF %" PRIu64, psize,
-	       idd_target_page_size(elf));
-	max = idd_target_max_pfn(kd);
 	crcs = fopen(argv[3], "r");
-	if (!crcs || psize != 4096) {
-		printf("FAIL %s\n", crcs ? "page size" : argv[3]);
+	if (!crcs || fscanf(crcs, "pagesize %lu", &kpage) != 1) {
+		printf("FAIL %s: no page size\n", argv[3]);
 		return 1;
 	}
+	CHECKF(psize == kpage && psize == idd_target_page_size(elf),
+	       "page sizes: kdump %" PRIu64 ", ELF %" PRIu64 ", VMCOREINFO %lu",
+	       psize, idd_target_page_size(elf), kpage);
+	if (psize != kpage || psize > sizeof(a)) {
+		printf("FAIL page size\n");
+		return 1;
+	}
+	max = idd_target_max_pfn(kd);
 	while (fscanf(crcs, "%llx %x", &pfn, &crc) == 2) {
 		bool in_kd = idd_target_read_phys(kd, pfn * psize, a, psize);
 		int state = idd_target_pfn_state(kd, pfn);

@@ -74,9 +74,12 @@ def main():
     kdump = os.path.join(d, "qemu-kdump-zlib.flat")
     dump = unflatten(kdump)
     block = struct.unpack_from("<i", dump, 428)[0]
+    i = dump.index(b"PAGESIZE=") + len(b"PAGESIZE=")  # VMCOREINFO's
+    kpage = int(dump[i:dump.index(b"\n", i)])
     with tempfile.NamedTemporaryFile("w", suffix=".crc") as crcs:
         npages = 0
-        for pfn, crc in kernel_pages(dump, 4096):
+        crcs.write(f"pagesize {kpage}\n")
+        for pfn, crc in kernel_pages(dump, kpage):
             crcs.write(f"{pfn:x} {crc:08x}\n")
             npages += 1
         crcs.flush()
@@ -90,7 +93,8 @@ def main():
         raise SystemExit(f"FAIL test_reader_pair exit {r.returncode}")
     if not r.stdout.strip().splitlines()[-1].startswith("ok "):
         raise SystemExit("FAIL no ok line")
-    print(f"ok {set_name}: block size {block}, {npages} kernel pages, "
+    print(f"ok {set_name}: block size {block}, {npages} kernel pages of "
+          f"{kpage} bytes, "
           f"{len(addrs)} truth addresses")
 
 
