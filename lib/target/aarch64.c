@@ -100,7 +100,7 @@ static bool walk_init(union idd_arch_walk *aw,
 		      const struct idd_walk_env *env)
 {
 	struct idd_aarch64_walk *w = &aw->aarch64;
-	uint64_t page, va_bits, t1sz, pgd, voffset, phys_offset = 0;
+	uint64_t page, va_bits, t1sz, pgd, voffset;
 	unsigned shift = 0, running;
 
 	memset(w, 0, sizeof(*w));
@@ -120,14 +120,10 @@ static bool walk_init(union idd_arch_walk *aw,
 			return false;
 		running = 64 - (unsigned)t1sz;
 	}
-	if (va_bits > 52 || !idd_aarch64_walk_setup(w, shift, (unsigned)va_bits,
-						    running, pgd - voffset))
-		return false;
-	idd_vmcoreinfo_number(env->info, "NUMBER(PHYS_OFFSET)", 16,
-			     &phys_offset);
-	w->kimage_voffset = voffset;
-	w->phys_offset = phys_offset;
-	return true;
+	/* __pa_symbol(swapper_pg_dir): the image is at kimage_voffset. */
+	return va_bits <= 52 &&
+	       idd_aarch64_walk_setup(w, shift, (unsigned)va_bits, running,
+				      pgd - voffset);
 }
 
 static bool tlb_lookup(const struct idd_aarch64_walk *w, uint64_t va,

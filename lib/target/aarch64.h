@@ -19,7 +19,6 @@ struct idd_aarch64_walk {
 	bool lpa2;	      /* 4K/16K: OA[51:50] in descriptor bits [9:8] */
 	uint64_t root;	      /* physical address of the root table */
 	uint64_t oa_mask;     /* a descriptor's output-address bits */
-	uint64_t kimage_voffset, phys_offset, page_offset;
 	unsigned va_bits_config;
 	char broken[112];     /* why the last walk cannot be answered */
 	char describe[96];
