@@ -8,7 +8,10 @@ checks that one against it); the guest ran on between the two dumps, so
 their bytes are not compared. libkdumpfile 0.5.1 cannot read the kdump-zlib
 at all ("Out-of-bounds PFN").
 
-    test_reader_pair.py SET READER_PAIR_BINARY
+    test_reader_pair.py SET READER_PAIR_BINARY [KDUMP_FILE]
+
+KDUMP_FILE: qemu-kdump-zlib.flat (flattened, the default) or a diskdump
+as it is (QEMU 11's kdump-raw-zlib).
 """
 import os
 import struct
@@ -25,6 +28,8 @@ def unflatten(path):
     """makedumpfile's flattened format: (offset, size) records, big-endian."""
     with open(path, "rb") as f:
         data = f.read()
+    if data[:8] == b"KDUMP   ":
+        return data  # a diskdump as it is
     if data[:12] != b"makedumpfile":
         raise SystemExit(f"FAIL {path}: not flattened")
     out = bytearray()
@@ -67,11 +72,12 @@ def kernel_pages(dump, kpage):
 
 def main():
     set_name, binary = sys.argv[1:3]
+    name = sys.argv[3] if len(sys.argv) > 3 else "qemu-kdump-zlib.flat"
     d = set_dir(set_name)
     truth = read_truth(os.path.join(d, "truth.txt"))
     addrs = sorted({t["addr"] for t in truth} |
                    {t["sb"] for t in truth if t.get("sb")})
-    kdump = os.path.join(d, "qemu-kdump-zlib.flat")
+    kdump = os.path.join(d, name)
     dump = unflatten(kdump)
     block = struct.unpack_from("<i", dump, 428)[0]
     i = dump.index(b"PAGESIZE=") + len(b"PAGESIZE=")  # VMCOREINFO's
@@ -93,7 +99,7 @@ def main():
         raise SystemExit(f"FAIL test_reader_pair exit {r.returncode}")
     if not r.stdout.strip().splitlines()[-1].startswith("ok "):
         raise SystemExit("FAIL no ok line")
-    print(f"ok {set_name}: block size {block}, {npages} kernel pages of "
+    print(f"ok {set_name} {name}: block size {block}, {npages} kernel pages of "
           f"{kpage} bytes, "
           f"{len(addrs)} truth addresses")
 
