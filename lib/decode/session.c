@@ -688,6 +688,10 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return id->dump_level_text;
 	if (!strcmp(name, INODEDUMP_FACT_ARCH))
 		return idd_target_arch(id->target);
+	if (!strcmp(name, INODEDUMP_FACT_PAGE_SIZE_SOURCE))
+		return id->page_size_text
+			       ? idd_target_page_size_whence(id->target)
+			       : NULL;
 	if (!strcmp(name, INODEDUMP_FACT_PAGE_SIZE))
 		return id->page_size_text;
 	if (!strcmp(name, INODEDUMP_FACT_COMPRESSION))

@@ -108,6 +108,7 @@ struct diskdump {
 	size_t vmcoreinfo_size; /* as the sub-header gives it */
 	uint32_t page_size; /* the header's block size: the dump's page */
 	uint32_t kpage;	    /* the kernel's page, found on first need */
+	char page_whence[80];
 	uint64_t max_pfn;   /* in the dump's pages */
 	uint64_t bitmap2_off, desc_off;
 	uint64_t data_start; /* the end of the descriptor table (0: unknown) */
@@ -764,6 +765,18 @@ static uint64_t diskdump_page_size(struct idd_backend *b)
 	return kernel_page(to_diskdump(b));
 }
 
+static const char *diskdump_page_size_whence(struct idd_backend *b)
+{
+	struct diskdump *d = to_diskdump(b);
+
+	if (kernel_page(d) == d->page_size)
+		return NULL;
+	snprintf(d->page_whence, sizeof(d->page_whence),
+		 "VMCOREINFO PAGESIZE; the header's blocks are %u bytes",
+		 d->page_size);
+	return d->page_whence;
+}
+
 /* The header's, else VMCOREINFO's (as libkdumpfile does). */
 static const char *diskdump_uts_release(struct idd_backend *b)
 {
@@ -891,6 +904,7 @@ static const struct idd_backend_ops diskdump_ops = {
 	.format = diskdump_format,
 	.arch = diskdump_arch,
 	.page_size = diskdump_page_size,
+	.page_size_whence = diskdump_page_size_whence,
 	.uts_release = diskdump_uts_release,
 	.dump_level = diskdump_dump_level,
 	.compression = diskdump_compression,

@@ -248,6 +248,17 @@ uint64_t idd_target_page_size(struct idd_target *t)
 	return size;
 }
 
+const char *idd_target_page_size_whence(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+	const char *w;
+
+	if (!ops->page_size || !ops->page_size(t->backend))
+		return "VMCOREINFO PAGESIZE";
+	w = ops->page_size_whence ? ops->page_size_whence(t->backend) : NULL;
+	return w ? w : "dump header";
+}
+
 const char *idd_target_uts_release(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;

@@ -93,6 +93,8 @@ struct idd_target_kernel_map {
 void idd_target_kernel_map(struct idd_target *t,
 			   struct idd_target_kernel_map *out);
 uint64_t idd_target_page_size(struct idd_target *t);
+/* Whence it came: "dump header" or "VMCOREINFO PAGESIZE ...". */
+const char *idd_target_page_size_whence(struct idd_target *t);
 /* The release from the dump's header (utsname), or NULL. */
 const char *idd_target_uts_release(struct idd_target *t);
 void idd_target_close(struct idd_target *t);
