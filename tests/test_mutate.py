@@ -6,14 +6,12 @@ mutant whose answer differs from the unmutated dump's (its exit code or
 its stdout) must say so, with exit 3 or 4 and a line on stderr.
 
 usage: test_mutate.py PER_CLASS [SEED] [--server MUTATE_SERVER]
-Five input classes: the committed fixture (diskdump, zlib), the patched
+Four input classes: the committed fixture (diskdump, zlib), the patched
 set's d17-lzo (diskdump, lzo) and elf-nopaging (ELF), each with PER_CLASS
-mutants; the stock set's d17-zlib (Debian 6.12, ext4 a module: its
+mutants; and the stock set's d17-zlib (Debian 6.12, ext4 a module: its
 operations named from the module's symbols) with PER_CLASS / 2, half of
 them run without -k (types from the dump's BTF, symbols from its
-kallsyms; no cache, so each run reads the damaged dump); and the arm64
-set's elf-nopaging (QEMU's ELF of an arm64 guest, physical addresses
-only: our aarch64 walk) with PER_CLASS / 4. Each mutant is
+kallsyms; no cache, so each run reads the damaged dump). Each mutant is
 one damage and runs in one of its class's modes (decode the victim inode
 as JSON, --log, the reports, --sweep --jsonl; "-btf": without -k), in
 turn.
@@ -92,27 +90,8 @@ def elf_regions(path, d):
     prog.set_core_dump(os.path.join(d, "elf-paging.vmcore"))
     prog.load_debug_info([os.path.join(d, "vmlinux")])
 
-    arm64 = struct.unpack_from("<H", h, 18)[0] == 183  # EM_AARCH64
-    if arm64:
-        # The kernel's own address-space facts, not our walk: the image
-        # at kimage_voffset, the linear map at PAGE_OFFSET (-(1 << VA_BITS),
-        # 5.4+) over memstart_addr (signed: lowered below zero by a
-        # VA_BITS=52 kernel running with 48 bits).
-        head = open(path, "rb").read(1 << 20)
-        i = head.index(b"NUMBER(VA_BITS)=") + len(b"NUMBER(VA_BITS)=")
-        va_bits = int(head[i:head.index(b"\n", i)])
-        page_offset = (1 << 64) - (1 << va_bits)
-        kimage_voffset = prog["kimage_voffset"].value_()
-        phys_offset = prog["memstart_addr"].value_()
-        text = (prog.symbol("_text").address, prog.symbol("_end").address)
-
     def file_off(vaddr):
-        if arm64:
-            if text[0] <= vaddr < text[1]:
-                phys = vaddr - kimage_voffset
-            else:
-                phys = (vaddr - page_offset + phys_offset) % (1 << 64)
-        elif vaddr >= 0xffffffff80000000:
+        if vaddr >= 0xffffffff80000000:
             phys = (vaddr - 0xffffffff80000000 +
                     prog.read_u64(prog.symbol("phys_base").address)) % (1 << 64)
         else:
@@ -123,7 +102,7 @@ def elf_regions(path, d):
         raise SystemExit(f"FAIL 0x{vaddr:x} not in the ELF dump")
 
     victim = next(t for t in read_truth(os.path.join(d, "truth.txt"))
-                  if t["role"] in ("victim_symlink", "symlink_long"))
+                  if t["role"] == "victim_symlink")
     page = file_off(int(victim["addr"], 16) & ~0xfff)
     prb = prog["prb"]
     ring = file_off(prb.value_())
@@ -377,9 +356,6 @@ def main():
     stock = set_dir("stock")
     svictim = next(t for t in read_truth(os.path.join(stock, "truth.txt"))
                    if t["role"] == "ext4_regular")["addr"]
-    arm64 = set_dir("arm64")
-    avictim = next(t for t in read_truth(os.path.join(arm64, "truth.txt"))
-                   if t["role"] == "symlink_long")["addr"]
     disk = ("header", "bitmap", "descriptor", "truncate")
     # name, dump, vmlinux, address, damages, modes, mutants
     classes = [
@@ -394,12 +370,6 @@ def main():
         ("stock d17-zlib", os.path.join(stock, "d17-zlib.vmcore"),
          os.path.join(stock, "vmlinux"), svictim, disk, BTF_MODES,
          per_class // 2),
-        # QEMU's ELF of an arm64 guest (physical addresses only): our
-        # aarch64 walk over damaged program headers, memory, truncation.
-        ("arm64 elf-nopaging", os.path.join(arm64, "elf-nopaging.vmcore"),
-         os.path.join(arm64, "vmlinux"), avictim,
-         ("header", "phdr", "memory", "ring", "truncate"), MODES,
-         per_class // 4),
     ]
     # Runs without -k read the dump's BTF and kallsyms each time, never a
     # cache another mutant's damage wrote (the cache is keyed by build ID).
@@ -414,8 +384,8 @@ def main():
                  count) in enumerate(classes):
             class_start = time.monotonic()
             vmlinux = plain_vmlinux(vmlinux, tmp)
-            regions = (elf_regions(src, os.path.dirname(src))
-                       if "elf" in name else diskdump_regions(src))
+            regions = (elf_regions(src, patched) if "elf" in name
+                       else diskdump_regions(src))
             jobs = []
             for i in range(count):
                 rng = random.Random(f"{seed}/{ci}/{i}")
