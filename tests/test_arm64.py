@@ -14,12 +14,6 @@ twice, with the set's vmlinux (-k) and with none (no -k, an empty
 Truth: truth.txt, drgn's reading of the set's ELF dump, which the recipe
 checked against the guest's own `inodedump-stat:` lines.
 
-A format the current reader cannot read yet is named in
-EXPECTED_UNREADABLE_UNTIL_BACKEND: there the test asserts that it still
-fails, with exit 3 and a message (a sweep: 3, or 4 saying which lists
-broke), in each run above, and fails the day it
-starts to read (remove the entry then: the checks above apply).
-
 usage: test_arm64.py SET FORMAT
        test_arm64.py --counts DUMP       (in the sid chroot: drgn's counts)
 """
@@ -33,22 +27,6 @@ from fixture import (FORMATS, Checker, expected_violations, read_truth,  # noqa:
                      run, set_dir)
 import sid_drgn  # noqa: E402
 import test_truth  # noqa: E402
-
-# (set, format) the reader cannot read before the arm64 backend branch
-# (our own aarch64 page walk, QEMU's kdump-zlib 64 KiB header blocks)
-# lands: the lead removes these entries when it merges. Until then the
-# test asserts they fail with exit 3 and a message.
-EXPECTED_UNREADABLE_UNTIL_BACKEND = {
-    # QEMU's arm64 kdump-zlib says block_size=65536 for a 4 KiB kernel:
-    # libkdumpfile reads no page table of it (FIXTURES.md).
-    ("arm64", "qemu-kdump-zlib"),
-    ("arm64max", "qemu-kdump-zlib"),
-    ("arm64-73", "qemu-kdump-zlib"),
-    ("arm64-73-16k", "qemu-kdump-zlib"),
-    # QEMU 11 (sid) writes the same 64 KiB blocks, flattened and raw.
-    ("arm64-writers", "qemu-kdump-zlib"),
-    ("arm64-writers", "qemu-kdump-raw-zlib"),
-}
 
 FILES = dict(FORMATS, panic="panic.vmcore")
 
@@ -90,21 +68,6 @@ def drgn_counts(d, fmt):
     return drgn_counts_host(os.path.join(d, src), os.path.join(d, "vmlinux"))
 
 
-def unreadable(c, name, p, codes=(3,)):
-    """An expected failure still fails, with exit 3 (a sweep: 3, or 4 when
-    it says which lists broke) and a message."""
-    if p.returncode in codes and p.stderr.strip():
-        print(f"NOTE {name}: still unreadable (exit {p.returncode}), as "
-              f"EXPECTED_UNREADABLE_UNTIL_BACKEND says: {p.stderr.strip()[:200]}")
-        c.ok(name + " still fails, and says so", True)
-    elif p.returncode in (0, 1):
-        c.ok(name, False, f"reads now (exit {p.returncode}): remove it from "
-             "EXPECTED_UNREADABLE_UNTIL_BACKEND in tests/test_arm64.py")
-    else:
-        c.ok(name, False, f"exit {p.returncode} (want {codes} with a message): "
-             f"{p.stderr.strip()[:400]}")
-
-
 def main():
     if sys.argv[1] == "--counts":  # in the sid chroot: the set is at /fx
         import drgn
@@ -121,8 +84,7 @@ def main():
     addrs = [t["addr"] for t in truth]
     c = Checker()
     c.ok(f"{set_name}: {os.path.basename(dump)} exists", os.path.isfile(dump))
-    expected_fail = (set_name, fmt) in EXPECTED_UNREADABLE_UNTIL_BACKEND
-    want = None if expected_fail else drgn_counts(d, fmt)
+    want = drgn_counts(d, fmt)
     with tempfile.TemporaryDirectory() as tmp:
         empty = os.path.join(tmp, "no-debug")
         os.mkdir(empty)
@@ -132,11 +94,6 @@ def main():
                        ("btf", ["--debug-root", empty])):
             name = f"{set_name}/{fmt}/{how}"
             p = run([*k, "--json", dump, *addrs], env=env, timeout=600)
-            if expected_fail:
-                unreadable(c, name + " decode", p)
-                p = run([*k, "--sweep", "--jsonl", dump], env=env, timeout=600)
-                unreadable(c, name + " sweep", p, (3, 4))
-                continue
             try:
                 doc = json.loads(p.stdout)
             except json.JSONDecodeError as e:

@@ -173,17 +173,6 @@ def case_wrong_vmlinux(c, tmp):
            "is not the kernel of", "build-id")
 
 
-# Cases that fail until the arm64 backend branch (our own aarch64 reading,
-# tests/test_arm64.py) lands: the lead removes an entry when it merges.
-# Until then the case asserts that it still fails (its checks would not all
-# pass), and fails itself the day they do.
-EXPECTED_FAIL_UNTIL_BACKEND = {
-    # Today a foreign vmlinux is refused by build-id alone ("is not the
-    # kernel of"), exit 3, without naming the two architectures.
-    "wrong_architecture",
-}
-
-
 def is_arch(text, *names):
     return any(n in text for n in names)
 
@@ -210,17 +199,8 @@ def case_wrong_architecture(c, tmp):
                      is_arch(err, "arm64", "aarch64", "AArch64"), err.strip()))
         said.append((f"{name}: names x86-64", is_arch(err, "x86-64", "x86_64"),
                      err.strip()))
-    if "wrong_architecture" in EXPECTED_FAIL_UNTIL_BACKEND:
-        missing = [n for n, ok, _ in said if not ok]
-        print("NOTE wrong_architecture is in EXPECTED_FAIL_UNTIL_BACKEND: "
-              f"{len(missing)} of {len(said)} message checks fail today "
-              f"({'; '.join(missing)}): {said[0][2]}")
-        c.ok("wrong architecture: the message does not name both yet "
-             "(remove 'wrong_architecture' from EXPECTED_FAIL_UNTIL_BACKEND "
-             "in tests/test_errors.py now that it does)", missing != [])
-    else:
-        for n, ok, err in said:
-            c.ok(n, ok, err)
+    for n, ok, err in said:
+        c.ok(n, ok, err)
 
 
 def case_unmapped_address(c, tmp):
