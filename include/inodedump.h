@@ -226,8 +226,12 @@ INODEDUMP_API void inodedump_close(struct inodedump *id);
 #define INODEDUMP_FACT_DUMP_LEVEL "dump_level"
 /* The dump's architecture as libkdumpfile names it ("x86_64"). */
 #define INODEDUMP_FACT_ARCH "arch"
-/* The dump's page size in bytes, decimal. */
+/* The kernel's page size in bytes, decimal. */
 #define INODEDUMP_FACT_PAGE_SIZE "page_size"
+/* Whence the page size came: "dump header", or "VMCOREINFO PAGESIZE"
+ * (an ELF core of a machine with several page sizes; a diskdump whose
+ * blocks are larger than the kernel's pages, as QEMU writes for arm64). */
+#define INODEDUMP_FACT_PAGE_SIZE_SOURCE "page_size_source"
 /* The pages' compression as the header says ("zlib", "lzo", "zstd",
  * "snappy", "none"). */
 #define INODEDUMP_FACT_COMPRESSION "compression"

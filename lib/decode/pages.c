@@ -258,6 +258,7 @@ static void layout_members(struct inodedump *id, struct page_layout *l)
 static struct page_layout *layout(struct inodedump *id)
 {
 	struct page_layout *l = id->pages_layout;
+	struct idd_target_kernel_map km;
 	struct idd_struct page;
 
 	if (l)
@@ -304,7 +305,11 @@ static struct page_layout *layout(struct inodedump *id)
 	if (!l->ntypes)
 		collect_vmcoreinfo_types(id, l);
 	layout_members(id, l);
-	if (idd_symbols_address(id->syms, "page_offset_base", &l->page_offset)) {
+	idd_target_kernel_map(id->target, &km);
+	if (km.direct_pa0)
+		l->page_offset = km.direct_pa0;
+	else if (km.direct_var &&
+		 idd_symbols_address(id->syms, km.direct_var, &l->page_offset)) {
 		struct inodedump_error *e = idd_target_read_u64(
 			id->target, l->page_offset, &l->page_offset);
 
@@ -312,21 +317,30 @@ static struct page_layout *layout(struct inodedump *id)
 			l->page_offset = 0; /* not known */
 		inodedump_error_free(e);
 	}
-	if (!idd_symbols_address(id->syms, "vmemmap_base", &l->vmemmap)) {
-		l->why_not = "vmlinux has no vmemmap_base (no virtual mem_map)";
+	if (km.vmemmap_start) {
+		l->vmemmap = km.vmemmap_start - km.first_pfn * l->size;
+	} else if (!km.vmemmap_var) {
+		l->why_not = "where this kernel's memory map (struct page) is "
+			     "is not known for its architecture";
 		return l;
-	}
-	{
+	} else if (!idd_symbols_address(id->syms, km.vmemmap_var,
+					&l->vmemmap)) {
+		l->why_buf = idd_strdup_printf("vmlinux has no %s (no virtual "
+					       "mem_map)", km.vmemmap_var);
+		l->why_not = l->why_buf ? l->why_buf
+					: "vmlinux has no virtual mem_map";
+		return l;
+	} else {
 		struct inodedump_error *e =
 			idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap);
 
 		if (e) {
-			l->why_buf = idd_strdup_printf("vmemmap_base cannot be "
-						       "read: %s",
+			l->why_buf = idd_strdup_printf("%s cannot be "
+						       "read: %s", km.vmemmap_var,
 						       inodedump_error_message(e));
 			inodedump_error_free(e);
 			l->why_not = l->why_buf ? l->why_buf
-						: "vmemmap_base cannot be read";
+						: "the memory map cannot be read";
 			return l;
 		}
 	}

@@ -105,6 +105,42 @@ static struct inodedump_error *check_kallsyms(struct inodedump *id)
  * compare the dump's BUILD-ID with vmlinux's note, and one VMCOREINFO
  * symbol's address with vmlinux's symbol table plus the KASLR offset.
  */
+/* libkdumpfile's name of vmlinux's machine, or NULL. */
+static const char *vmlinux_arch(struct inodedump *id)
+{
+	bool is64;
+	unsigned machine = idd_elf_machine(idd_types_elf(id->types), &is64);
+
+	return idd_target_arch_of_elf(machine, is64);
+}
+
+/*
+ * A vmlinux of another machine than the dump's (its header's, else what
+ * its VMCOREINFO implies) can never read it, build-id or not.
+ */
+static struct inodedump_error *check_machine(struct inodedump *id,
+					     const char *vmcore)
+{
+	bool is64;
+	unsigned machine = idd_elf_machine(idd_types_elf(id->types), &is64);
+	const char *ours = idd_target_arch_of_elf(machine, is64);
+	const char *dump = idd_target_arch(id->target);
+	char em[32] = "";
+
+	if (!dump)
+		dump = idd_target_vmcoreinfo_arch(id->target);
+	if (!dump || !machine || idd_target_same_arch(dump, ours))
+		return NULL;
+	if (idd_target_arch_elf_machine(dump))
+		snprintf(em, sizeof(em), " (ELF machine %u)",
+			 idd_target_arch_elf_machine(dump));
+	return idd_error(INODEDUMP_ERR_MISMATCH,
+			 "vmlinux %s is a kernel for %s (ELF machine %u) but "
+			 "%s is a dump of an %s machine%s",
+			 id->vmlinux, ours ? ours : "another architecture",
+			 machine, vmcore, dump, em);
+}
+
 static struct inodedump_error *check_match(struct inodedump *id,
 					   const char *vmcore)
 {
@@ -255,14 +291,6 @@ static struct inodedump_error *find_vmlinux(struct inodedump *id,
 	return NULL;
 }
 
-/* The architecture the dump's VMCOREINFO implies, for headers without one. */
-static const char *vmcoreinfo_arch(struct idd_target *t)
-{
-	if (idd_target_vmcoreinfo(t, "SYMBOL(init_top_pgt)") ||
-	    idd_target_vmcoreinfo(t, "NUMBER(phys_base)"))
-		return "x86_64";
-	return NULL;
-}
 
 /*
  * No vmlinux: symbols from the dump's kallsyms, types from its BTF (both
@@ -284,7 +312,8 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 
 	if (!release)
 		release = "?";
-	idd_target_default_arch(id->target, vmcoreinfo_arch(id->target));
+	idd_target_default_arch(id->target,
+				idd_target_vmcoreinfo_arch(id->target));
 	err = idd_kallsyms_load(id->target, cache, &ks, &ks_cached);
 	if (err)
 		return idd_error_wrap(err,
@@ -411,9 +440,10 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 	err = idd_types_open(id->vmlinux, &id->types);
 	if (err)
 		goto fail;
+	if ((err = check_machine(id, cfg->dump_name)))
+		goto fail;
 	/* Some writers (QEMU's kdump) leave the machine out of the header. */
-	idd_target_default_arch(id->target,
-				idd_elf_arch(idd_types_elf(id->types)));
+	idd_target_default_arch(id->target, vmlinux_arch(id));
 	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
 		       &id->kaslr))
 		id->kaslr = 0;
@@ -658,6 +688,10 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return id->dump_level_text;
 	if (!strcmp(name, INODEDUMP_FACT_ARCH))
 		return idd_target_arch(id->target);
+	if (!strcmp(name, INODEDUMP_FACT_PAGE_SIZE_SOURCE))
+		return id->page_size_text
+			       ? idd_target_page_size_whence(id->target)
+			       : NULL;
 	if (!strcmp(name, INODEDUMP_FACT_PAGE_SIZE))
 		return id->page_size_text;
 	if (!strcmp(name, INODEDUMP_FACT_COMPRESSION))

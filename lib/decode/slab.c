@@ -138,15 +138,22 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 		 * every symbol slab.c and pages.c ask: one pass, not nine;
 		 * and init_task, which the paths' namespaces (mntns.c) ask
 		 */
-		static const char *const names[] = {
+		const char *names[] = {
 			"kmem_cache_free", "kmem_cache_destroy",
-			"page_offset_base", "vmemmap_base", "__per_cpu_offset",
+			"__per_cpu_offset",
 			"__cpu_online_mask", "nr_cpu_ids", "nr_node_ids",
-			"vmcoreinfo_append_str", "init_task",
+			"vmcoreinfo_append_str", "init_task", NULL, NULL,
 		};
+		size_t n = sizeof(names) / sizeof(names[0]) - 2;
+		struct idd_target_kernel_map km;
 
-		idd_symbols_prefetch(id->syms, names,
-				     sizeof(names) / sizeof(names[0]));
+		/* and the architecture's variables pages.c reads */
+		idd_target_kernel_map(id->target, &km);
+		if (km.direct_var)
+			names[n++] = km.direct_var;
+		if (km.vmemmap_var)
+			names[n++] = km.vmemmap_var;
+		idd_symbols_prefetch(id->syms, names, n);
 	}
 	idd_anchor(id->types, id->syms, SLAB_CU, slub_fns);
 	/* struct page held the slab's fields before 5.17 (struct slab) */

@@ -363,6 +363,9 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 		if (!strcmp(facts[i].fact, INODEDUMP_FACT_OSRELEASE) && v)
 			fprintf(out, "  [%s]",
 				inodedump_fact(id, INODEDUMP_FACT_OSRELEASE_SOURCE));
+		else if (!strcmp(facts[i].fact, INODEDUMP_FACT_PAGE_SIZE) && v)
+			fprintf(out, "  [%s]",
+				inodedump_fact(id, INODEDUMP_FACT_PAGE_SIZE_SOURCE));
 		else if (facts[i].whence ||
 			 !strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX))
 			fprintf(out, "  [%s]",

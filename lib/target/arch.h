@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * target: one architecture's page-table walk behind one ops table (one
- * file each: x86_64.c), chosen by the name the dump's architecture goes
- * by (libkdumpfile's: "x86_64"). A walk reads page tables by physical
- * address through the target's reader and takes its root from
- * VMCOREINFO; it calls nothing else of the target, so a new architecture
- * is a file and a row in arch.c.
+ * file each: x86_64.c, aarch64.c), chosen from the dump (the name its
+ * header gives the machine, its ELF machine, or what VMCOREINFO holds),
+ * never from the host. A walk reads page tables by physical address
+ * through the target's reader and takes its root and the kernel's
+ * address-space facts from VMCOREINFO; it calls nothing else of the
+ * target, so a new architecture is a file and a row in arch.c.
  */
 #ifndef IDD_TARGET_ARCH_H
 #define IDD_TARGET_ARCH_H
@@ -14,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "target/aarch64.h"
+#include "target/target.h"
 #include "target/x86_64.h"
 
 struct idd_vmcoreinfo;
@@ -29,11 +32,21 @@ struct idd_walk_env {
 /* One walk's state, whichever architecture's. */
 union idd_arch_walk {
 	struct idd_x86_64_walk x86_64;
+	struct idd_aarch64_walk aarch64;
 };
 
 struct idd_arch_ops {
-	const char *name;   /* the architecture's name in a dump */
-	uint64_t page_size; /* the only page size it walks (little-endian) */
+	const char *name; /* libkdumpfile's name of it ("x86_64") */
+	/* Other names a dump header gives the machine, NULL-ended. */
+	const char *const *aliases;
+	uint16_t elf_machine; /* EM_* of its ELF cores and its vmlinux */
+	/* The page sizes it walks, ORed (powers of two; little-endian). */
+	uint64_t page_sizes;
+	/* Whether VMCOREINFO names what only this architecture has. */
+	bool (*owns_vmcoreinfo)(const struct idd_vmcoreinfo *info);
+	/* Where the kernel's direct map and memory map are (target.h). */
+	void (*kernel_map)(const struct idd_vmcoreinfo *info,
+			   struct idd_target_kernel_map *out);
 	/* Set up from env; false when the dump lacks what the walk needs. */
 	bool (*walk_init)(union idd_arch_walk *w, const struct idd_walk_env *env);
 	/*
@@ -44,11 +57,23 @@ struct idd_arch_ops {
 			  uint64_t va, uint64_t *pa, uint64_t *left);
 	/* What --info says of the walk. */
 	const char *(*describe)(const union idd_arch_walk *w);
+	/*
+	 * Why the last translate() that returned false cannot be answered
+	 * by anyone (a page-table loop, a table outside memory), or NULL:
+	 * not mapped, or let libkdumpfile try. May be NULL.
+	 */
+	const char *(*broken)(const union idd_arch_walk *w);
 };
 
-/* The architecture named so whose walk we have, or NULL. */
+/* The architecture named so (its name or an alias) whose walk we have. */
 const struct idd_arch_ops *idd_arch_find(const char *name);
+/* The architecture of ELF machine EM_*, or NULL. */
+const struct idd_arch_ops *idd_arch_of_elf(unsigned machine);
+/* The one architecture whose VMCOREINFO keys info holds, or NULL. */
+const struct idd_arch_ops *idd_arch_of_vmcoreinfo(
+	const struct idd_vmcoreinfo *info);
 
 extern const struct idd_arch_ops idd_x86_64_arch;
+extern const struct idd_arch_ops idd_aarch64_arch;
 
 #endif

@@ -47,6 +47,8 @@ struct idd_backend_ops {
 	const char *(*format)(struct idd_backend *b);
 	const char *(*arch)(struct idd_backend *b);
 	uint64_t (*page_size)(struct idd_backend *b);
+	/* Whence page_size() took it when not its header; NULL: the header. */
+	const char *(*page_size_whence)(struct idd_backend *b);
 	const char *(*uts_release)(struct idd_backend *b);
 	int (*dump_level)(struct idd_backend *b);
 	/* The pages' compression, and what the header shows of its writer. */

@@ -11,6 +11,11 @@
  * not decompress) it reports itself, naming the page and the descriptor:
  * libkdumpfile 0.5.1 trusts such damage and can crash on it.
  *
+ * The header's block size is the dump's page unit, its frame numbers
+ * counted in it; it may be larger than the kernel's page (QEMU writes
+ * 64 KiB blocks for every arm64 guest): the facts (page size, frame
+ * states) are then said in the kernel's pages, VMCOREINFO's PAGESIZE.
+ *
  * Offsets below are the file format's own (makedumpfile's
  * diskdump_mod.h: struct disk_dump_header, then struct kdump_sub_header
  * at block_size), not a kernel's layout.
@@ -101,8 +106,10 @@ struct diskdump {
 	bool bits1_valid;
 	char *vmcoreinfo;
 	size_t vmcoreinfo_size; /* as the sub-header gives it */
-	uint32_t page_size;
-	uint64_t max_pfn;
+	uint32_t page_size; /* the header's block size: the dump's page */
+	uint32_t kpage;	    /* the kernel's page, found on first need */
+	char page_whence[80];
+	uint64_t max_pfn;   /* in the dump's pages */
 	uint64_t bitmap2_off, desc_off;
 	uint64_t data_start; /* the end of the descriptor table (0: unknown) */
 	uint64_t *rank;	   /* set bits of bitmap 2 before each RANK_BITS */
@@ -730,9 +737,44 @@ static const char *diskdump_arch(struct idd_backend *b)
 	return d->arch[0] ? d->arch : NULL;
 }
 
+/*
+ * The kernel's page: VMCOREINFO's PAGESIZE where it divides the block
+ * size, else the block size (makedumpfile writes the two alike).
+ */
+static uint32_t kernel_page(struct diskdump *d)
+{
+	const char *v;
+	char *end;
+	unsigned long long size;
+
+	if (d->kpage)
+		return d->kpage;
+	d->kpage = d->page_size;
+	v = idd_target_vmcoreinfo(d->base.target, "PAGESIZE");
+	if (v && *v) {
+		size = strtoull(v, &end, 10);
+		if (!*end && size >= 512 && !(size & (size - 1)) &&
+		    size < d->page_size)
+			d->kpage = (uint32_t)size;
+	}
+	return d->kpage;
+}
+
 static uint64_t diskdump_page_size(struct idd_backend *b)
 {
-	return to_diskdump(b)->page_size;
+	return kernel_page(to_diskdump(b));
+}
+
+static const char *diskdump_page_size_whence(struct idd_backend *b)
+{
+	struct diskdump *d = to_diskdump(b);
+
+	if (kernel_page(d) == d->page_size)
+		return NULL;
+	snprintf(d->page_whence, sizeof(d->page_whence),
+		 "VMCOREINFO PAGESIZE; the header's blocks are %u bytes",
+		 d->page_size);
+	return d->page_whence;
 }
 
 /* The header's, else VMCOREINFO's (as libkdumpfile does). */
@@ -812,6 +854,7 @@ static int diskdump_pfn_state(struct idd_backend *b, uint64_t pfn)
 	struct diskdump *d = to_diskdump(b);
 	int ram, dumped;
 
+	pfn /= d->page_size / kernel_page(d); /* the block holding it */
 	if (pfn >= d->max_pfn)
 		return IDD_PFN_NO_RAM;
 	ram = bitmap_bit(d, d->bitmap1_off, d->bits1, &d->bits1_block,
@@ -825,7 +868,9 @@ static int diskdump_pfn_state(struct idd_backend *b, uint64_t pfn)
 
 static uint64_t diskdump_max_pfn(struct idd_backend *b)
 {
-	return to_diskdump(b)->max_pfn;
+	struct diskdump *d = to_diskdump(b);
+
+	return d->max_pfn * (d->page_size / kernel_page(d));
 }
 
 static const char *diskdump_vmcoreinfo(struct idd_backend *b)
@@ -859,6 +904,7 @@ static const struct idd_backend_ops diskdump_ops = {
 	.format = diskdump_format,
 	.arch = diskdump_arch,
 	.page_size = diskdump_page_size,
+	.page_size_whence = diskdump_page_size_whence,
 	.uts_release = diskdump_uts_release,
 	.dump_level = diskdump_dump_level,
 	.compression = diskdump_compression,

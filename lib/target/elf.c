@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * ELF dumps: the header read and checked once, and our reader of 64-bit
- * little-endian x86-64 ELF cores by physical address. Like diskdump.c it
+ * little-endian ELF cores by physical address, of the machines whose
+ * page walk is ours (arch.h). Like diskdump.c it
  * exists for speed and takes only what it fully understands (not /proc/
  * kcore, Xen, zero-filled tails, several segments at physical 0: a writer
  * that left p_paddr unset); the rest is libkdumpfile's, which also gets
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/arch.h"
 #include "target/backend.h"
 
 #define NOTES_MAX (16u << 20)  /* more notes than this: not ours */
@@ -54,6 +56,7 @@ struct clash {
 
 struct elf {
 	struct idd_backend base;
+	const struct idd_arch_ops *arch; /* its ELF machine's */
 	int fd;
 	char *vmcoreinfo;
 	size_t vmcoreinfo_size; /* the note's descsz */
@@ -460,7 +463,8 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	bool ok;
 
 	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB ||
-	    hd->type != ET_CORE || hd->machine != EM_X86_64 ||
+	    hd->type != ET_CORE || !(e->arch = idd_arch_of_elf(
+					       (unsigned)hd->machine)) ||
 	    hd->phentsize != sizeof(Elf64_Phdr))
 		return false;
 	if (phnum == PN_XNUM) { /* the real count is in section 0's sh_info */
@@ -567,14 +571,15 @@ static const char *elf_format(struct idd_backend *b)
 
 static const char *elf_arch(struct idd_backend *b)
 {
-	(void)b;
-	return "x86_64"; /* take() takes no other */
+	return to_elf(b)->arch->name; /* take() takes no other */
 }
 
+/* The machine's one page size; else VMCOREINFO's (0: the target asks it). */
 static uint64_t elf_page_size(struct idd_backend *b)
 {
-	(void)b;
-	return 4096; /* x86-64 */
+	uint64_t sizes = to_elf(b)->arch->page_sizes;
+
+	return sizes & (sizes - 1) ? 0 : sizes;
 }
 
 /* No release in an ELF header: VMCOREINFO's (as libkdumpfile does). */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "target/arch.h"
 #include "target/backend.h"
 
 struct memory {
@@ -140,8 +141,13 @@ static struct inodedump_error *open_image(
 	m->regions = regions;
 	m->nregions = n;
 	if (arch) {
+		const struct idd_arch_ops *a = idd_arch_find(arch);
+
 		strcpy(m->arch, arch);
-		m->page_size = 4096;
+		/* The machine's one page size; several: VMCOREINFO's (0). */
+		m->page_size = !a ? 4096
+			       : a->page_sizes & (a->page_sizes - 1) ? 0
+								    : a->page_sizes;
 	}
 	idd_target_attach(t, &m->base);
 	if (vmcoreinfo)

@@ -184,11 +184,10 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
 
-	if (!arch || !ops->arch) /* no header to complete */
-		return;
-	if (strlen(arch) < sizeof(t->default_arch))
+	if (arch && strlen(arch) < sizeof(t->default_arch))
 		strcpy(t->default_arch, arch);
-	if (!t->default_arch[0])
+	/* no header to complete: kept for idd_target_kernel_map() alone */
+	if (!arch || !ops->arch || !t->default_arch[0])
 		return;
 	if (ops->set_default_arch)
 		ops->set_default_arch(t->backend, t->default_arch);
@@ -210,6 +209,29 @@ const char *idd_target_arch(struct idd_target *t)
 	return arch;
 }
 
+const char *idd_target_vmcoreinfo_arch(struct idd_target *t)
+{
+	const struct idd_arch_ops *a = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
+
+	return a ? a->name : NULL;
+}
+
+void idd_target_kernel_map(struct idd_target *t,
+			   struct idd_target_kernel_map *out)
+{
+	const struct idd_arch_ops *a = t->arch;
+
+	memset(out, 0, sizeof(*out));
+	if (!a)
+		a = idd_arch_find(idd_target_arch(t));
+	if (!a) /* a caller's reader: vmlinux's machine, else VMCOREINFO's */
+		a = idd_arch_find(t->default_arch);
+	if (!a)
+		a = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
+	if (a)
+		a->kernel_map(&t->vmcoreinfo, out);
+}
+
 uint64_t idd_target_page_size(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
@@ -224,6 +246,17 @@ uint64_t idd_target_page_size(struct idd_target *t)
 			size = 0;
 	}
 	return size;
+}
+
+const char *idd_target_page_size_whence(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+	const char *w;
+
+	if (!ops->page_size || !ops->page_size(t->backend))
+		return "VMCOREINFO PAGESIZE";
+	w = ops->page_size_whence ? ops->page_size_whence(t->backend) : NULL;
+	return w ? w : "dump header";
 }
 
 const char *idd_target_uts_release(struct idd_target *t)
@@ -263,13 +296,19 @@ static bool walk_ready(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
 	const struct idd_arch_ops *arch;
+	uint64_t size;
 
 	if (t->walk_state)
 		return t->walk_state > 0;
 	arch = idd_arch_find(idd_target_arch(t));
+	/* A header without the machine (QEMU's kdump): VMCOREINFO's keys. */
+	if (!arch && !idd_target_arch(t))
+		arch = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
 	t->walk_state = -1;
-	if (!ops->read_phys || !arch ||
-	    idd_target_page_size(t) != arch->page_size || !t->little_endian)
+	size = idd_target_page_size(t);
+	/* One page size, one of those the walk knows. */
+	if (!ops->read_phys || !arch || (size & (size - 1)) ||
+	    !(size & arch->page_sizes) || !t->little_endian)
 		return false;
 	/* A Xen dump's physical addresses are not the machine's. */
 	if (ops->machine_physical && !ops->machine_physical(t->backend))
@@ -327,6 +366,7 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 		uint64_t pa = 0, left;
 		size_t n = 0;
 		bool ok, translated;
+		const char *why;
 
 		b->absent = false;
 		ok = translated = translate(t, addr, &pa, &left);
@@ -383,6 +423,15 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 					"kernel's page tables in this dump "
 					"(a user-space address)",
 					(unsigned long long)addr);
+			/*
+			 * Tables no one can walk (a loop, a table outside
+			 * memory): said, not handed to libkdumpfile.
+			 */
+			else if (!translated && t->arch->broken &&
+				 (why = t->arch->broken(&t->walk)))
+				*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
+					"address 0x%llx cannot be translated: "
+					"%s", (unsigned long long)addr, why);
 			b->absent = false;
 			return *err != NULL;
 		}

@@ -69,7 +69,32 @@ bool idd_target_walk(struct idd_target *t, uint64_t va, uint64_t *pa);
 /* Name the architecture when the dump's header does not. */
 void idd_target_default_arch(struct idd_target *t, const char *arch);
 const char *idd_target_arch(struct idd_target *t);
+/* The architecture VMCOREINFO's own keys imply, or NULL. */
+const char *idd_target_vmcoreinfo_arch(struct idd_target *t);
+/* libkdumpfile's name of ELF machine EM_* (is64: ELFCLASS64), or NULL. */
+const char *idd_target_arch_of_elf(unsigned machine, bool is64);
+/* The ELF machine (EM_*) of an architecture whose walk we have, or 0. */
+unsigned idd_target_arch_elf_machine(const char *name);
+/* Whether two names are one architecture ("arm64" is "aarch64"). */
+bool idd_target_same_arch(const char *a, const char *b);
+/*
+ * Where the kernel maps all of memory (the direct, or linear, map) and
+ * its memory map (a struct page per frame), as the dump's architecture
+ * places them: a value from VMCOREINFO, else the kernel variable that
+ * holds it (0 and NULL: not known).
+ */
+struct idd_target_kernel_map {
+	uint64_t direct_pa0;	/* the direct map's address of physical 0 */
+	const char *direct_var; /* else: holds the direct map's start */
+	uint64_t vmemmap_start; /* the struct page of frame first_pfn */
+	uint64_t first_pfn;
+	const char *vmemmap_var; /* else: holds frame 0's struct page's address */
+};
+void idd_target_kernel_map(struct idd_target *t,
+			   struct idd_target_kernel_map *out);
 uint64_t idd_target_page_size(struct idd_target *t);
+/* Whence it came: "dump header" or "VMCOREINFO PAGESIZE ...". */
+const char *idd_target_page_size_whence(struct idd_target *t);
 /* The release from the dump's header (utsname), or NULL. */
 const char *idd_target_uts_release(struct idd_target *t);
 void idd_target_close(struct idd_target *t);

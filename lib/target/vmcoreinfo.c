@@ -5,6 +5,7 @@
  * nothing is decided on a malformed answer without a note.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,4 +244,18 @@ void idd_vmcoreinfo_free(struct idd_vmcoreinfo *vi)
 		free(vi->problems[i]);
 	free(vi->problems);
 	*vi = (struct idd_vmcoreinfo){ 0 };
+}
+
+bool idd_vmcoreinfo_number(const struct idd_vmcoreinfo *info,
+			   const char *key, int base, uint64_t *out)
+{
+	const char *v = idd_vmcoreinfo_get(info, key);
+	char *end;
+
+	if (!v || !*v)
+		return false;
+	errno = 0;
+	*out = base == 10 ? (uint64_t)strtoll(v, &end, 10)
+			  : strtoull(v, &end, 16);
+	return !errno && *end == '\0';
 }

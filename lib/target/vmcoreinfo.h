@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 
@@ -36,5 +37,8 @@ const char *idd_vmcoreinfo_get(const struct idd_vmcoreinfo *vi,
 /* Problem i ("VMCOREINFO: ... at byte N"), or NULL past the last. */
 const char *idd_vmcoreinfo_problem(const struct idd_vmcoreinfo *vi, size_t i);
 void idd_vmcoreinfo_free(struct idd_vmcoreinfo *vi);
+/* A key's value as a number (base 10 or 16), all of it or false. */
+bool idd_vmcoreinfo_number(const struct idd_vmcoreinfo *vi, const char *key,
+			   int base, uint64_t *out);
 
 #endif

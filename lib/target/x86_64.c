@@ -6,8 +6,7 @@
  * any backend with physical reads gets it. The constants are the
  * architecture's (Intel SDM vol. 3, 4.5), not a kernel's layout.
  */
-#include <errno.h>
-#include <stdlib.h>
+#include <elf.h>
 #include <string.h>
 
 #include "core/bytes.h"
@@ -28,15 +27,7 @@
 static bool info_number(const struct idd_walk_env *env, const char *key,
 			int base, uint64_t *out)
 {
-	const char *v = idd_vmcoreinfo_get(env->info, key);
-	char *end;
-
-	if (!v || !*v)
-		return false;
-	errno = 0;
-	*out = base == 10 ? (uint64_t)strtoll(v, &end, 10)
-			  : strtoull(v, &end, 16);
-	return !errno && *end == '\0';
+	return idd_vmcoreinfo_number(env->info, key, base, out);
 }
 
 static bool walk_init(union idd_arch_walk *aw,
@@ -125,9 +116,28 @@ static const char *describe(const union idd_arch_walk *w)
 		     : "inodedump (x86-64, 4-level page tables)";
 }
 
+/* Keys only x86-64's VMCOREINFO has (arch/x86/kernel/crash_core_64.c). */
+static bool owns_vmcoreinfo(const struct idd_vmcoreinfo *info)
+{
+	return idd_vmcoreinfo_get(info, "SYMBOL(init_top_pgt)") ||
+	       idd_vmcoreinfo_get(info, "NUMBER(phys_base)");
+}
+
+/* The kernel's variables (KASLR moves both; 4.11+). */
+static void kernel_map(const struct idd_vmcoreinfo *info,
+		       struct idd_target_kernel_map *out)
+{
+	(void)info;
+	out->direct_var = "page_offset_base";
+	out->vmemmap_var = "vmemmap_base";
+}
+
 const struct idd_arch_ops idd_x86_64_arch = {
 	.name = "x86_64",
-	.page_size = 1u << PAGE_SHIFT,
+	.elf_machine = EM_X86_64,
+	.page_sizes = 1u << PAGE_SHIFT,
+	.owns_vmcoreinfo = owns_vmcoreinfo,
+	.kernel_map = kernel_map,
 	.walk_init = walk_init,
 	.translate = translate,
 	.describe = describe,

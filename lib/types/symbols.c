@@ -517,26 +517,15 @@ struct inodedump_error *idd_elf_build_id(Elf *elf, char **hex)
 	return NULL;
 }
 
-const char *idd_elf_arch(Elf *elf)
+unsigned idd_elf_machine(Elf *elf, bool *is64)
 {
 	GElf_Ehdr ehdr;
 
+	*is64 = false;
 	if (!gelf_getehdr(elf, &ehdr))
-		return NULL;
-	switch (ehdr.e_machine) {
-	case EM_X86_64: return "x86_64";
-	case EM_386: return "ia32";
-	case EM_AARCH64: return "aarch64";
-	case EM_ARM: return "arm";
-	case EM_PPC64: return "ppc64";
-	case EM_PPC: return "ppc";
-	case EM_S390:
-		return ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? "s390x" : "s390";
-	case EM_IA_64: return "ia64";
-	case EM_MIPS: return "mips";
-	case EM_ALPHA: return "alpha";
-	default: return NULL;
-	}
+		return 0;
+	*is64 = ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	return ehdr.e_machine;
 }
 
 /* On error no name is handed back: out[] all NULL. */

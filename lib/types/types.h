@@ -21,8 +21,8 @@ void idd_types_close(struct idd_types *types);
 /* The ELF handle of vmlinux (for its symbol table and notes). */
 struct Elf *idd_types_elf(struct idd_types *types);
 int idd_types_fd(struct idd_types *types); /* vmlinux, open for reading */
-/* libkdumpfile's name for vmlinux's architecture ("x86_64"), or NULL. */
-const char *idd_elf_arch(struct Elf *elf);
+/* vmlinux's ELF machine (EM_*; 0: unreadable), *is64 its class. */
+unsigned idd_elf_machine(struct Elf *elf, bool *is64);
 
 struct idd_btf;
 
