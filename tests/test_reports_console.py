@@ -10,8 +10,10 @@ serial.log, and the trigger module's truth lines (printed after the
 reports, before the panic; the dumps were taken after it) in truth.txt.
 Sets: debugvfs73 (the 7.3 DEBUG_VFS kernel, 7.0 format: VFS_WARN_ON_INODE
 at three call sites, two direct dump_inode() calls, and may_open()'s
-VFS_BUG_ON_INODE that panicked the guest) and committed/ when it was made
-from that set (its serial.log is the set's).
+VFS_BUG_ON_INODE that panicked the guest), arm64-64k and arm64-64k-a57
+(the same kernel source and trigger on arm64 with 64 KiB pages: the same
+reports, arm64's splats) and committed/ when it was made from debugvfs73 (its serial.log
+is the set's).
 
 usage: test_reports_console.py SET FORMAT
 """
@@ -36,7 +38,8 @@ WARNING = re.compile(r"^WARNING: (?P<file>[^ :]+):(?P<line>\d+) at "
                      r"(?P<function>[A-Za-z0-9_.]+)\+0x[0-9a-f]+/0x[0-9a-f]+.*, "
                      r"CPU#\d+: (?P<task>[^/]+)/\d+$")
 BUG = re.compile(r"^kernel BUG at (?P<file>[^ :]+):(?P<line>\d+)!$")
-RIP = re.compile(r"^RIP: [0-9a-f]{4}:(?P<function>[A-Za-z0-9_.]+)\+0x")
+# the oops's program counter: x86's "RIP: 0010:f+0x..", arm64's "pc : f+0x.."
+RIP = re.compile(r"^(?:RIP: [0-9a-f]{4}:|pc : )(?P<function>[A-Za-z0-9_.]+)\+0x")
 COMM = re.compile(r"^CPU: \d+ .*Comm: (?P<task>\S+)")
 
 # What each report of the debugvfs73 set is, by the trigger's design
@@ -111,14 +114,16 @@ def main():
     set_name, fmt = sys.argv[1], sys.argv[2]
     d = set_dir(set_name)
     vmlinux = os.path.join(d, "vmlinux")
-    dump = os.path.join(d, FORMATS.get(fmt, fmt))
+    dump = os.path.join(d, FORMATS.get(fmt, fmt + ".vmcore"))
     truth = read_truth(os.path.join(d, "truth.txt"))
     by_addr = {t["addr"]: t for t in truth}
     text = open(os.path.join(d, "serial.log"), errors="replace").read()
     console = console_reports(TS.sub("", line)
                               for line in text.replace("\r", "").split("\n"))
-    # committed/ made from debugvfs73 is that set's d17-zlib dump
-    designed = "debugvfs73" in (set_name, sid_drgn.info(d).get("from"))
+    # committed/ made from debugvfs73 is that set's d17-zlib dump;
+    # arm64-64k runs debugvfs73's guest and trigger
+    designed = bool({"debugvfs73", "arm64-64k", "arm64-64k-a57"} &
+                    {set_name, sid_drgn.info(d).get("from")})
     c = Checker()
     if designed:
         c.eq("console reports in the trigger's order",
