@@ -62,9 +62,12 @@ recipe_run() {
 	A64K_VMCOREINFO=$(tr '\n' ' ' < "$W/vmcoreinfo.txt")
 	arm64_mdf_dumps
 }
-# a64k_vmcoreinfo DUMP: the VMCOREINFO lines that say the paging
+# a64k_vmcoreinfo DUMP: the VMCOREINFO lines that say the paging, from the
+# ELF's first MiB (its notes; the kernel image, whose .rodata holds the
+# format strings "NUMBER(TCR_EL1_T1SZ)=0x%llx"..., is loaded 2 MiB into RAM)
 a64k_vmcoreinfo() {
-	LC_ALL=C grep -a -o -E 'PAGESIZE=[0-9]+|NUMBER\((VA_BITS|TCR_EL1_T1SZ)\)=[0-9a-fx]+|KERNELOFFSET=[0-9a-f]+' "$1" | sort -u
+	head -c 1048576 "$1" | LC_ALL=C grep -a -o -E \
+		'PAGESIZE=[0-9]+|NUMBER\((VA_BITS|TCR_EL1_T1SZ)\)=(0x[0-9a-f]+|[0-9]+)|KERNELOFFSET=[0-9a-f]+' | sort -u
 }
 
 # truth.txt: the module's lines; drgn-truth.txt: drgn 0.3.0 (sid chroot)
