@@ -23,6 +23,8 @@ packages=(
   # the arm64 sets: their guest (qemu-system-aarch64) and arm64
   # makedumpfile runs (qemu-aarch64-static)
   qemu-system-arm qemu-user-static
+  # the arm64-64k sets' kernel, cross-built (64 KiB pages: no Debian flavour)
+  gcc-aarch64-linux-gnu
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap
