@@ -21,7 +21,8 @@ packages=(
   # the fs sets' disks (XFS, btrfs: made on the host)
   xfsprogs btrfs-progs
   # the arm64 sets: their guest (qemu-system-aarch64), arm64
-  # makedumpfile runs (qemu-aarch64-static), vmcore-inode cross-built
+  # makedumpfile runs (qemu-aarch64-static); vmcore-inode and the
+  # arm64-64k sets' kernel cross-built (64 KiB pages: no Debian flavour)
   qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)

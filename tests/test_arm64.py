@@ -12,7 +12,9 @@ twice, with the set's vmlinux (-k) and with none (no -k, an empty
     for 6.12, drgn 0.3.0 in the sid chroot for 7.x), every truth inode is
     there with its fields, nothing violates a check, exit 0.
 Truth: truth.txt, drgn's reading of the set's ELF dump, which the recipe
-checked against the guest's own `inodedump-stat:` lines.
+checked against the guest's own `inodedump-stat:` lines; for arm64-64k
+(debugvfs73's guest on a 64 KiB-page arm64 kernel) the trigger module's
+`inodedump-truth:` lines, which the recipe checked against drgn 0.3.0.
 
 usage: test_arm64.py SET FORMAT
        test_arm64.py --counts DUMP       (in the sid chroot: drgn's counts)

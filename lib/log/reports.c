@@ -292,7 +292,10 @@ static void parse_site(struct inodedump_report *rep)
 
 /*
  * The WARNING/BUG line, its site, and the task named in the splat after a
- * report; for a BUG, whose line names no function, the "RIP:" line's.
+ * report; for a BUG, whose line names no function, the program counter's
+ * line: x86-64's "RIP: 0010:may_open+0x1b3/0x1c0", arm64's
+ * "pc : may_open+0x2c4/0x2d0" (a user-mode pc is a bare address there,
+ * "pc : 0000ffff9c3e1a2c", and names no function).
  */
 static void find_splat(const struct inodedump_record *recs, size_t nrecs,
 		       size_t i, struct inodedump_report *rep)
@@ -335,6 +338,11 @@ static void find_splat(const struct inodedump_record *recs, size_t nrecs,
 			colon = strchr(line + 5, ':');
 			if (colon)
 				parse_function(colon + 1, rep);
+		} else if (!rep->site_function[0] && starts_with(r, "pc : ")) {
+			char line[160];
+
+			copy_line(line, sizeof(line), r->text, r->text_len);
+			parse_function(line + 5, rep);
 		}
 		if (rep->task[0] && rep->site_function[0])
 			return;

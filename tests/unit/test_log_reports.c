@@ -233,9 +233,49 @@ static void each_splat_names_its_site(void)
 	free(reps);
 }
 
+/*
+ * arm64's splats (the arm64-64k sets): the same WARNING line; a BUG's
+ * function from the "pc : " line after the CPU and pstate lines, not the
+ * "lr : " one; a user-mode pc (a bare address) names none.
+ */
+static void arm64_splat_names_its_site(void)
+{
+	size_t n = 0;
+	struct inodedump_report *reps;
+
+	log_reset();
+	log_line("VFS_BUG_ON_INODE(!IS_ANON_FILE(inode)): inode:"
+		 "fffffc0003a1e5a8 fs:tmpfs mode:644 opflags:0x4 flags:0 "
+		 "state:0 count:2");
+	log_line("------------[ cut here ]------------");
+	log_line("kernel BUG at fs/namei.c:4266!");
+	log_line("Internal error: Oops - BUG: 00000000f2000800 [#1]  SMP");
+	log_line("CPU: 1 UID: 0 PID: 96 Comm: cat Tainted: G W O 7.3.4 #1");
+	log_line("pstate: 61400005 (nZCv daif +PAN -UAO -TCO +DIT -SSBS BTYPE=--)");
+	log_line("pc : may_open+0x2c4/0x2d0");
+	log_line("lr : may_open+0x2c4/0x2d0");
+	log_line("VFS_BUG_ON_INODE(w): inode:fffffc0003a1e7a8 fs:tmpfs "
+		 "mode:644 opflags:0 flags:0 state:0 count:1");
+	log_line("kernel BUG at fs/inode.c:12!");
+	log_line("pc : 0000ffff9c3e1a2c");
+	log_line("lr : do_it+0x1/0x2");
+	reps = find(&n);
+	CHECK(n == 2);
+	if (n == 2) {
+		CHECK(!strcmp(reps[0].site_file, "fs/namei.c"));
+		CHECK(reps[0].site_line == 4266);
+		CHECK(!strcmp(reps[0].site_function, "may_open"));
+		CHECK(!strcmp(reps[0].task, "cat"));
+		CHECK(!strcmp(reps[1].site_file, "fs/inode.c"));
+		CHECK(reps[1].site_function[0] == '\0');
+	}
+	free(reps);
+}
+
 int main(void)
 {
 	log_without_reports_gives_none();
+	arm64_splat_names_its_site();
 	fields_in_the_next_record_make_a_6_18_report();
 	fields_after_an_embedded_newline_make_a_6_18_report();
 	each_report_keeps_its_own_splat();

@@ -24,8 +24,11 @@
 # kernel writing kdump-tools' and RHEL's /var/crash to a virtio disk; the
 # debugvfs73 guest on its kernel with PCI/virtio, the stock guest on the
 # stock 6.12 kernel), arm64, arm64max, arm64-73, arm64-73-16k,
-# arm64-writers (Debian's arm64 6.12 and 7.3 kernels on QEMU virt;
-# README.md, "The arm64 sets"): `all` builds them in that order. live boots the patched kernel with BINARY (default:
+# arm64-writers, arm64-live (Debian's arm64 6.12 and 7.3 kernels on QEMU
+# virt; README.md, "The arm64 sets"), arm64-64k and arm64-64k-a57 (the
+# debugvfs73 source cross-built for arm64 with 64 KiB pages, -cpu max and
+# cortex-a57; README.md, "The arm64-64k sets"): `all` builds them in that
+# order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
 # guest; its key includes the binary's and every library's contents, so an
@@ -63,7 +66,7 @@ trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510 kdump73 kdump612"
-ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live"
+ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live arm64-64k arm64-64k-a57"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated

@@ -42,7 +42,8 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # adding one here rebuilds no other set. xfsprogs, btrfs-progs: the fs sets'
 # disks; dwarves: their NFS truth's offsets (pahole on nfs.ko's BTF).
 # qemu-system-arm, qemu-user-static, gcc-aarch64-linux-gnu: the arm64
-# sets' guest, makedumpfile and vmcore-inode (keyed by those recipes).
+# sets' guest, makedumpfile and vmcore-inode (keyed by those recipes); the
+# arm64-64k kernel's cross compiler (its version is in that kernel's key).
 PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole
 qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static
 gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"

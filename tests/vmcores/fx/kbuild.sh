@@ -343,3 +343,89 @@ dv73_variant_make_kernel() {
 	fx_kbuild_done
 	log "kernel $(cat "$KDIR/release") ($VARIANT_NAME) in $KDIR"
 }
+
+# ---------------------------------------------------------------- linux-source-7.3 for arm64, 64 KiB pages
+# The arm64-64k set's kernel: the same linux-source-7.3 cross-built with
+# Debian 12's gcc-aarch64-linux-gnu from tinyconfig + arm64-64k/kernel.config
+# (no Debian flavour has 64 KiB pages), and the debugvfs73 trigger module
+# built against it. Cache directories as debugvfs73's: a64k-kbuild-<h> the
+# built tree, a64k-kernel-<h> the artefacts (Image, vmlinux, the module).
+A64K_DIR=$HERE/arm64-64k
+A64K_TOOLCHAIN="gcc-12-aarch64-linux-gnu binutils-aarch64-linux-gnu dwarves make"
+A64K_MAKE="ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-"
+
+# a64k_build_tree DIR FRAGMENT: dv73_build_tree for arm64 (ARCH and
+# CROSS_COMPILE on every make). Its text is part of the tree's key.
+a64k_build_tree() {
+	local dir=$1 frag=$2 tree=$1/linux buildlog=$1/build.log t0 tarball
+	rm -rf "$dir"; mkdir -p "$dir/x"
+	: > "$buildlog"
+	step "unpack linux-source-$DV73_SERIES ($DV73_SRC_VER)"
+	tarball=./usr/src/linux-source-$DV73_SERIES.tar.xz
+	dpkg-deb --fsys-tarfile "$DV73_SRC_DEB" | tar -x -C "$dir/x" "$tarball" ||
+		die "extract $tarball from $DV73_SRC_DEB"
+	tar -xf "$dir/x/$tarball" -C "$dir"
+	rm -rf "$dir/x"
+	mv "$dir/linux-source-$DV73_SERIES" "$tree"
+	[ -f "$tree/Makefile" ] || die "no Makefile in linux-source-$DV73_SERIES"
+	step "configure for arm64 (tinyconfig + arm64-64k/kernel.config + olddefconfig)"
+	cp "$frag" "$dir/kernel.config"
+	# shellcheck disable=SC2086
+	{ make -C "$tree" $A64K_MAKE tinyconfig &&
+		ARCH=arm64 "$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$frag" &&
+		make -C "$tree" $A64K_MAKE olddefconfig; } >> "$buildlog" 2>&1 || { tail -30 "$buildlog" >&2; die "configure"; }
+	dv73_check_config "$tree/.config" "$frag"
+	step "cross-build the arm64 kernel (nice -n 5 make -j2; log $buildlog)"
+	t0=$(now)
+	# shellcheck disable=SC2086
+	nice -n 5 make -C "$tree" $A64K_MAKE -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
+	echo "$(elapsed "$t0")" > "$dir/build_s"
+	log "kernel built in $(cat "$dir/build_s") s"
+	touch "$dir/.complete"
+}
+a64k_toolchain() {
+	local p tool=""
+	for p in $A64K_TOOLCHAIN; do tool="$tool $(dpkg-query -W -f='${Package}=${Version}' "$p")"; done
+	echo "$tool"
+}
+a64k_tree_key() {
+	{ echo "linux-source-$DV73_SERIES=$DV73_SRC_VER$(a64k_toolchain) $A64K_MAKE"
+		sha256sum < "$A64K_DIR/kernel.config"; declare -f a64k_build_tree; } | hash16
+}
+
+# prepare_a64k_kernel (after prepare_dv73_source) -> KDIR (Image, vmlinux,
+# $DV73_MODULE.ko, config, release, kernel_build_s), KERNEL_ID
+prepare_a64k_kernel() {
+	A64K_KH=$(a64k_tree_key)
+	local h
+	h=$(dv73_kernel_key "a64k-kbuild=$A64K_KH")
+	KDIR=$CACHE/a64k-kernel-$h
+	KERNEL_ID="linux-source-$DV73_SERIES=$DV73_SRC_VER a64k-kernel=$h"
+	dv73_kernel a64k-kernel a64k_make_kernel
+}
+a64k_make_kernel() {
+	local kb=$CACHE/a64k-kbuild-$A64K_KH f
+	if [ -f "$kb/.complete" ]; then
+		log "reusing kernel tree $kb"
+	else
+		a64k_build_tree "$kb" "$A64K_DIR/kernel.config"
+	fi
+	step "build the trigger module ($DV73_MODULE.ko) for arm64"
+	KTMP=$KDIR.tmp.$$
+	rm -rf "$KTMP"; mkdir -p "$KTMP/trigger"
+	cp "$DV73_DIR/trigger/Kbuild" "$DV73_DIR/trigger/Makefile" "$DV73_DIR"/trigger/*.c "$KTMP/trigger/"
+	# shellcheck disable=SC2086
+	make -C "$kb/linux" $A64K_MAKE M="$KTMP/trigger" modules > "$KTMP/trigger/build.log" 2>&1 || {
+		cat "$KTMP/trigger/build.log" >&2; die "trigger module"; }
+	cp "$kb/linux/arch/arm64/boot/Image" "$kb/linux/vmlinux" "$KTMP/"
+	cp "$KTMP/trigger/$DV73_MODULE.ko" "$KTMP/"
+	cp "$kb/linux/.config" "$KTMP/config"
+	cp "$kb/linux/include/config/kernel.release" "$KTMP/release"
+	cp "$kb/build_s" "$KTMP/kernel_build_s"
+	for f in Image vmlinux "$DV73_MODULE.ko" config release; do
+		[ -s "$KTMP/$f" ] || die "$KTMP lacks $f"
+	done
+	file -b "$KTMP/$DV73_MODULE.ko" | grep -q 'ARM aarch64' || die "$DV73_MODULE.ko is not an arm64 module"
+	fx_kbuild_done
+	log "kernel $(cat "$KDIR/release") (arm64, 64 KiB pages) in $KDIR"
+}
