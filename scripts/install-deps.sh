@@ -20,6 +20,9 @@ packages=(
   crash git
   # the fs sets' disks (XFS, btrfs: made on the host)
   xfsprogs btrfs-progs
+  # the arm64 sets: their guest (qemu-system-aarch64) and arm64
+  # makedumpfile runs (qemu-aarch64-static)
+  qemu-system-arm qemu-user-static
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap

@@ -19,7 +19,9 @@
 # the stock 7.3 kernel), nobtf (the 7.3 kernel without BTF), fs612 and
 # fs73 (XFS, btrfs, overlayfs in a mount namespace, -d 0/17/31 dumps of one
 # moment; the stock 6.12 and 7.3 kernels), old510 (Debian 11's stock 5.10
-# from bullseye-security, with inode-cache churn): `all` builds them in
+# from bullseye-security, with inode-cache churn), arm64, arm64max,
+# arm64-73, arm64-73-16k, arm64-writers (Debian's arm64 6.12 and 7.3
+# kernels on QEMU virt; README.md, "The arm64 sets"): `all` builds them in
 # that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
@@ -52,10 +54,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/dumps.sh"
 # shellcheck source=fx/truth.sh
 . "$FX/truth.sh"
+# shellcheck source=fx/arm64.sh
+. "$FX/arm64.sh"
 trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510"
+ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated

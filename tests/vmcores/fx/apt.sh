@@ -44,11 +44,14 @@ host_mirror() {
 }
 
 # apt73 ARGS...: apt-get/apt-cache against the private state in $APT73
-# (trixie-backports and sid lists; the host's lists and sources untouched).
+# (trixie-backports and sid lists; the host's lists and sources untouched),
+# for the architecture $APT_ARCH (default amd64; the arm64 states of
+# fx/arm64.sh set arm64: never `dpkg --add-architecture` on the host).
 apt73_opts() {
+	local arch=${APT_ARCH:-amd64}
 	echo "-o Dir::Etc::sourcelist=$APT73/sources.list -o Dir::Etc::sourceparts=- \
 -o Dir::State::Lists=$APT73/lists -o Dir::State::status=$APT73/status \
--o Dir::Cache=$APT73/cache -o APT::Architecture=amd64 -o APT::Architectures=amd64 \
+-o Dir::Cache=$APT73/cache -o APT::Architecture=$arch -o APT::Architectures=$arch \
 -o Debug::NoLocking=1 -o APT::Sandbox::User=root"
 }
 apt73() { local cmd=$1; shift; # shellcheck disable=SC2046
@@ -114,16 +117,18 @@ suite_versions() {
 		v != "" && $0 ~ (" " suite "/") && !(pkg in seen) { seen[pkg] = 1; print pkg, v }'
 }
 
-# fx_deb DIR PKG VER [APT]: the .deb of PKG=VER in $CACHE/debs (downloaded
-# there first when missing, with APT: apt73 or nothing for the host's).
+# fx_deb PKG VER [APT]: the .deb of PKG=VER in $CACHE/debs (downloaded
+# there first when missing, with APT: apt73 or nothing for the host's),
+# for the architecture FX_DEB_ARCH (default amd64; fx_deb_arm64) or all:
+# bookworm's busybox-static or makedumpfile has the same version on both.
 fx_deb() {
-	local pkg=$1 ver=$2 apt=${3:-} fver
+	local pkg=$1 ver=$2 apt=${3:-} fver arch=${FX_DEB_ARCH:-amd64}
 	fver=${ver//:/%3a}   # an epoch's colon is %3a in the file name
-	if ! ls "$CACHE/debs/${pkg}_"*.deb 2>/dev/null | grep -qF "_${fver}_"; then
-		step "download $pkg=$ver"
+	if ! ls "$CACHE/debs/${pkg}_"*.deb 2>/dev/null | grep -qF -e "_${fver}_$arch.deb" -e "_${fver}_all.deb"; then
+		step "download $pkg=$ver ($arch)"
 		(cd "$CACHE/debs" && $apt apt-get -q download "$pkg=$ver") >&2 || die "apt-get download $pkg=$ver"
 	fi
-	ls "$CACHE/debs/${pkg}_"*.deb | grep -F "_${fver}_" | head -1
+	ls "$CACHE/debs/${pkg}_"*.deb | grep -F -e "_${fver}_$arch.deb" -e "_${fver}_all.deb" | head -1
 }
 
 # fx_modules MODDIR DEST MODULE...: each MODULE found under MODDIR, depth

@@ -41,7 +41,10 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # the recipes that use them key their versions themselves (debs:P,Q), so
 # adding one here rebuilds no other set. xfsprogs, btrfs-progs: the fs sets'
 # disks; dwarves: their NFS truth's offsets (pahole on nfs.ko's BTF).
-PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole"
+# qemu-system-arm, qemu-user-static: the arm64 sets' guest and
+# makedumpfile (keyed by those recipes).
+PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole
+qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static"
 
 check_packages() {
 	step "check Debian packages"

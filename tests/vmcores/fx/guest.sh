@@ -13,7 +13,7 @@ fx_initramfs() {
 	local out=$2 content=$3
 	step "build busybox initramfs ($content)"
 	rm -rf "$ROOT"; mkdir -p "$ROOT/bin" "$ROOT/modules"
-	cp /bin/busybox "$ROOT/bin/busybox"
+	cp "${FX_BUSYBOX:-/bin/busybox}" "$ROOT/bin/busybox"   # the arm64 sets: arm64's
 	$content
 	step "pack initramfs"
 	(cd "$ROOT" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) > "$out" || die "cpio"
@@ -162,13 +162,14 @@ quit_guest() {   # $1 = boot start time
 #   BOOT_KERNEL  KDIR's file to boot (vmlinuz, bzImage)
 #   BOOT_MEM     MiB; BOOT_CPU (default max); BOOT_APPEND the command line
 #   BOOT_PORT    a file in OUT for ttyS2 (optional)
+#   BOOT_FN      the boot function (default fx_boot; the arm64 sets: fx_boot_arm64)
 #   PANIC        last: the QMP dumps, then the panic and panic.vmcore;
 #                first: the panic, then the QMP dumps; none
 #   recipe_ready / recipe_panicked   checks after the ready marker / the panic
 fx_run() {
 	local t
 	step "boot QEMU (TCG, ${BOOT_MEM} MiB)"
-	fx_boot "$KDIR/$BOOT_KERNEL" "$BOOT_MEM" "$BOOT_APPEND" "$OUT/serial.log" "${BOOT_CPU:-max}" \
+	"${BOOT_FN:-fx_boot}" "$KDIR/$BOOT_KERNEL" "$BOOT_MEM" "$BOOT_APPEND" "$OUT/serial.log" "${BOOT_CPU:-max}" \
 		"${BOOT_PORT:+$OUT/$BOOT_PORT}"
 	fx_wait_ready "$OUT/serial.log" "${BOOT_WAIT:-$BOOT_TIMEOUT}"
 	! declare -F recipe_ready >/dev/null || recipe_ready
