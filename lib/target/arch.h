@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * target: one architecture's page-table walk behind one ops table (one
- * file each: x86_64.c, aarch64.c), chosen from the dump (the name its
+ * file each: x86_64.c, aarch64.c, ppc64.c), chosen from the dump (the name its
  * header gives the machine, its ELF machine, or what VMCOREINFO holds),
  * never from the host. A walk reads page tables by physical address
  * through the target's reader and takes its root and the kernel's
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "target/aarch64.h"
+#include "target/ppc64.h"
 #include "target/target.h"
 #include "target/x86_64.h"
 
@@ -33,6 +34,7 @@ struct idd_walk_env {
 union idd_arch_walk {
 	struct idd_x86_64_walk x86_64;
 	struct idd_aarch64_walk aarch64;
+	struct idd_ppc64_walk ppc64;
 };
 
 struct idd_arch_ops {
@@ -75,5 +77,6 @@ const struct idd_arch_ops *idd_arch_of_vmcoreinfo(
 
 extern const struct idd_arch_ops idd_x86_64_arch;
 extern const struct idd_arch_ops idd_aarch64_arch;
+extern const struct idd_arch_ops idd_ppc64_arch;
 
 #endif
