@@ -44,6 +44,11 @@ struct idd_arch_ops {
 	uint16_t elf_machine; /* EM_* of its ELF cores and its vmlinux */
 	/* The page sizes it walks, ORed (powers of two; little-endian). */
 	uint64_t page_sizes;
+	/*
+	 * Whether an ELF dump without a VMCOREINFO note is looked through
+	 * for the kernel's own (QEMU's ELF of a machine without fw_cfg).
+	 */
+	bool vmcoreinfo_in_memory;
 	/* Whether VMCOREINFO names what only this architecture has. */
 	bool (*owns_vmcoreinfo)(const struct idd_vmcoreinfo *info);
 	/* Where the kernel's direct map and memory map are (target.h). */

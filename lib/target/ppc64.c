@@ -249,6 +249,7 @@ const struct idd_arch_ops idd_ppc64_arch = {
 	.aliases = aliases,
 	.elf_machine = EM_PPC64,
 	.page_sizes = (1u << 12) | (1u << 16),
+	.vmcoreinfo_in_memory = true, /* pseries has no fw_cfg */
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
 	.walk_init = walk_init,
