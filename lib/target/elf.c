@@ -64,6 +64,7 @@ struct elf {
 	bool le;		/* the headers' byte order */
 	uint64_t vmcoreinfo_pa; /* not a note: the kernel's, found here */
 	bool vmcoreinfo_twice;	/* ...and another, different one too */
+	char writer[192];	/* what the file shows of its writer */
 	struct seg *segs;
 	size_t nsegs;
 	struct idd_page_cache cache; /* one pread(2) a page, not a read */
@@ -688,6 +689,11 @@ static const char *elf_uts_release(struct idd_backend *b)
 	return release && *release ? release : NULL;
 }
 
+static const char *elf_writer(struct idd_backend *b)
+{
+	return to_elf(b)->writer[0] ? to_elf(b)->writer : NULL;
+}
+
 static const char *elf_vmcoreinfo(struct idd_backend *b)
 {
 	return to_elf(b)->vmcoreinfo;
@@ -717,6 +723,7 @@ static const struct idd_backend_ops elf_ops = {
 	.arch = elf_arch,
 	.page_size = elf_page_size,
 	.uts_release = elf_uts_release,
+	.writer = elf_writer,
 	.vmcoreinfo = elf_vmcoreinfo,
 	.vmcoreinfo_size = elf_vmcoreinfo_size,
 	.close = elf_close,
@@ -803,13 +810,14 @@ struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 		return NULL;
 	}
 	say_clashes(t, e);
+	/* Not damage (nothing is missing): what the file is, for --info. */
 	if (e->vmcoreinfo_pa)
-		idd_target_problem_add(
-			t,
-			"ELF dump: no VMCOREINFO note (QEMU's pseries ELF has "
-			"none); the kernel's own, in its memory at physical "
-			"0x%llx, is used",
-			(unsigned long long)e->vmcoreinfo_pa);
+		snprintf(e->writer, sizeof(e->writer),
+			 "QEMU's ELF of a machine without fw_cfg (pseries): "
+			 "no VMCOREINFO note%s; the kernel's own, in its "
+			 "memory at physical 0x%llx, is read",
+			 e->le ? "" : ", big-endian headers",
+			 (unsigned long long)e->vmcoreinfo_pa);
 	*out = &e->base;
 	return NULL;
 }
