@@ -23,6 +23,9 @@ packages=(
   # the arm64 sets: their guest (qemu-system-aarch64) and arm64
   # makedumpfile runs (qemu-aarch64-static)
   qemu-system-arm qemu-user-static
+  # the ppc64le set: its guest (qemu-system-ppc64; makedumpfile under
+  # qemu-ppc64le-static, qemu-user-static above)
+  qemu-system-ppc
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap

@@ -21,7 +21,8 @@
 # moment; the stock 6.12 and 7.3 kernels), old510 (Debian 11's stock 5.10
 # from bullseye-security, with inode-cache churn), arm64, arm64max,
 # arm64-73, arm64-73-16k, arm64-writers (Debian's arm64 6.12 and 7.3
-# kernels on QEMU virt; README.md, "The arm64 sets"): `all` builds them in
+# kernels on QEMU virt; README.md, "The arm64 sets"), ppc64le (Debian's
+# ppc64el 6.1 on QEMU pseries, radix): `all` builds them in
 # that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
@@ -56,11 +57,14 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/truth.sh"
 # shellcheck source=fx/arm64.sh
 . "$FX/arm64.sh"
+# shellcheck source=fx/ppc64.sh
+. "$FX/ppc64.sh"
 trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510"
 ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers"
+ALL_SETS="$ALL_SETS ppc64le"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated

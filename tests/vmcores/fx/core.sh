@@ -42,9 +42,10 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # adding one here rebuilds no other set. xfsprogs, btrfs-progs: the fs sets'
 # disks; dwarves: their NFS truth's offsets (pahole on nfs.ko's BTF).
 # qemu-system-arm, qemu-user-static: the arm64 sets' guest and
-# makedumpfile (keyed by those recipes).
+# makedumpfile (keyed by those recipes); qemu-system-ppc: the ppc64le set's.
 PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole
-qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static"
+qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static
+qemu-system-ppc:qemu-system-ppc64"
 
 check_packages() {
 	step "check Debian packages"
