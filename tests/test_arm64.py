@@ -38,17 +38,7 @@ import test_truth  # noqa: E402
 # (our own aarch64 page walk, QEMU's kdump-zlib 64 KiB header blocks)
 # lands: the lead removes these entries when it merges. Until then the
 # test asserts they fail with exit 3 and a message.
-EXPECTED_UNREADABLE_UNTIL_BACKEND = {
-    # QEMU's arm64 kdump-zlib says block_size=65536 for a 4 KiB kernel:
-    # libkdumpfile reads no page table of it (FIXTURES.md).
-    ("arm64", "qemu-kdump-zlib"),
-    ("arm64max", "qemu-kdump-zlib"),
-    ("arm64-73", "qemu-kdump-zlib"),
-    ("arm64-73-16k", "qemu-kdump-zlib"),
-    # QEMU 11 (sid) writes the same 64 KiB blocks, flattened and raw.
-    ("arm64-writers", "qemu-kdump-zlib"),
-    ("arm64-writers", "qemu-kdump-raw-zlib"),
-}
+EXPECTED_UNREADABLE_UNTIL_BACKEND = set()  # the arm64 backend reads them all
 
 FILES = dict(FORMATS, panic="panic.vmcore")
 

@@ -177,11 +177,7 @@ def case_wrong_vmlinux(c, tmp):
 # tests/test_arm64.py) lands: the lead removes an entry when it merges.
 # Until then the case asserts that it still fails (its checks would not all
 # pass), and fails itself the day they do.
-EXPECTED_FAIL_UNTIL_BACKEND = {
-    # Today a foreign vmlinux is refused by build-id alone ("is not the
-    # kernel of"), exit 3, without naming the two architectures.
-    "wrong_architecture",
-}
+EXPECTED_FAIL_UNTIL_BACKEND = set()  # arm64's backend names both now
 
 
 def is_arch(text, *names):
