@@ -79,6 +79,7 @@ prepare_ppc64_kernel() {
 	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
 	cp "$tmp/x/boot/vmlinux-$rel" "$tmp/vmlinuz"
 	cp "$tmp/x/boot/config-$rel" "$tmp/config"
+	# shellcheck disable=SC2086
 	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $PPC64_MODULES
 	fx_kernel_done "$tmp" "$rel"
 }
@@ -110,6 +111,7 @@ prepare_ppc64_makedumpfile() {
 	local vers n dir deb pv
 	# shellcheck disable=SC2086
 	vers=$(arm64_candidates apt_ppc64 $PPC64_MDF_DEBS)
+	# shellcheck disable=SC2086
 	[ "$(printf '%s\n' "$vers" | grep -c .)" -eq "$(echo $PPC64_MDF_DEBS | wc -w)" ] ||
 		die "bookworm ppc64el lacks some of: $PPC64_MDF_DEBS (have: $vers)"
 	PPC64_MDF_ID=$(printf '%s\n' "$vers" | awk '{ printf "%s%s:ppc64el=%s", (NR > 1 ? " " : ""), $1, $2 }')
