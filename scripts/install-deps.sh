@@ -24,6 +24,9 @@ packages=(
   # makedumpfile runs (qemu-aarch64-static); vmcore-inode and the
   # arm64-64k sets' kernel cross-built (64 KiB pages: no Debian flavour)
   qemu-system-arm qemu-user-static gcc-aarch64-linux-gnu
+  # the ppc64le set: its guest (qemu-system-ppc64; makedumpfile under
+  # qemu-ppc64le-static, qemu-user-static above)
+  qemu-system-ppc
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap

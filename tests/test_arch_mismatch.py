@@ -2,7 +2,8 @@
 both (the vmlinux's ELF machine and the dump's), exit 3, before anything
 is read through it: an x86-64 vmlinux on each arm64 dump (ELF, QEMU's
 kdump-zlib, whose header names no machine), an arm64 vmlinux on x86-64
-dumps; --ignore-build-id does not let it through.
+dumps, x86-64's and arm64's on ppc64le dumps and ppc64le's on an x86-64
+one; --ignore-build-id does not let it through.
 
     test_arch_mismatch.py
 """
@@ -17,7 +18,7 @@ BIN = os.environ["VMCORE_INODE"]
 
 
 def main():
-    x86, arm = set_dir("stock"), set_dir("arm64")
+    x86, arm, ppc = set_dir("stock"), set_dir("arm64"), set_dir("ppc64le")
     cases = [
         (x86, arm, "elf-paging.vmcore", "x86_64 (ELF machine 62)",
          "aarch64 machine (ELF machine 183)"),
@@ -28,6 +29,16 @@ def main():
         (arm, x86, "elf-paging.vmcore", "aarch64 (ELF machine 183)",
          "x86_64 machine (ELF machine 62)"),
         (arm, x86, "d17-zlib.vmcore", "aarch64 (ELF machine 183)",
+         "x86_64 machine (ELF machine 62)"),
+        # ppc64le: the kdump ELF and makedumpfile's diskdump (its header
+        # names the machine "ppc64le"), with x86-64's and arm64's vmlinux
+        (x86, ppc, "elf-vmcoreinfo.vmcore", "x86_64 (ELF machine 62)",
+         "ppc64 machine (ELF machine 21)"),
+        (x86, ppc, "d17-zlib.vmcore", "x86_64 (ELF machine 62)",
+         "ppc64le machine (ELF machine 21)"),
+        (arm, ppc, "d17-zlib.vmcore", "aarch64 (ELF machine 183)",
+         "ppc64le machine (ELF machine 21)"),
+        (ppc, x86, "d17-zlib.vmcore", "ppc64 (ELF machine 21)",
          "x86_64 machine (ELF machine 62)"),
     ]
     bad = 0

@@ -16,6 +16,7 @@
 static const struct idd_arch_ops *const arches[] = {
 	&idd_x86_64_arch,
 	&idd_aarch64_arch,
+	&idd_ppc64_arch,
 };
 #define NARCHES (sizeof(arches) / sizeof(*arches))
 

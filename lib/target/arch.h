@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * target: one architecture's page-table walk behind one ops table (one
- * file each: x86_64.c, aarch64.c), chosen from the dump (the name its
+ * file each: x86_64.c, aarch64.c, ppc64.c), chosen from the dump (the name its
  * header gives the machine, its ELF machine, or what VMCOREINFO holds),
  * never from the host. A walk reads page tables by physical address
  * through the target's reader and takes its root and the kernel's
@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "target/aarch64.h"
+#include "target/ppc64.h"
 #include "target/target.h"
 #include "target/x86_64.h"
 
@@ -33,6 +34,7 @@ struct idd_walk_env {
 union idd_arch_walk {
 	struct idd_x86_64_walk x86_64;
 	struct idd_aarch64_walk aarch64;
+	struct idd_ppc64_walk ppc64;
 };
 
 struct idd_arch_ops {
@@ -42,6 +44,11 @@ struct idd_arch_ops {
 	uint16_t elf_machine; /* EM_* of its ELF cores and its vmlinux */
 	/* The page sizes it walks, ORed (powers of two; little-endian). */
 	uint64_t page_sizes;
+	/*
+	 * Whether an ELF dump without a VMCOREINFO note is looked through
+	 * for the kernel's own (QEMU's ELF of a machine without fw_cfg).
+	 */
+	bool vmcoreinfo_in_memory;
 	/* Whether VMCOREINFO names what only this architecture has. */
 	bool (*owns_vmcoreinfo)(const struct idd_vmcoreinfo *info);
 	/* Where the kernel's direct map and memory map are (target.h). */
@@ -75,5 +82,6 @@ const struct idd_arch_ops *idd_arch_of_vmcoreinfo(
 
 extern const struct idd_arch_ops idd_x86_64_arch;
 extern const struct idd_arch_ops idd_aarch64_arch;
+extern const struct idd_arch_ops idd_ppc64_arch;
 
 #endif

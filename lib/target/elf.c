@@ -2,7 +2,8 @@
 /*
  * ELF dumps: the header read and checked once, and our reader of 64-bit
  * little-endian ELF cores by physical address, of the machines whose
- * page walk is ours (arch.h). Like diskdump.c it
+ * page walk is ours (arch.h); and of QEMU's pseries ELF, big-endian
+ * headers and no VMCOREINFO note (the kernel's is found in memory). Like diskdump.c it
  * exists for speed and takes only what it fully understands (not /proc/
  * kcore, Xen, zero-filled tails, several segments at physical 0: a writer
  * that left p_paddr unset); the rest is libkdumpfile's, which also gets
@@ -60,6 +61,10 @@ struct elf {
 	int fd;
 	char *vmcoreinfo;
 	size_t vmcoreinfo_size; /* the note's descsz */
+	bool le;		/* the headers' byte order */
+	uint64_t vmcoreinfo_pa; /* not a note: the kernel's, found here */
+	bool vmcoreinfo_twice;	/* ...and another, different one too */
+	char writer[192];	/* what the file shows of its writer */
 	struct seg *segs;
 	size_t nsegs;
 	struct idd_page_cache cache; /* one pread(2) a page, not a read */
@@ -226,8 +231,8 @@ static void sort_segs(struct seg *segs, size_t n,
 }
 
 /* The VMCOREINFO note among the ELF notes at [off, off + size). */
-static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen,
-			     size_t *found_size)
+static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool le,
+			     bool *xen, size_t *found_size)
 {
 	uint8_t *notes;
 	char *found = NULL;
@@ -239,8 +244,8 @@ static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool *xen,
 		return NULL;
 	}
 	for (uint64_t p = 0; p + 12 <= size;) {
-		uint64_t namesz = idd_le32(notes + p);
-		uint64_t descsz = idd_le32(notes + p + 4);
+		uint64_t namesz = field_of(notes, p, 4, le);
+		uint64_t descsz = field_of(notes, p + 4, 4, le);
 		uint64_t name = p + 12, desc = name + ((namesz + 3) & ~3ULL);
 
 		if (desc > size || descsz > size - desc)
@@ -411,6 +416,74 @@ static void check_reserved(struct elf *e, const struct reserved *r,
 		}
 }
 
+/*
+ * The kernel's VMCOREINFO note in memory, for a dump without one (QEMU's
+ * pseries ELF: no fw_cfg, so no vmcoreinfo device): the note the kernel
+ * keeps (crash_save_vmcoreinfo_init(): vmcoreinfo_note, a page of its
+ * own, the address /sys/kernel/vmcoreinfo gives kexec-tools) begins a
+ * page: namesz 11, type 0, "VMCOREINFO", then "OSRELEASE=", its header in
+ * the kernel's byte order (little-endian: a big-endian kernel's is not
+ * ours). Every 4 KiB of every segment is looked at; two different notes
+ * are none.
+ */
+#define SCAN_CHUNK (1u << 20)
+static bool note_at(const uint8_t *p, size_t left, size_t *descsz)
+{
+	static const uint8_t head[] = { 11, 0, 0, 0 };
+
+	if (left < 34 || memcmp(p, head, 4) || idd_le32(p + 8) ||
+	    memcmp(p + 12, "VMCOREINFO\0\0OSRELEASE=", 22))
+		return false;
+	*descsz = idd_le32(p + 4);
+	return *descsz >= 10 && *descsz < 65536;
+}
+
+static void scan_vmcoreinfo(struct elf *e, const struct seg *segs, size_t n)
+{
+	uint8_t *buf = malloc(SCAN_CHUNK);
+
+	for (size_t i = 0; buf && i < n && !e->vmcoreinfo_twice; i++) {
+		uint64_t len = segs[i].end - segs[i].start;
+
+		for (uint64_t at = 0; at < len; at += SCAN_CHUNK) {
+			size_t got = len - at < SCAN_CHUNK ? (size_t)(len - at)
+							   : SCAN_CHUNK, descsz;
+
+			if (!idd_pread_all(e->fd, buf, got, segs[i].off + at))
+				break;
+			for (size_t o = (4096 - (segs[i].start + at) % 4096) % 4096;
+			     o < got; o += 4096) {
+				char *text;
+
+				if (!note_at(buf + o, got - o, &descsz) ||
+				    !(text = malloc(descsz + 1)))
+					continue;
+				if (!idd_pread_all(e->fd, text, descsz,
+						   segs[i].off + at + o + 24)) {
+					free(text);
+					continue;
+				}
+				text[descsz] = '\0';
+				if (!e->vmcoreinfo) {
+					e->vmcoreinfo = text;
+					e->vmcoreinfo_size = descsz;
+					e->vmcoreinfo_pa = segs[i].start + at + o;
+					continue;
+				}
+				if (descsz != e->vmcoreinfo_size ||
+				    memcmp(text, e->vmcoreinfo, descsz))
+					e->vmcoreinfo_twice = true;
+				free(text);
+			}
+		}
+	}
+	free(buf);
+	if (e->vmcoreinfo_twice) {
+		free(e->vmcoreinfo);
+		e->vmcoreinfo = NULL;
+	}
+}
+
 /* The PT_LOAD segments and VMCOREINFO; false when not ours. */
 static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		       uint64_t phoff, uint64_t file_size)
@@ -429,8 +502,8 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		uint64_t pa = le64toh(ph[i].p_paddr);
 
 		if (type == PT_NOTE && !e->vmcoreinfo)
-			e->vmcoreinfo = find_vmcoreinfo(e->fd, off, filesz, &xen,
-						&e->vmcoreinfo_size);
+			e->vmcoreinfo = find_vmcoreinfo(e->fd, off, filesz, e->le,
+						&xen, &e->vmcoreinfo_size);
 		if (type != PT_LOAD || !filesz)
 			continue;
 		/* Zero-filled tails and segments past the end: not ours. */
@@ -442,6 +515,10 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		e->segs[n] = (struct seg){ pa, pa + filesz, off, i };
 		n++;
 	}
+	/* QEMU's pseries ELF: the kernel's own note, from its memory. */
+	if (n && !e->vmcoreinfo && !xen && at_zero <= 1 &&
+	    e->arch->vmcoreinfo_in_memory)
+		scan_vmcoreinfo(e, e->segs, n);
 	/*
 	 * A Xen dump's frames are not the physical addresses we walk; several
 	 * segments at physical 0 mean a writer that left p_paddr unset.
@@ -462,10 +539,18 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	Elf64_Phdr *ph;
 	bool ok;
 
-	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB ||
-	    hd->type != ET_CORE || !(e->arch = idd_arch_of_elf(
-					       (unsigned)hd->machine)) ||
+	e->le = h[EI_DATA] == ELFDATA2LSB;
+	if (h[EI_CLASS] != ELFCLASS64 || hd->type != ET_CORE ||
+	    !(e->arch = idd_arch_of_elf((unsigned)hd->machine)) ||
 	    hd->phentsize != sizeof(Elf64_Phdr))
+		return false;
+	/*
+	 * Big-endian headers of a little-endian kernel: QEMU 7.2's pseries
+	 * ELF (it takes the order from LPCR's HILE, which a pseries guest
+	 * never sets). Memory is the kernel's: taken only where the kernel's
+	 * own note is found in it, little-endian (scan_vmcoreinfo).
+	 */
+	if (!e->le && !e->arch->vmcoreinfo_in_memory)
 		return false;
 	if (phnum == PN_XNUM) { /* the real count is in section 0's sh_info */
 		Elf64_Shdr sh;
@@ -473,7 +558,7 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 		if (!hd->shoff ||
 		    !idd_pread_all(e->fd, &sh, sizeof(sh), hd->shoff))
 			return false;
-		phnum = le32toh(sh.sh_info);
+		phnum = e->le ? le32toh(sh.sh_info) : be32toh(sh.sh_info);
 	}
 	if (!phnum || phnum > PHDRS_MAX || phoff > file_size ||
 	    phnum * sizeof(Elf64_Phdr) > file_size - phoff)
@@ -481,8 +566,22 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	ph = malloc(phnum * sizeof(*ph));
 	e->segs = malloc(phnum * sizeof(*e->segs));
 	ok = ph && e->segs &&
-	     idd_pread_all(e->fd, ph, phnum * sizeof(*ph), phoff) &&
-	     read_phdrs(e, ph, phnum, phoff, file_size);
+	     idd_pread_all(e->fd, ph, phnum * sizeof(*ph), phoff);
+	for (uint64_t i = 0; ok && !e->le && i < phnum; i++) {
+		Elf64_Phdr *p = &ph[i];
+
+		p->p_type = htole32(be32toh(p->p_type));
+		p->p_flags = htole32(be32toh(p->p_flags));
+		p->p_offset = htole64(be64toh(p->p_offset));
+		p->p_vaddr = htole64(be64toh(p->p_vaddr));
+		p->p_paddr = htole64(be64toh(p->p_paddr));
+		p->p_filesz = htole64(be64toh(p->p_filesz));
+		p->p_memsz = htole64(be64toh(p->p_memsz));
+		p->p_align = htole64(be64toh(p->p_align));
+	}
+	/* From a note, or (big-endian headers) from memory only. */
+	ok = ok && read_phdrs(e, ph, phnum, phoff, file_size) &&
+	     (e->le || e->vmcoreinfo_pa);
 	free(ph);
 	return ok;
 }
@@ -590,6 +689,11 @@ static const char *elf_uts_release(struct idd_backend *b)
 	return release && *release ? release : NULL;
 }
 
+static const char *elf_writer(struct idd_backend *b)
+{
+	return to_elf(b)->writer[0] ? to_elf(b)->writer : NULL;
+}
+
 static const char *elf_vmcoreinfo(struct idd_backend *b)
 {
 	return to_elf(b)->vmcoreinfo;
@@ -619,6 +723,7 @@ static const struct idd_backend_ops elf_ops = {
 	.arch = elf_arch,
 	.page_size = elf_page_size,
 	.uts_release = elf_uts_release,
+	.writer = elf_writer,
 	.vmcoreinfo = elf_vmcoreinfo,
 	.vmcoreinfo_size = elf_vmcoreinfo_size,
 	.close = elf_close,
@@ -705,6 +810,14 @@ struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 		return NULL;
 	}
 	say_clashes(t, e);
+	/* Not damage (nothing is missing): what the file is, for --info. */
+	if (e->vmcoreinfo_pa)
+		snprintf(e->writer, sizeof(e->writer),
+			 "QEMU's ELF of a machine without fw_cfg (pseries): "
+			 "no VMCOREINFO note%s; the kernel's own, in its "
+			 "memory at physical 0x%llx, is read",
+			 e->le ? "" : ", big-endian headers",
+			 (unsigned long long)e->vmcoreinfo_pa);
 	*out = &e->base;
 	return NULL;
 }

@@ -27,8 +27,8 @@
 # arm64-writers, arm64-live (Debian's arm64 6.12 and 7.3 kernels on QEMU
 # virt; README.md, "The arm64 sets"), arm64-64k and arm64-64k-a57 (the
 # debugvfs73 source cross-built for arm64 with 64 KiB pages, -cpu max and
-# cortex-a57; README.md, "The arm64-64k sets"): `all` builds them in that
-# order. live boots the patched kernel with BINARY (default:
+# cortex-a57; README.md, "The arm64-64k sets"), ppc64le (Debian's ppc64el
+# 6.1 on QEMU pseries, radix): `all` builds them in that order. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
 # debug-only vmlinux in the initramfs and runs `vmcore-inode --live` in the
 # guest; its key includes the binary's and every library's contents, so an
@@ -62,11 +62,14 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/truth.sh"
 # shellcheck source=fx/arm64.sh
 . "$FX/arm64.sh"
+# shellcheck source=fx/ppc64.sh
+. "$FX/ppc64.sh"
 trap on_err ERR
 trap cleanup EXIT
 
 ALL_SETS="stock stock4 stock73 patched wrapped writers big debugvfs73 big73 nobtf fs612 fs73 old510 kdump73 kdump612"
 ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live arm64-64k arm64-64k-a57"
+ALL_SETS="$ALL_SETS ppc64le"
 LIVE_BIN=${VMCORE_INODE:-$HERE/../../build/vmcore-inode}
 
 # key / inputs: each set's key, nothing built, downloaded or updated

@@ -43,10 +43,11 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # disks; dwarves: their NFS truth's offsets (pahole on nfs.ko's BTF).
 # qemu-system-arm, qemu-user-static, gcc-aarch64-linux-gnu: the arm64
 # sets' guest, makedumpfile and vmcore-inode (keyed by those recipes); the
-# arm64-64k kernel's cross compiler (its version is in that kernel's key).
+# arm64-64k kernel's cross compiler (its version is in that kernel's key);
+# qemu-system-ppc: the ppc64le set's guest.
 PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole
 qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static
-gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc"
+gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-ppc:qemu-system-ppc64"
 
 check_packages() {
 	step "check Debian packages"
