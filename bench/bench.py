@@ -468,6 +468,9 @@ def main():
                          "boot a run, ~1.5 min each)")
     ap.add_argument("--follow-only", action="store_true",
                     help="only that section")
+    ap.add_argument("--arch-only", action="store_true",
+                    help="only one inode on arm64 and ppc64le dumps beside x86-64's "
+                         "and drgn (issue 33)")
     ap.add_argument("--baseline", metavar="BINARY",
                     help="another vmcore-inode (e.g. the build before a change), "
                          "timed in the same alternation as ours: a before/after table")
@@ -666,9 +669,63 @@ def main():
                                  "cost %d (%.1f×)." % (a, b, a - b, a / b))
 
     try:
-        fs_rows_case()
+        if not args.arch_only:
+            fs_rows_case()
     except Exception as e:  # noqa: BLE001 - one case's failure, said
         rep.notes.append("**fs612 fs rows not measured**: %s" % e)
+
+    def arch_cases():
+        """Issue 33: one inode decoded from arm64 and ppc64le dumps through
+        our own page walks, beside drgn 0.0.22 on the same dump (through
+        libkdumpfile for ELF, as it reads arm64's) and beside the
+        x86-64 stock set's ELF in the same run: the ratio of medians (and
+        of instructions, callgrind) arm64 / x86-64."""
+        env_kdf = ["env", "DRGN_USE_LIBKDUMPFILE_FOR_ELF=1"]
+        figs = {}
+        for setname, dump, drgn_dump in (
+                ("stock", "elf-nopaging.vmcore", "elf-paging.vmcore"),
+                ("arm64", "elf-nopaging.vmcore", "elf-nopaging.vmcore"),
+                ("arm64max", "elf-nopaging.vmcore", "elf-nopaging.vmcore"),
+                # drgn reads no QEMU arm64 kdump (64 KiB blocks): beside
+                # it, drgn on the same moment's ELF
+                ("arm64", "qemu-kdump-zlib.flat", "elf-nopaging.vmcore"),
+                ("ppc64le", "elf-vmcoreinfo.vmcore", "elf-vmcoreinfo.vmcore")):
+            setdir, why = fixture_set(setname)
+            if not setdir:
+                rep.notes.append("**%s not measured** (architectures): %s." % (setname, why))
+                continue
+            addr = truth_addr(setdir, "symlink_short")["addr"]
+            vml = os.path.join(setdir, "vmlinux")
+            label = "%s: open + decode 1 inode (%s)" % (
+                setname, "x86-64" if setname == "stock" else
+                "ppc64le" if setname.startswith("ppc") else "arm64")
+            st = inode_case(setname, setdir, dump, drgn_dump, addr, label,
+                            "drgn 0.0.22", env_kdf + [PY, DRGN_SCRIPT, "inode", vml,
+                                                      os.path.join(setdir, drgn_dump), addr])
+            ours = st["ours"]
+            figs[(setname, dump)] = (ours, None if args.no_profile else instructions(
+                [vmci, "-k", vml, os.path.join(setdir, dump), addr]))
+        x86 = figs.get(("stock", "elf-nopaging.vmcore"))
+        for (setname, dump), (st, ins) in sorted(figs.items()):
+            if not x86 or setname == "stock":
+                continue
+            ratio = st.median / x86[0].median if x86[0].median else float("nan")
+            iratio = ("; instructions %d vs %d, %.2f×" % (ins, x86[1], ins / x86[1])
+                      if ins and x86[1] else "")
+            rep.notes.append("%s `%s`: one inode in %.2f× the wall time of x86-64's "
+                             "stock `elf-nopaging.vmcore` (medians, same run)%s." % (
+                                 setname, dump, ratio, iratio))
+
+    try:
+        arch_cases()
+    except Exception as e:  # noqa: BLE001 - one case's failure, said
+        rep.notes.append("**architectures not measured**: %s" % e)
+    if args.arch_only:
+        print(table(rep))
+        print()
+        for n in rep.notes:
+            print("- " + n)
+        return
     for setname, setdir, why in (("stock", stock, why_stock), ("patched", patched, why_patched)):
         if not setdir:
             rep.notes.append("**%s set not measured**: %s." % (setname, why))
