@@ -19,7 +19,7 @@ FX_KEY="$FX_KEY sums:debugvfs73/init.sh,debugvfs73/truth_vs_drgn.py,drgn_truth.p
 BOOT_FN=fx_boot_arm64 BOOT_KERNEL=Image BOOT_MEM=256 BOOT_CPU=max PANIC=first
 BOOT_APPEND="$ARM64_APPEND oops=panic"
 MAKEDUMPFILE=""   # the host's (amd64) makedumpfile reads no arm64 dump
-ARM64_MAKEDUMPFILE="d17-zlib:-d_17_-c d17-lzo:-d_17_-l d31-zlib:-d_31_-c"
+ARM64_MAKEDUMPFILE="d17-zlib:-d_17_-c d17-lzo:-d_17_-l d17-zstd:-d_17_-z d31-zlib:-d_31_-c"
 ARM64_MDF_EXPECT=dumps
 A64K_TRUTH_DUMP=elf-nopaging.vmcore
 A64K_T1SZ=0xc   # VMCOREINFO's TCR_EL1_T1SZ: 64 - 52, LVA active on -cpu max
