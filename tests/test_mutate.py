@@ -13,6 +13,8 @@ operations named from the module's symbols) with PER_CLASS / 2, half of
 them run without -k (types from the dump's BTF, symbols from its
 kallsyms; no cache, so each run reads the damaged dump); and the arm64
 set's elf-nopaging (Debian's arm64 6.12, QEMU virt) with PER_CLASS, half
+without -k; and the arm64-writers set's QEMU 11 kdump-raw-zlib (64 KiB
+blocks for a 4 KiB kernel: pages inside blocks) with PER_CLASS / 2, half
 without -k. Each mutant is
 one damage and runs in one of its class's modes (decode the victim inode
 as JSON, --log, the reports, --sweep --jsonl; "-btf": without -k), in
@@ -403,6 +405,9 @@ def main():
     arm64 = set_dir("arm64")
     avictim = next(t for t in read_truth(os.path.join(arm64, "truth.txt"))
                    if t["role"] == "ext4_regular")["addr"]
+    writers64 = set_dir("arm64-writers")
+    wvictim = next(t for t in read_truth(os.path.join(writers64, "truth.txt"))
+                   if t["role"] == "ext4_regular")["addr"]
     disk = ("header", "bitmap", "descriptor", "truncate")
     elf = ("header", "phdr", "memory", "ring", "truncate")
     # name, dump, vmlinux, address, damages, modes, mutants
@@ -419,11 +424,16 @@ def main():
          os.path.join(stock, "vmlinux"), svictim, disk, BTF_MODES,
          per_class // 2),
         # Debian's arm64 6.12 on QEMU virt (tests/test_arm64.py): with and
-        # without its vmlinux, the log too. Its QEMU kdump-zlib is not a
-        # class: nothing reads it yet, every mutant would exit 3 for that.
+        # without its vmlinux, the log too.
         ("arm64 elf-nopaging", os.path.join(arm64, "elf-nopaging.vmcore"),
          os.path.join(arm64, "vmlinux"), avictim, elf, ARM64_MODES,
          per_class),
+        # QEMU 11's arm64 kdump, raw: 64 KiB blocks holding 16 of the
+        # kernel's 4 KiB pages each (diskdump.c's block unit).
+        ("arm64-writers kdump-raw-zlib",
+         os.path.join(writers64, "qemu-kdump-raw-zlib.vmcore"),
+         os.path.join(writers64, "vmlinux"), wvictim, disk, ARM64_MODES,
+         per_class // 2),
     ]
     # Runs without -k read the dump's BTF and kallsyms each time, never a
     # cache another mutant's damage wrote (the cache is keyed by build ID).
@@ -439,7 +449,7 @@ def main():
             class_start = time.monotonic()
             vmlinux = plain_vmlinux(vmlinux, tmp)
             regions = (elf_regions(src, arm64, "ext4_regular")
-                       if name.startswith("arm64")
+                       if name.startswith("arm64 elf")
                        else elf_regions(src, patched) if "elf" in name
                        else diskdump_regions(src))
             jobs = []
