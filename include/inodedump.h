@@ -557,7 +557,10 @@ struct inodedump_record {
 	uint8_t level;
 	uint8_t facility;
 	bool continuation;	/* LOG_CONT */
-	uint32_t caller_id;	/* task id, or CPU with bit 31 set */
+	uint32_t caller_id;	/* task id, or CPU with bit 31 set, or
+				 * INODEDUMP_CALLER_UNKNOWN: the log did not say
+				 * (/dev/kmsg or a saved dmesg without
+				 * CONFIG_PRINTK_CALLER) */
 	const char *text;	/* not NUL-terminated inside; see text_len */
 	size_t text_len;
 	/*
@@ -627,6 +630,9 @@ struct inodedump_report_fields {
 	unsigned int state;
 	int count;
 };
+
+/* caller_id when the log names no caller (an impossible CPU number). */
+#define INODEDUMP_CALLER_UNKNOWN 0xffffffffu
 
 struct inodedump_report {
 	enum inodedump_report_format format;

@@ -110,6 +110,7 @@ bool follow_parse_record(const char *line, size_t len,
 	if (!semi || !cap)
 		return false;
 	memset(rec, 0, sizeof(*rec));
+	rec->caller_id = INODEDUMP_CALLER_UNKNOWN; /* unless ",caller=" says */
 	p = line;
 	for (int i = 0; i < 3; i++) { /* PRI, SEQ, USEC: decimal, comma-ended */
 		const char *d = p;

@@ -77,7 +77,8 @@ static bool parse_caller(const char **p, const char *end, uint32_t *caller)
 static struct inodedump_error *add_line(struct inodedump_log *log, size_t *cap,
 					const char *s, const char *end)
 {
-	struct inodedump_record r = { .seq = log->n, .level = 6 };
+	struct inodedump_record r = { .seq = log->n, .level = 6,
+				      .caller_id = INODEDUMP_CALLER_UNKNOWN };
 	char *text;
 
 	if (end - s >= 3 && s[0] == '<' && isdigit((unsigned char)s[1])) {

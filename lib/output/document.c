@@ -48,10 +48,13 @@ static const char *format_name(enum inodedump_report_format f)
 	return "?";
 }
 
-/* printk's caller id: a task ("T<pid>") or a CPU ("C<cpu>", bit 31). */
+/* printk's caller id: a task ("T<pid>") or a CPU ("C<cpu>", bit 31);
+ * "" when the log did not say. */
 static void caller_text(uint32_t caller, char *buf, size_t len)
 {
-	if (caller & 0x80000000u)
+	if (caller == INODEDUMP_CALLER_UNKNOWN)
+		snprintf(buf, len, "%s", "");
+	else if (caller & 0x80000000u)
 		snprintf(buf, len, "C%u", caller & 0x7fffffffu);
 	else
 		snprintf(buf, len, "T%u", caller);
@@ -173,10 +176,11 @@ static void report_text(FILE *out, const struct inodedump_report *r,
 	/* Reason, task and location are the log's: escaped. */
 	fputs("report  ", out);
 	idd_text_escape(out, r->reason);
-	fprintf(out, "\n  at [%5llu.%06llu] seq %llu by %s%s",
+	fprintf(out, "\n  at [%5llu.%06llu] seq %llu%s%s%s",
 		(unsigned long long)(r->ts_nsec / 1000000000),
 		(unsigned long long)(r->ts_nsec % 1000000000 / 1000),
-		(unsigned long long)r->seq, caller, r->task[0] ? " " : "");
+		(unsigned long long)r->seq, caller[0] || r->task[0] ? " by " : "",
+		caller, caller[0] && r->task[0] ? " " : "");
 	idd_text_escape(out, r->task);
 	fprintf(out, " (dump_inode format %s)\n", format_name(r->format));
 	if (r->location[0]) {
@@ -217,7 +221,7 @@ static void report_json(struct idd_json *j, const struct inodedump_report *r,
 	idd_json_key(j, "timestamp_ns");
 	idd_json_u64(j, r->ts_nsec);
 	idd_json_key(j, "caller");
-	idd_json_string(j, caller);
+	idd_json_string(j, caller[0] ? caller : NULL);
 	idd_json_key(j, "task");
 	idd_json_string(j, r->task[0] ? r->task : NULL);
 	idd_json_key(j, "location");

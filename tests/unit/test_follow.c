@@ -67,7 +67,8 @@ static void parse_records(void)
 
 	l = "6,8,2,-;no caller, other; fields";
 	CHECK(follow_parse_record(l, strlen(l), &r, text, sizeof(text)));
-	CHECK(r.caller_id == 0 && !strcmp(r.text, "no caller, other; fields"));
+	CHECK(r.caller_id == INODEDUMP_CALLER_UNKNOWN &&
+	      !strcmp(r.text, "no caller, other; fields"));
 
 	l = "6,9,3,-,future=x,caller=T7;x";
 	CHECK(follow_parse_record(l, strlen(l), &r, text, sizeof(text)));
