@@ -210,7 +210,9 @@ def main():
     lossy = sys.argv[3:] == ["lossy"]
     d = set_dir(set_name)
     vmlinux = os.path.join(d, "vmlinux")
-    dump = os.path.join(d, FORMATS.get(fmt, fmt + ".vmcore"))
+    # a format's file (d31-zlib: d31-zlib.vmcore), or a dump's own path in
+    # the set (kdump73: var-crash/STAMP/dump.STAMP, as kdump named it)
+    dump = os.path.join(d, FORMATS.get(fmt, fmt if "/" in fmt else fmt + ".vmcore"))
     truth = read_truth(os.path.join(d, "truth.txt"))
     by_addr = {t["addr"]: t for t in truth}
     text = open(os.path.join(d, "serial.log"), errors="replace").read()
