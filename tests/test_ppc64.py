@@ -39,6 +39,7 @@ from fixture import (FORMATS, Checker, expected_violations, read_truth,  # noqa:
                      run, set_dir)
 import sid_drgn  # noqa: E402
 import test_truth  # noqa: E402
+from test_arm64 import counts_of  # noqa: E402  (drgn's per-superblock counts)
 
 EXPECTED_UNREADABLE = {"qemu-kdump-zlib"}
 FILES = dict(FORMATS, panic="panic.vmcore")
@@ -48,16 +49,6 @@ DRGN_SOURCE = "elf-vmcoreinfo.vmcore"
 
 def dump_file(d, fmt):
     return os.path.join(d, FILES.get(fmt, fmt + ".vmcore"))
-
-
-def counts_of(prog):
-    from drgn.helpers.linux.list import list_for_each_entry
-    counts = {}
-    for sb in list_for_each_entry("struct super_block",
-                                  prog["super_blocks"].address_of_(), "s_list"):
-        counts[hex(sb.value_())] = sum(1 for _ in list_for_each_entry(
-            "struct inode", sb.s_inodes.address_of_(), "i_sb_list"))
-    return counts
 
 
 def unreadable(c, name, p, codes=(3,)):
