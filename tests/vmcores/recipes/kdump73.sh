@@ -2,20 +2,19 @@
 # kdump73: a real kdump capture (recipes/kdump.sh) of the debugvfs73 guest:
 # its init, trigger module (7 VFS_WARN_ON_INODE reports, truth lines) and
 # panic (may_open()'s VFS_BUG_ON_INODE, oops=panic), on the debugvfs73
-# kernel rebuilt with PCI and virtio-blk (kdump73/kernel.config, so the
-# capture kernel, the same image, reaches the virtio disk). Truth: the
+# kernel itself (its config has PCI and virtio-blk, so the capture kernel,
+# the same image, reaches the virtio disk). Truth: the
 # module's lines, and drgn 0.3.0 (sid chroot) on the -d 17 kdump-tools
 # dump agreeing with them. README.md, "The kdump sets".
 . "$RECIPES/debugvfs73.sh"
 . "$RECIPES/kdump.sh"
-KDUMP73_DIR=$HERE/kdump73
 FX_KEY="set kernel host-tools sid call:kdump_key sums:make-fixtures.sh,debugvfs73.sh,recipes/kdump.sh,recipes/kdump73.sh,kdump/load.sh,kdump/capture.sh,debugvfs73/init.sh,debugvfs73/truth_vs_drgn.py,drgn_truth73.py"
 BOOT_KERNEL=bzImage BOOT_MEM=256 BOOT_CPU=max
 BOOT_APPEND="console=ttyS0 qemu_fw_cfg.ioport=12@0x510:0:1:4 oops=panic no_timer_check crashkernel=96M"
 
 recipe_prepare() {
 	fx_shared prepare_apt73 prepare_dv73_source prepare_sid_chroot
-	prepare_dv73_variant_kernel kdump73 "$KDUMP73_DIR/kernel.config"
+	prepare_debugvfs73_kernel
 }
 recipe_content() {
 	kdump_content "$DV73_DIR/init.sh"
