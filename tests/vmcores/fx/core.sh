@@ -271,6 +271,7 @@ fx_build() {
 		# shellcheck source=/dev/null
 		. "$recipe"
 		recipe_prepare
+		[ -z "${FX_PREPARE_ONLY:-}" ] || exit 0   # the kernel lane
 		step "hash inputs"
 		local inputs
 		inputs=$(fx_key_inputs)
