@@ -89,6 +89,20 @@ kernels_lane() {
 	for s in $KERNEL_SETS; do FX_PREPARE_ONLY=1 fx_build "$s" || true; done
 }
 
+# prune_debs: the -dbg packages (about 1 GB each) go once every set is
+# built: each kernel's directory holds what was taken from its package,
+# and fx_deb downloads a package again (seconds) if a key change needs it.
+prune_debs() {
+	local f n=0 bytes=0
+	for f in "$CACHE"/debs/*-dbg_*.deb; do
+		[ -f "$f" ] || continue
+		bytes=$((bytes + $(stat -c %s "$f")))
+		rm -f "$f"
+		n=$((n + 1))
+	done
+	[ "$n" -eq 0 ] || log "removed $n -dbg packages ($((bytes / 1000000)) MB) from $CACHE/debs"
+}
+
 # key / inputs: each set's key, nothing built, downloaded or updated
 key_mode() {
 	local what=$1 s rc=0
@@ -148,7 +162,9 @@ main() {
 		mkdir -p "$CACHE"
 		log "building the kernels in the background (log: $CACHE/.prefetch-kernel.log)"
 		( renice -n 5 "$BASHPID" > /dev/null; kernels_lane ) > /dev/null 2> "$CACHE/.prefetch-kernel.log" &
-		for s in $ALL_SETS; do fx_build "$s"; done ;;
+		for s in $ALL_SETS; do fx_build "$s"; done
+		wait
+		prune_debs ;;
 	*)
 		for s in "$@"; do
 			case " $ALL_SETS " in
