@@ -4,7 +4,6 @@
  * output and what they say kept, then written out as one JSON document
  * (its first line the key a rerun reads) and as text. Public API only.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,17 +42,33 @@ static void free_messages(struct messages *m)
 			fclose(f_);                                        \
 	} while (0)
 
-/* The saved log read into records; NULL (and *why) when it cannot be. */
-static struct inodedump_log *read_saved_log(const char *path, char **why)
+/*
+ * The saved log read into records; NULL (and *why) when it cannot be. A
+ * regular file only, its first TRIAGE_READ_MAX bytes: a saved log is a
+ * few hundred KiB, and one that is not (dmesg.STAMP planted as a huge
+ * file) is read that far, said.
+ */
+static struct inodedump_log *read_saved_log(struct dump_job *job, char **why)
 {
 	struct inodedump_log *log = NULL;
 	struct inodedump_error *err;
+	const char *path = job->dmesg, *w;
 	size_t len;
-	char *text = slurp(path, &len);
+	bool cut;
+	char *text = read_beneath(job->dir_fd, job->dmesg_name, TRIAGE_READ_MAX,
+				  &len, &cut, &w);
 
 	if (!text) {
-		*why = xasprintf("%s: %s", path, strerror(errno));
+		*why = xasprintf("%s: %s", path, w);
 		return NULL;
+	}
+	if (cut) {
+		char *m = xasprintf("the saved log %s: only its first %zu MiB "
+				    "read, it is larger", path,
+				    TRIAGE_READ_MAX >> 20);
+
+		keep_message(m, &job->msgs);
+		free(m);
 	}
 	err = inodedump_log_from_text(text, len, &log);
 	free(text);
@@ -103,7 +118,7 @@ static struct inodedump_log *choose_log(struct inodedump *id,
 		return ring;
 	}
 	if (job->dmesg)
-		saved = read_saved_log(job->dmesg, &saved_why);
+		saved = read_saved_log(job, &saved_why);
 	if (saved) {
 		job->log_source = xasprintf("the saved log %s (%zu records): %s",
 					    job->dmesg, inodedump_log_count(saved),
@@ -129,8 +144,44 @@ static void sweep_counts(struct dump_job *job)
 	job->violations = v ? strtol(v + 13, NULL, 10) : -1;
 }
 
+/* s with every from replaced by to (a new string; s freed). */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	size_t fl = strlen(from), n = 0;
+	char *buf = NULL, *p = s, *hit;
+	size_t len = 0;
+	FILE *f;
+
+	if (!strstr(s, from))
+		return s;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return s;
+	while ((hit = strstr(p, from))) {
+		fwrite(p, 1, (size_t)(hit - p), f);
+		fputs(to, f);
+		p = hit + fl;
+		n++;
+	}
+	fputs(p, f);
+	fclose(f);
+	free(s);
+	return buf;
+}
+
+/*
+ * The library read the dump as /proc/self/fd/N (the file opened, not a
+ * name that could be swapped for a symlink): its messages name the dump.
+ */
+static void name_the_dump(struct dump_job *job, const char *proc)
+{
+	for (size_t i = 0; i < job->msgs.n; i++)
+		job->msgs.v[i] = replace_all(job->msgs.v[i], proc, job->dump);
+}
+
 void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 {
+	char proc[40];
 	INODEDUMP_OPTS(inodedump_open_opts, oo);
 	INODEDUMP_OPTS(inodedump_sweep_opts, so);
 	struct run_out o = { .on_error = keep_message, .arg = &job->msgs };
@@ -143,14 +194,16 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 	oo.debug_root = opts->debug_root;
 	job->debug_root = opts->debug_root;
 	job->opened = true;
-	err = inodedump_open(job->dump, &oo, &id);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", job->dump_fd);
+	err = inodedump_open(proc, &oo, &id);
 	if (err) {
 		job->exit_code = run_error(&o, err);
+		name_the_dump(job, proc);
 		job->error = job->msgs.v ? job->msgs.v[job->msgs.n - 1]
 					 : "the dump cannot be opened";
 		if (job->dmesg) {
 			char *why = NULL;
-			struct inodedump_log *saved = read_saved_log(job->dmesg, &why);
+			struct inodedump_log *saved = read_saved_log(job, &why);
 
 			if (saved && !inodedump_find_reports(saved, &job->dmesg_reps,
 							     &job->n_dmesg_reps))
@@ -200,6 +253,7 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 	}
 	sweep_counts(job);
 	inodedump_close(id);
+	name_the_dump(job, proc);
 	job->exit_code = status;
 }
 
@@ -346,20 +400,35 @@ char *triage_job_text(const struct dump_job *job)
 
 	if (!f)
 		return NULL;
-	fprintf(f, "vmcore-inode --triage: %s\n", job->dump);
-	fprintf(f, "key: %s\nexit status: %d\n", job->key, job->exit_code);
-	if (job->dmesg)
-		fprintf(f, "saved log: %s\n", job->dmesg);
+	/* Names are anyone's bytes: escaped, as the library's own text. */
+	fputs("vmcore-inode --triage: ", f);
+	text_str(f, job->dump);
+	fputs("\nkey: ", f);
+	text_str(f, job->key);
+	fprintf(f, "\nexit status: %d\n", job->exit_code);
+	if (job->dmesg) {
+		fputs("saved log: ", f);
+		text_str(f, job->dmesg);
+		fputc('\n', f);
+	}
 	if (job->error) {
-		fprintf(f, "error: %s\n", job->error);
+		fputs("error: ", f);
+		text_str(f, job->error);
+		fputc('\n', f);
 		if (job->n_dmesg_reps)
 			fprintf(f, "\nthe saved log's %zu report%s (not decoded):\n",
 				job->n_dmesg_reps, job->n_dmesg_reps == 1 ? "" : "s");
-		for (size_t i = 0; i < job->n_dmesg_reps; i++)
-			fprintf(f, "  %s: inode 0x%" PRIx64 "\n",
-				job->dmesg_reps[i].reason, job->dmesg_reps[i].address);
+		for (size_t i = 0; i < job->n_dmesg_reps; i++) {
+			fputs("  ", f);
+			text_str(f, job->dmesg_reps[i].reason);
+			fprintf(f, ": inode 0x%" PRIx64 "\n",
+				job->dmesg_reps[i].address);
+		}
 	} else {
-		fprintf(f, "log: %s\n\n== the dump ==\n%s", job->log_source,
+		fputs("log: ", f);
+		text_str(f, job->log_source);
+		/* The library's own views: escaped already. */
+		fprintf(f, "\n\n== the dump ==\n%s",
 			job->facts_text ? job->facts_text : "");
 		fprintf(f, "\n== the reports (%ld) ==\n%s", job->reports,
 			job->reports_text ? job->reports_text : "");
@@ -368,18 +437,22 @@ char *triage_job_text(const struct dump_job *job)
 	}
 	if (job->msgs.n)
 		fputs("\n== what could not be read ==\n", f);
-	for (size_t i = 0; i < job->msgs.n; i++)
-		fprintf(f, "%s\n", job->msgs.v[i]);
+	for (size_t i = 0; i < job->msgs.n; i++) {
+		text_str(f, job->msgs.v[i]);
+		fputc('\n', f);
+	}
 	fclose(f);
 	return buf;
 }
 
 /* The stored result's key and exit status: true when it is this dump's. */
-bool triage_stored(const char *json_path, const char *key, int *code,
+bool triage_stored(int dfd, const char *json_name, const char *key, int *code,
 		   bool *unread, long *reports, long *violations)
 {
-	char *old = slurp(json_path, NULL), *k, *e;
-	bool same = false;
+	const char *why;
+	bool cut, same = false;
+	/* Its first line is all that is read: the key, status and counts. */
+	char *old = read_beneath(dfd, json_name, 4096, NULL, &cut, &why), *k, *e;
 
 	if (!old)
 		return false;
