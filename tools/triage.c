@@ -238,10 +238,13 @@ static bool unchanged(int dfd, const char *name, const struct stat *st)
 	       now.st_mtim.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-/* Its results, text then JSON, written beside it in dfd: 0 or an errno. */
+/*
+ * Its results, text then JSON, written beside it in dfd: 0, or an errno
+ * and the name that could not be written (*why: when it was refused).
+ */
 static int write_results(const struct dump_job *job, int dfd,
 			 const char *text_name, const char *json_name,
-			 const char **why)
+			 const char **failed, const char **why)
 {
 	char *json = triage_job_json(job), *text = triage_job_text(job);
 	/* Whoever may read the dump may read what it says; no more. */
@@ -252,8 +255,10 @@ static int write_results(const struct dump_job *job, int dfd,
 	e = !json || !text ? ENOMEM
 			   : write_beneath(dfd, text_name, text, strlen(text),
 					   mode, why);
-	if (!e)
-		e = write_beneath(dfd, json_name, json, strlen(json), mode, why);
+	*failed = text_name;
+	if (!e && (e = write_beneath(dfd, json_name, json, strlen(json), mode,
+				     why)))
+		*failed = json_name;
 	free(json);
 	free(text);
 	return e;
@@ -275,7 +280,7 @@ static bool triage_dump(struct batch *b, int dfd, const char *dir,
 				.dmesg = dmesg, .dmesg_name = dmesg_name,
 				.reports = -1, .violations = -1 };
 	bool later = false;
-	const char *why;
+	const char *why, *failed;
 	int e, code;
 
 	if (r->state == ROW_TRIAGED || r->state == ROW_FAILED) {
@@ -344,14 +349,17 @@ static bool triage_dump(struct batch *b, int dfd, const char *dir,
 		if (!unchanged(dfd, name, &job.st))
 			goto changed;
 	}
-	e = write_results(&job, dfd, text_name, json_name, &why);
+	e = write_results(&job, dfd, text_name, json_name, &failed, &why);
 	r->state = job.error ? ROW_FAILED : ROW_TRIAGED;
 	r->exit_code = job.exit_code;
 	r->reports = job.reports;
 	r->violations = job.violations;
 	if (e) {
-		set_note(r, xasprintf("results not written: %s: %s", r->json_path,
+		char *path = path_join(dir, failed);
+
+		set_note(r, xasprintf("results not written: %s: %s", path,
 				      why ? why : strerror(e)));
+		free(path);
 		if (why)
 			say_once(r, r->note);
 		r->state = ROW_FAILED;

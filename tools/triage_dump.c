@@ -208,6 +208,8 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 			if (saved && !inodedump_find_reports(saved, &job->dmesg_reps,
 							     &job->n_dmesg_reps))
 				job->reports = (long)job->n_dmesg_reps;
+			if (!saved)
+				keep_message(why, &job->msgs);
 			inodedump_log_free(saved);
 			free(why);
 		}
