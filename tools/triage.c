@@ -103,11 +103,7 @@ static struct row *add_row(struct batch *b, const char *path)
 			return &b->rows[i];
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
-		b->rows = realloc(b->rows, b->cap * sizeof(*b->rows));
-		if (!b->rows) {
-			fputs("vmcore-inode: out of memory\n", stderr);
-			exit(RUN_UNREADABLE);
-		}
+		b->rows = xrealloc(b->rows, b->cap * sizeof(*b->rows));
 	}
 	r = &b->rows[b->n++];
 	*r = (struct row){ .path = xasprintf("%s", path), .reports = -1,
@@ -119,6 +115,17 @@ static void set_note(struct row *r, char *note)
 {
 	free(r->note);
 	r->note = note;
+}
+
+/* A path that could not be read at all: its row, exit 3, note (taken). */
+static struct row *row_failed(struct batch *b, const char *path, char *note)
+{
+	struct row *r = add_row(b, path);
+
+	r->state = ROW_FAILED;
+	r->exit_code = RUN_UNREADABLE;
+	set_note(r, note);
+	return r;
 }
 
 /* ---------------------------------------------------- what a dump is */
@@ -402,15 +409,12 @@ static void entry_error(struct batch *b, int pfd, const char *parent,
 			const char *name, const char *why)
 {
 	char *path = path_join(parent, name);
-	struct row *r = add_row(b, path);
+	struct row *r = row_failed(b, path, xasprintf("%s", why));
 	char *jn = xasprintf("%s." RESULT_JSON, name), *buf = NULL;
 	const char *refused;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	r->state = ROW_FAILED;
-	r->exit_code = RUN_UNREADABLE;
-	set_note(r, xasprintf("%s", why));
 	free(r->json_path);
 	r->json_path = path_join(parent, jn);
 	if (f) {
@@ -506,11 +510,7 @@ static char **list_dir(int dfd, size_t *count)
 			continue;
 		if (n + 1 >= cap) {
 			cap = cap ? 2 * cap : 16;
-			names = realloc(names, cap * sizeof(*names));
-			if (!names) {
-				fputs("vmcore-inode: out of memory\n", stderr);
-				exit(RUN_UNREADABLE);
-			}
+			names = xrealloc(names, cap * sizeof(*names));
 		}
 		names[n++] = xasprintf("%s", ent->d_name);
 	}
@@ -525,10 +525,8 @@ static char **list_dir(int dfd, size_t *count)
 		return NULL;
 	}
 	closedir(d);
-	if (!names && !(names = calloc(1, sizeof(*names)))) {
-		fputs("vmcore-inode: out of memory\n", stderr);
-		exit(RUN_UNREADABLE);
-	}
+	if (!names)
+		names = xrealloc(NULL, sizeof(*names));
 	qsort(names, n, sizeof(*names), by_name);
 	names[n] = NULL;
 	*count = n;
@@ -589,12 +587,8 @@ static size_t scan_dir(struct batch *b, int dfd, const char *dir, bool top)
 	struct stat st;
 
 	if (!names) {
-		struct row *r = add_row(b, dir);
-
-		r->state = ROW_FAILED;
-		r->exit_code = RUN_UNREADABLE;
-		set_note(r, xasprintf("the directory cannot be read: %s",
-				      strerror(errno)));
+		row_failed(b, dir, xasprintf("the directory cannot be read: %s",
+					     strerror(errno)));
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -666,11 +660,7 @@ static void print_table(const struct batch *b, const char *root)
 		return;
 	}
 	/* Names are anyone's bytes: the table has them escaped. */
-	shown = calloc(b->n, sizeof(*shown));
-	if (!shown) {
-		fputs("vmcore-inode: out of memory\n", stderr);
-		exit(RUN_UNREADABLE);
-	}
+	shown = xrealloc(NULL, b->n * sizeof(*shown));
 	for (size_t i = 0; i < b->n; i++) {
 		shown[i] = escaped(b->rows[i].path);
 		if (strlen(shown[i]) > w)
@@ -828,12 +818,8 @@ static void triage_one(struct batch *b, const char *path, int *lock)
 	shown = slash ? (*dir ? dir : "/") : ".";
 	dfd = open(shown, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
-		struct row *r = add_row(b, path);
-
-		r->state = ROW_FAILED;
-		r->exit_code = RUN_UNREADABLE;
-		set_note(r, xasprintf("its directory cannot be read: %s",
-				      strerror(errno)));
+		row_failed(b, path, xasprintf("its directory cannot be read: %s",
+					      strerror(errno)));
 	} else {
 		*lock = take_lock(dfd, shown);
 		triage_dump(b, dfd, shown, name, false);
@@ -865,12 +851,8 @@ int triage_run(const char *path, const struct triage_opts *opts)
 		triage_one(&b, path, &lock);
 	} else if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		/* DIR itself is the caller's: a symlink to it is followed. */
-		struct row *r = add_row(&b, path);
-
-		r->state = ROW_FAILED;
-		r->exit_code = RUN_UNREADABLE;
-		set_note(r, xasprintf("the directory cannot be read: %s",
-				      strerror(errno)));
+		row_failed(&b, path, xasprintf("the directory cannot be read: %s",
+					       strerror(errno)));
 	} else {
 		lock = take_lock(dfd, path);
 		/*

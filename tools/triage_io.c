@@ -21,10 +21,19 @@
 /* Opened below DIR: no symlink followed, no FIFO waited on, no new tty. */
 #define BENEATH (O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
 
-static void out_of_memory(void)
+void out_of_memory(void)
 {
 	fputs("vmcore-inode: out of memory\n", stderr);
 	exit(RUN_UNREADABLE);
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size);
+
+	if (!q)
+		out_of_memory();
+	return q;
 }
 
 char *xasprintf(const char *fmt, ...)
@@ -133,8 +142,7 @@ char *read_beneath(int dfd, const char *name, size_t max, size_t *len,
 			size_t want = cap ? 2 * cap : 65536;
 
 			cap = want > max ? max : want;
-			if (!(buf = realloc(buf, cap + 1)))
-				out_of_memory();
+			buf = xrealloc(buf, cap + 1);
 		}
 		if (n == max) {
 			/* One byte more says whether the file was cut. */

@@ -19,6 +19,10 @@
 /* A saved log is read up to this many bytes; the rest is said, not read. */
 #define TRIAGE_READ_MAX ((size_t)16 << 20)
 
+/* Said, and the command ends (exit 3). */
+void out_of_memory(void) __attribute__((noreturn));
+/* realloc(), ending the command when it fails. */
+void *xrealloc(void *p, size_t size);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* DIR/NAME, one slash between. */
 char *path_join(const char *dir, const char *name);
