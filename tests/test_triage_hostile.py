@@ -18,8 +18,9 @@ and checks, besides what the case is about: no byte, mode or entry of
 TMP/outer outside DIR changed (compared before and after), the run ended
 within its timeout, its address space limited to 1 GiB (RLIMIT_AS; the
 sanitizer build reserves more: there its peak RSS is checked instead),
-the --json summary and every inodedump.json parse as JSON from their
-bytes, and no ESC or BEL in the summary, stderr or any inodedump.txt.
+no sanitizer report (in the -Db_sanitize build), the --json summary and
+every inodedump.json parse as JSON from their bytes, and no ESC or BEL in
+the summary, stderr or any inodedump.txt.
 
 Truth: the entries the test itself made (paths, types, bytes), never
 inodedump's output.
@@ -163,6 +164,8 @@ def run(c, tree, name, args):
     c.ok(f"{name}: peak RSS under 1 GiB", usage.ru_maxrss < LIMIT_AS >> 10,
          f"{usage.ru_maxrss} KiB")
     c.ok(f"{name}: no signal ({p.returncode})", p.returncode >= 0)
+    c.ok(f"{name}: no sanitizer report", b"Sanitizer" not in err
+         and b"runtime error" not in err, err[-1500:].decode(errors="replace"))
     c.eq(f"{name}: nothing outside DIR changed", tree.outside(), before)
     for stream, data in (("stdout", out), ("stderr", err)):
         c.ok(f"{name}: no ESC or BEL on {stream}",
