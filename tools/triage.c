@@ -271,96 +271,80 @@ static int write_results(const struct dump_job *job, int dfd,
 	return e;
 }
 
-/*
- * One dump, name in dfd (dir as shown): its results written, or left as
- * they are, or skipped. Returns true when it was left for later (still
- * being written).
- */
-static bool triage_dump(struct batch *b, int dfd, const char *dir,
-			const char *name, bool alone)
-{
-	char *dump = path_join(dir, name), *key = NULL, *json_name, *text_name;
-	char *dmesg_name = find_dmesg(dfd, name);
-	char *dmesg = dmesg_name ? path_join(dir, dmesg_name) : NULL;
-	struct row *r = add_row(b, dump);
-	struct dump_job job = { .dump = dump, .dir_fd = dfd, .dump_fd = -1,
-				.dmesg = dmesg, .dmesg_name = dmesg_name,
-				.reports = -1, .violations = -1 };
-	bool later = false;
-	const char *why, *failed;
-	int e, code;
+/* What looking at a dump before reading it decided. */
+enum look {
+	LOOK_READ,    /* read it (or write its error: job->error) */
+	LOOK_DONE,    /* its results are an earlier run's: the row says */
+	LOOK_LATER,   /* still being written: the row says */
+	LOOK_CHANGED, /* another file took its name meanwhile */
+};
 
-	if (r->state == ROW_TRIAGED || r->state == ROW_FAILED) {
-		free(dump);
-		free(dmesg);
-		free(dmesg_name);
-		return false; /* done in this run's earlier round */
-	}
-	json_name = alone ? xasprintf(RESULT_JSON) : xasprintf("%s." RESULT_JSON, name);
-	text_name = alone ? xasprintf(RESULT_TEXT) : xasprintf("%s." RESULT_TEXT, name);
-	free(r->json_path);
-	r->json_path = path_join(dir, json_name);
-	if (fstatat(dfd, name, &job.st, AT_SYMLINK_NOFOLLOW))
-		job.error = strerror(errno);
-	else if (S_ISLNK(job.st.st_mode))
-		job.error = not_regular(S_IFLNK);
-	if (job.error) {
+/*
+ * The dump name in dfd looked at, not followed: its key, whether its
+ * results are there already, whether it has settled, and, when it is a
+ * regular file, opened (job->dump_fd).
+ */
+static enum look look_at(struct batch *b, struct row *r, struct dump_job *job,
+			 int dfd, const char *name, const char *json_name)
+{
+	const char *why;
+	int code;
+
+	if (fstatat(dfd, name, &job->st, AT_SYMLINK_NOFOLLOW))
+		job->error = strerror(errno);
+	else if (S_ISLNK(job->st.st_mode))
+		job->error = not_regular(S_IFLNK);
+	if (job->error) {
 		/* No size and mtime to key on: looked at (and said) each run. */
-		job.key = key = xasprintf("unreadable: %s", job.error);
-		job.exit_code = RUN_UNREADABLE;
-		job.st = (struct stat){ 0 };
-		say_once(r, job.error);
-	} else {
-		job.key = key = xasprintf("size=%lld mtime=%lld.%09ld",
-					  (long long)job.st.st_size,
-					  (long long)job.st.st_mtim.tv_sec,
-					  job.st.st_mtim.tv_nsec);
-		if (!b->opts->again &&
-		    triage_stored(dfd, json_name, key, &code, &r->unread,
-				  &r->reports, &r->violations)) {
-			r->state = ROW_DONE;
-			r->exit_code = code;
-			set_note(r, xasprintf("results of an earlier run: %s",
-					      r->json_path));
-			goto out;
-		}
-		if (age_of(&job.st.st_mtim) < b->opts->settle) {
-			r->state = ROW_SKIPPED;
-			set_note(r, xasprintf("modified %.0f s ago: may still be "
-					      "being written; left for the next run",
-					      age_of(&job.st.st_mtim)));
-			later = true;
-			goto out;
-		}
-		if ((why = not_regular(job.st.st_mode))) {
-			job.error = why;
-			job.exit_code = RUN_UNREADABLE;
-			say_once(r, why);
-		} else if (!job.st.st_size) {
-			job.error = "an empty file (0 bytes): its writer wrote nothing";
-			job.exit_code = RUN_UNREADABLE;
-		} else if ((job.dump_fd = open_dump(dfd, name, &job.st, &why)) < 0) {
-			if (!why)
-				goto changed;
-			job.error = why;
-			job.exit_code = RUN_UNREADABLE;
-		}
+		job->key = xasprintf("unreadable: %s", job->error);
+		job->exit_code = RUN_UNREADABLE;
+		job->st = (struct stat){ 0 };
+		say_once(r, job->error);
+		return LOOK_READ;
 	}
-	if (b->tty) {
-		fprintf(stderr, "\rvmcore-inode: triage [%zu] ", b->n);
-		text_str(stderr, dump);
-		fputs(" ...\033[K", stderr);
+	job->key = xasprintf("size=%lld mtime=%lld.%09ld",
+			     (long long)job->st.st_size,
+			     (long long)job->st.st_mtim.tv_sec,
+			     job->st.st_mtim.tv_nsec);
+	if (!b->opts->again &&
+	    triage_stored(dfd, json_name, job->key, &code, &r->unread,
+			  &r->reports, &r->violations)) {
+		r->state = ROW_DONE;
+		r->exit_code = code;
+		set_note(r, xasprintf("results of an earlier run: %s",
+				      r->json_path));
+		return LOOK_DONE;
 	}
-	if (!job.error) {
-		triage_job_run(b->opts, &job);
-		if (!unchanged(dfd, name, &job.st))
-			goto changed;
+	if (age_of(&job->st.st_mtim) < b->opts->settle) {
+		r->state = ROW_SKIPPED;
+		set_note(r, xasprintf("modified %.0f s ago: may still be being "
+				      "written; left for the next run",
+				      age_of(&job->st.st_mtim)));
+		return LOOK_LATER;
 	}
-	e = write_results(&job, dfd, text_name, json_name, &failed, &why);
-	r->state = job.error ? ROW_FAILED : ROW_TRIAGED;
-	r->exit_code = job.exit_code;
-	r->reports = job.reports;
-	r->violations = job.violations;
+	if ((why = not_regular(job->st.st_mode))) {
+		job->error = why;
+		say_once(r, why);
+	} else if (!job->st.st_size) {
+		job->error = "an empty file (0 bytes): its writer wrote nothing";
+	} else if ((job->dump_fd = open_dump(dfd, name, &job->st, &why)) < 0) {
+		if (!why)
+			return LOOK_CHANGED;
+		job->error = why;
+	}
+	if (job->error)
+		job->exit_code = RUN_UNREADABLE;
+	return LOOK_READ;
+}
+
+/* The row of a dump whose results were written (e 0) or not. */
+static void record(struct batch *b, struct row *r, const struct dump_job *job,
+		   int e, const char *dir, const char *failed, const char *why)
+{
+	r->state = job->error ? ROW_FAILED : ROW_TRIAGED;
+	r->exit_code = job->exit_code;
+	r->reports = job->reports;
+	r->violations = job->violations;
 	if (e) {
 		char *path = path_join(dir, failed);
 
@@ -375,27 +359,66 @@ static bool triage_dump(struct batch *b, int dfd, const char *dir,
 		r->json_path = NULL;
 	} else {
 		b->written++;
-		set_note(r, xasprintf("%s", job.error ? job.error : job.log_source));
+		set_note(r, xasprintf("%s", job->error ? job->error : job->log_source));
 	}
-	goto done;
-changed:
-	r->state = ROW_SKIPPED;
-	set_note(r, xasprintf("changed while it was read: left for the next run"));
-	later = true;
-done:
-	triage_job_free(&job);
-	if (b->tty)
+}
+
+/*
+ * One dump, name in dfd (dir as shown): its results written, or left as
+ * they are, or skipped. Returns true when it was left for later (still
+ * being written, or changed while it was read).
+ */
+static bool triage_dump(struct batch *b, int dfd, const char *dir,
+			const char *name, bool alone)
+{
+	char *dump = path_join(dir, name), *json_name, *text_name;
+	char *dmesg_name = find_dmesg(dfd, name);
+	char *dmesg = dmesg_name ? path_join(dir, dmesg_name) : NULL;
+	struct row *r = add_row(b, dump);
+	struct dump_job job = { .dump = dump, .dir_fd = dfd, .dump_fd = -1,
+				.dmesg = dmesg, .dmesg_name = dmesg_name,
+				.reports = -1, .violations = -1 };
+	enum look look = LOOK_DONE; /* done in this run's earlier round */
+	const char *why, *failed;
+
+	json_name = alone ? xasprintf(RESULT_JSON) : xasprintf("%s." RESULT_JSON, name);
+	text_name = alone ? xasprintf(RESULT_TEXT) : xasprintf("%s." RESULT_TEXT, name);
+	if (r->state != ROW_TRIAGED && r->state != ROW_FAILED) {
+		free(r->json_path);
+		r->json_path = path_join(dir, json_name);
+		look = look_at(b, r, &job, dfd, name, json_name);
+	}
+	if (look == LOOK_READ && b->tty) {
+		fprintf(stderr, "\rvmcore-inode: triage [%zu] ", b->n);
+		text_str(stderr, dump);
+		fputs(" ...\033[K", stderr);
+	}
+	if (look == LOOK_READ && !job.error) {
+		triage_job_run(b->opts, &job);
+		if (!unchanged(dfd, name, &job.st))
+			look = LOOK_CHANGED;
+	}
+	if (look == LOOK_READ) {
+		int e = write_results(&job, dfd, text_name, json_name, &failed, &why);
+
+		record(b, r, &job, e, dir, failed, why);
+	} else if (look == LOOK_CHANGED) {
+		r->state = ROW_SKIPPED;
+		set_note(r, xasprintf("changed while it was read: left for the "
+				      "next run"));
+	}
+	if (b->tty && (look == LOOK_READ || look == LOOK_CHANGED))
 		fprintf(stderr, "\r\033[K");
-out:
 	if (job.dump_fd >= 0)
 		close(job.dump_fd);
+	triage_job_free(&job);
+	free((char *)job.key);
 	free(json_name);
 	free(text_name);
-	free(key);
 	free(dmesg);
 	free(dmesg_name);
 	free(dump);
-	return later;
+	return look == LOOK_LATER || look == LOOK_CHANGED;
 }
 
 /* --------------------------------------------------------- discovery */
