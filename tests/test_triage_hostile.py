@@ -10,7 +10,7 @@ Each case builds its own temporary tree from the committed fixture alone
 (tests/vmcores/committed: its d17-zlib.vmcore, hard-linked, and its
 vmlinux, found by build-id below a debug root):
 
-  TMP/outer/            outside DIR: a dump, a directory of dumps, files
+  TMP/outer/            outside DIR: a dump, a directory of dumps, a file
   TMP/outer/crash/      DIR, with the hostile entries of the case
   TMP/root/             the debug root
 
@@ -331,6 +331,47 @@ def results_that_are_no_regular_file_are_left(c):
     t.remove()
 
 
+def devices_are_never_opened(c):
+    """As root: a character device (1:5, /dev/zero's numbers) as
+    inodedump.txt, as dmesg.STAMP, as the lock and as a dump: none opened
+    (a read from it would never end), each refused as a device, left."""
+    if os.geteuid() != 0:
+        print("devices: not root, no device nodes: skipped")
+        return
+    t = Tree()
+    zero = os.makedev(1, 5)
+
+    def node(p):
+        os.mknod(p, stat.S_IFCHR | 0o666, zero)
+
+    t.dump(t.path("txt", "vmcore").decode())
+    node(t.path("txt", "inodedump.txt"))
+    ring_unreadable_copy(t, t.path("dmesg", "dump.202612050101").decode())
+    node(t.path("dmesg", "dmesg.202612050101"))
+    os.makedirs(t.path("dump"))
+    node(t.path("dump", "vmcore"))
+    node(t.path(".inodedump-triage.lock"))
+    t.settle()
+    code, out, err = run(c, t, "devices", ["--json"])
+    by = summary(c, "devices", out)
+    device = "a character device, not a regular file"
+    c.ok("devices: the lock refused", (device + ": not taken as the lock")
+         .encode() in err, repr(err[-300:]))
+    r = by.get(t.path("txt", "vmcore"), {})
+    c.ok("devices: inodedump.txt refused, named",
+         f"{t.crash}/txt/inodedump.txt: {device}" in r.get("note", ""), str(r))
+    j = results(t.path("dmesg", "inodedump.json"))
+    c.ok("devices: dmesg.STAMP refused", device in j.get("log", ""),
+         j.get("log", "")[:300])
+    r = by.get(t.path("dump", "vmcore"), {})
+    c.ok("devices: a dump refused", device in r.get("note", ""), str(r))
+    for p in (t.path("txt", "inodedump.txt"), t.path(".inodedump-triage.lock"),
+              t.path("dmesg", "dmesg.202612050101"), t.path("dump", "vmcore")):
+        c.ok(f"devices: {p!r} still the device",
+             stat.S_ISCHR(os.lstat(p).st_mode) and os.lstat(p).st_rdev == zero)
+    t.remove()
+
+
 def ring_unreadable_copy(t, dst):
     """The committed dump with VMCOREINFO's SYMBOL(prb) pointed at an
     unmapped address: its ring cannot be read, so the saved log is."""
@@ -430,6 +471,7 @@ CASES = {f.__name__: f for f in (
     lock_symlink_creates_nothing,
     lock_not_ours_is_not_the_lock,
     results_that_are_no_regular_file_are_left,
+    devices_are_never_opened,
     saved_log_is_bounded_and_never_waited_on,
     names_reach_no_terminal_raw,
 )}
