@@ -48,7 +48,9 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, set_dir, vmcore_inode  # noqa: E402
+from fixture import Checker, build_id, set_dir, vmcore_inode  # noqa: E402
+# A fixture's dump under a kdump name, never touched afterwards.
+from fixture import link_fixture as link  # noqa: E402
 
 HOUR_AGO = time.time() - 3600
 REPORT = re.compile(r"(?: encountered for inode |\binode:|unreadable inode:)"
@@ -75,15 +77,6 @@ def saved_dmesg(serial, dest):
                 o.write(line.rstrip("\r\n") + "\n")
 
 
-def link(src, dst):
-    """A fixture's dump under a kdump name: a hard link (or a copy keeping
-    its mtime), never touched afterwards — it is the fixture's inode."""
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
 def old(*paths):
     """Settled: modified an hour ago. Only what this test made; a fixture's
     own file (a hard link here) was written hours ago and is left alone."""
@@ -99,12 +92,6 @@ def release(set_name):
         if line.startswith("release="):
             return line.split("=", 1)[1].strip()
     return None
-
-
-def build_id(vmlinux):
-    out = subprocess.run(["readelf", "-n", vmlinux], capture_output=True,
-                         text=True, check=True).stdout
-    return re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
 
 
 def triage(args):

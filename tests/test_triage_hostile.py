@@ -28,7 +28,6 @@ inodedump's output.
 import hashlib
 import json
 import os
-import re
 import resource
 import shutil
 import signal
@@ -39,18 +38,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, set_dir, vmcore_inode  # noqa: E402
+from fixture import (Checker, build_id, link_fixture, set_dir,  # noqa: E402
+                     vmcore_inode)
 
 LIMIT_AS = 1 << 30
 TIMEOUT = 120
 HOUR_AGO = time.time() - 3600
 CONTROL = (b"\x1b", b"\x07")
-
-
-def build_id(vmlinux):
-    out = subprocess.run(["readelf", "-n", vmlinux], capture_output=True,
-                         text=True, check=True).stdout
-    return re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
 
 
 def sanitized(exe):
@@ -73,7 +67,7 @@ class Tree:
         self.debug = os.path.join(self.tmp, "root")
         d = os.path.join(self.debug, "usr/lib/debug/.build-id", bid[:2])
         os.makedirs(d)
-        self.link(vmlinux, os.path.join(d, bid[2:] + ".debug"))
+        link_fixture(vmlinux, os.path.join(d, bid[2:] + ".debug"))
         # Outside DIR: what a symlink in DIR may point at.
         self.dump(os.path.join(self.outer, "escape.vmcore"))
         os.makedirs(os.path.join(self.outer, "elsewhere"))
@@ -81,17 +75,10 @@ class Tree:
         with open(os.path.join(self.outer, "precious"), "wb") as f:
             f.write(b"not to be touched\n")
 
-    @staticmethod
-    def link(src, dst):
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
     def dump(self, dst):
         """The committed dump at dst (a hard link: never written)."""
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        self.link(os.path.join(self.committed, "d17-zlib.vmcore"), dst)
+        link_fixture(os.path.join(self.committed, "d17-zlib.vmcore"), dst)
 
     def path(self, *parts):
         return os.path.join(self.crash.encode(), *[
