@@ -394,6 +394,14 @@ char *triage_job_json(const struct dump_job *job)
 	return buf;
 }
 
+/* label, then s escaped (names are anyone's bytes), then a newline. */
+static void text_line(FILE *f, const char *label, const char *s)
+{
+	fputs(label, f);
+	text_str(f, s);
+	fputc('\n', f);
+}
+
 char *triage_job_text(const struct dump_job *job)
 {
 	char *buf = NULL;
@@ -402,21 +410,13 @@ char *triage_job_text(const struct dump_job *job)
 
 	if (!f)
 		return NULL;
-	/* Names are anyone's bytes: escaped, as the library's own text. */
-	fputs("vmcore-inode --triage: ", f);
-	text_str(f, job->dump);
-	fputs("\nkey: ", f);
-	text_str(f, job->key);
-	fprintf(f, "\nexit status: %d\n", job->exit_code);
-	if (job->dmesg) {
-		fputs("saved log: ", f);
-		text_str(f, job->dmesg);
-		fputc('\n', f);
-	}
+	text_line(f, "vmcore-inode --triage: ", job->dump);
+	text_line(f, "key: ", job->key);
+	fprintf(f, "exit status: %d\n", job->exit_code);
+	if (job->dmesg)
+		text_line(f, "saved log: ", job->dmesg);
 	if (job->error) {
-		fputs("error: ", f);
-		text_str(f, job->error);
-		fputc('\n', f);
+		text_line(f, "error: ", job->error);
 		if (job->n_dmesg_reps)
 			fprintf(f, "\nthe saved log's %zu report%s (not decoded):\n",
 				job->n_dmesg_reps, job->n_dmesg_reps == 1 ? "" : "s");
@@ -427,10 +427,9 @@ char *triage_job_text(const struct dump_job *job)
 				job->dmesg_reps[i].address);
 		}
 	} else {
-		fputs("log: ", f);
-		text_str(f, job->log_source);
+		text_line(f, "log: ", job->log_source);
 		/* The library's own views: escaped already. */
-		fprintf(f, "\n\n== the dump ==\n%s",
+		fprintf(f, "\n== the dump ==\n%s",
 			job->facts_text ? job->facts_text : "");
 		fprintf(f, "\n== the reports (%ld) ==\n%s", job->reports,
 			job->reports_text ? job->reports_text : "");
@@ -439,10 +438,8 @@ char *triage_job_text(const struct dump_job *job)
 	}
 	if (job->msgs.n)
 		fputs("\n== what could not be read ==\n", f);
-	for (size_t i = 0; i < job->msgs.n; i++) {
-		text_str(f, job->msgs.v[i]);
-		fputc('\n', f);
-	}
+	for (size_t i = 0; i < job->msgs.n; i++)
+		text_line(f, "", job->msgs.v[i]);
 	fclose(f);
 	return buf;
 }
