@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run.h"
 #include "triage_dump.h"
@@ -195,6 +196,10 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 	job->debug_root = opts->debug_root;
 	job->opened = true;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", job->dump_fd);
+	if (access(proc, F_OK))
+		keep_message("the dump is opened by its fd, through /proc/self/fd, "
+			     "which cannot be reached: is /proc mounted?",
+			     &job->msgs);
 	err = inodedump_open(proc, &oo, &id);
 	if (err) {
 		job->exit_code = run_error(&o, err);
