@@ -417,8 +417,9 @@ def saved_log_is_bounded_and_never_waited_on(c):
 
 def names_reach_no_terminal_raw(c):
     """A dump directory named ESC ]0;...BEL (a terminal title), one named
-    with the bytes ff fe (no UTF-8), a dump file named with ESC [31m: the
-    table, stderr and inodedump.txt have them escaped as --log escapes
+    with the bytes ff fe (no UTF-8), a dump file named with ESC [31m, a
+    symlink named ESC [2J ff: the table, stderr and inodedump.txt have them
+    escaped as --log escapes
     (\\e, \\xNN); the JSON has each byte as \\u00XX, valid and exact."""
     t = Tree()
     title = b"\x1b]0;pwned\x07"
@@ -427,6 +428,8 @@ def names_reach_no_terminal_raw(c):
         t.dump(t.path(d, n).decode(errors="surrogateescape"))
     red = b"\x1b[31mred.vmcore"
     t.dump(t.path(red).decode(errors="surrogateescape"))
+    up = b"\x1b[2J\xff-up"  # a symlink: said on stderr, its error file
+    os.symlink("..", t.path(up))
     t.settle()
     code, out, err = run(c, t, "names table", [])
     c.ok("names: the table shows the title escaped",
@@ -437,6 +440,11 @@ def names_reach_no_terminal_raw(c):
          b"/\\e[31mred.vmcore" in out, repr(out[:600]))
     with open(t.path(title, "inodedump.txt"), "rb") as f:
         txt = f.read()
+    c.ok("names: the symlink said on stderr, escaped",
+         b"/\\e[2J\\xff-up: a symbolic link" in err, repr(err[:600]))
+    c.eq("names: the symlink's error file names it exactly",
+         results(t.path(up + b".inodedump.json")).get("path", "")
+         .encode("latin-1"), t.path(up))
     c.ok("names: inodedump.txt names its dump escaped",
          b"\\e]0;pwned\\x07/vmcore" in txt.split(b"\n")[0], repr(txt[:200]))
     code, out, err = run(c, t, "names json", ["--json", "--again"])
