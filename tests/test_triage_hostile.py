@@ -162,14 +162,17 @@ def run(c, tree, name, args):
             p_ = os.path.join(d, n)
             if not os.path.isfile(p_) or os.path.islink(p_):
                 continue
+            if not n.endswith((b"inodedump.txt", b"inodedump.json")):
+                continue
+            with open(p_, "rb") as f:
+                data = f.read()
+            # The dump is read as /proc/self/fd/N: its path said instead.
+            c.ok(f"{name}: {p_!r} names the dump, not /proc/self/fd",
+                 b"/proc/self/fd" not in data)
             if n.endswith(b"inodedump.txt"):
-                with open(p_, "rb") as f:
-                    data = f.read()
                 c.ok(f"{name}: no ESC or BEL in {p_!r}",
                      not any(b in data for b in CONTROL), repr(data[:300]))
-            elif n.endswith(b"inodedump.json"):
-                with open(p_, "rb") as f:
-                    data = f.read()
+            else:
                 try:
                     json.loads(data)
                     valid = True
@@ -430,6 +433,12 @@ def names_reach_no_terminal_raw(c):
     t.dump(t.path(red).decode(errors="surrogateescape"))
     up = b"\x1b[2J\xff-up"  # a symlink: said on stderr, its error file
     os.symlink("..", t.path(up))
+    # Cut short: the library's messages, text and JSON name it.
+    cut = b'\x1b]0;cut"\\\xff\x07'
+    os.makedirs(t.path(cut))
+    with open(os.path.join(t.committed, "d17-zlib.vmcore"), "rb") as f, \
+            open(t.path(cut, "vmcore"), "wb") as o:
+        o.write(f.read(3_000_000))
     t.settle()
     code, out, err = run(c, t, "names table", [])
     c.ok("names: the table shows the title escaped",
@@ -445,6 +454,13 @@ def names_reach_no_terminal_raw(c):
     c.eq("names: the symlink's error file names it exactly",
          results(t.path(up + b".inodedump.json")).get("path", "")
          .encode("latin-1"), t.path(up))
+    j = results(t.path(cut, "inodedump.json"))
+    c.ok("names: a cut dump's messages name it exactly",
+         any(t.path(cut, "vmcore").decode("latin-1") + ": page frame" in m
+             for m in j.get("messages", [])), str(j.get("messages"))[:500])
+    with open(t.path(cut, "inodedump.txt"), "rb") as f:
+        c.ok("names: and its text, escaped",
+             b'/\\e]0;cut"\\\\\\xff\\x07/vmcore: page frame' in f.read())
     c.ok("names: inodedump.txt names its dump escaped",
          b"\\e]0;pwned\\x07/vmcore" in txt.split(b"\n")[0], repr(txt[:200]))
     code, out, err = run(c, t, "names json", ["--json", "--again"])

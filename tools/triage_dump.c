@@ -145,39 +145,69 @@ static void sweep_counts(struct dump_job *job)
 	job->violations = v ? strtol(v + 13, NULL, 10) : -1;
 }
 
-/* s with every from replaced by to (a new string; s freed). */
+/* s with every from replaced by to (a new string; s freed). NULL: NULL. */
 static char *replace_all(char *s, const char *from, const char *to)
 {
-	size_t fl = strlen(from), n = 0;
+	size_t fl = strlen(from), len = 0;
 	char *buf = NULL, *p = s, *hit;
-	size_t len = 0;
 	FILE *f;
 
-	if (!strstr(s, from))
+	if (!s || !strstr(s, from))
 		return s;
 	f = open_memstream(&buf, &len);
 	if (!f)
-		return s;
+		out_of_memory();
 	while ((hit = strstr(p, from))) {
 		fwrite(p, 1, (size_t)(hit - p), f);
 		fputs(to, f);
 		p = hit + fl;
-		n++;
 	}
 	fputs(p, f);
-	fclose(f);
+	if (fclose(f))
+		out_of_memory();
 	free(s);
+	return buf;
+}
+
+/* s as the inside of a JSON string: the library's escaper, no quotes. */
+static char *json_inside(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		out_of_memory();
+	json_str(f, s);
+	if (fclose(f))
+		out_of_memory();
+	buf[len - 1] = '\0';
+	memmove(buf, buf + 1, len - 1);
 	return buf;
 }
 
 /*
  * The library read the dump as /proc/self/fd/N (the file opened, not a
- * name that could be swapped for a symlink): its messages name the dump.
+ * name that could be swapped for a symlink): what it said names the dump
+ * instead, in each capture as that capture escapes names. The messages
+ * and the log's source are escaped when written; the library's text
+ * views are written as they are (so the name goes in escaped), its JSON
+ * inside JSON (so the name goes in JSON-escaped).
  */
 static void name_the_dump(struct dump_job *job, const char *proc)
 {
+	char *shown = escaped(job->dump), *json = json_inside(job->dump);
+
 	for (size_t i = 0; i < job->msgs.n; i++)
 		job->msgs.v[i] = replace_all(job->msgs.v[i], proc, job->dump);
+	job->log_source = replace_all(job->log_source, proc, job->dump);
+	job->facts_text = replace_all(job->facts_text, proc, shown);
+	job->reports_text = replace_all(job->reports_text, proc, shown);
+	job->sweep_text = replace_all(job->sweep_text, proc, shown);
+	job->reports_json = replace_all(job->reports_json, proc, json);
+	job->sweep_jsonl = replace_all(job->sweep_jsonl, proc, json);
+	free(shown);
+	free(json);
 }
 
 void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
