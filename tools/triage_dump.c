@@ -169,23 +169,6 @@ static char *replace_all(char *s, const char *from, const char *to)
 	return buf;
 }
 
-/* s as the inside of a JSON string: the library's escaper, no quotes. */
-static char *json_inside(const char *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		out_of_memory();
-	json_str(f, s);
-	if (fclose(f))
-		out_of_memory();
-	buf[len - 1] = '\0';
-	memmove(buf, buf + 1, len - 1);
-	return buf;
-}
-
 /*
  * The library read the dump as /proc/self/fd/N (the file opened, not a
  * name that could be swapped for a symlink): what it said names the dump

@@ -60,7 +60,8 @@ void text_str(FILE *f, const char *s)
 	inodedump_print_escaped(s ? s : "", s ? strlen(s) : 0, f);
 }
 
-char *escaped(const char *s)
+/* What print writes of s, as a malloc'd string. */
+static char *printed(void (*print)(FILE *, const char *), const char *s)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -68,10 +69,25 @@ char *escaped(const char *s)
 
 	if (!f)
 		out_of_memory();
-	text_str(f, s);
+	print(f, s);
 	if (fclose(f))
 		out_of_memory();
 	return buf;
+}
+
+char *escaped(const char *s)
+{
+	return printed(text_str, s);
+}
+
+char *json_inside(const char *s)
+{
+	char *q = printed(json_str, s);
+	size_t len = strlen(q);
+
+	memmove(q, q + 1, len - 2); /* the quotes off */
+	q[len - 2] = '\0';
+	return q;
 }
 
 char *path_join(const char *dir, const char *name)

@@ -32,6 +32,8 @@ void json_str(FILE *f, const char *s);
 void text_str(FILE *f, const char *s);
 /* The same into a malloc'd string. */
 char *escaped(const char *s);
+/* s as json_str() writes it, without the quotes: to go inside a string. */
+char *json_inside(const char *s);
 
 /* What a file of this mode is, when it is no regular file; else NULL. */
 const char *not_regular(mode_t mode);
