@@ -793,6 +793,20 @@ INODEDUMP_API void
 inodedump_sweep_summary_print(const struct inodedump_sweep_totals *totals,
 			      enum inodedump_format format, FILE *out);
 
+/*
+ * Bytes that are not the dump's but may be anyone's (a file name, a path
+ * found in a directory others write), written by the same rules as the
+ * dump's own bytes. Text: printable ASCII and well-formed UTF-8 as they
+ * are, every other byte C-style ("\e", "\r", "\x9b", "\\"), so no escape
+ * sequence reaches a terminal; len bytes, no NUL needed. JSON: one string,
+ * quotes included, each byte outside printable ASCII as \u00XX (the bytes
+ * read as Latin-1), so the output is valid JSON whatever the bytes and
+ * gives them back exactly; NULL writes null.
+ */
+INODEDUMP_API void inodedump_print_escaped(const char *s, size_t len,
+					   FILE *out);
+INODEDUMP_API void inodedump_print_json_string(const char *s, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@ set), never from inodedump: see tests/vmcores/CONTRACT.md.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -85,6 +86,22 @@ def expected_violations(role):
     if role == "bug_badmode":
         return ["may_open_mode"]
     return []
+
+
+def build_id(elf):
+    """The GNU build-id of an ELF file (vmlinux), as readelf prints it."""
+    out = subprocess.run(["readelf", "-n", elf], capture_output=True,
+                         text=True, check=True).stdout
+    return re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
+
+
+def link_fixture(src, dst):
+    """A fixture's file under another name: a hard link (or a copy keeping
+    its mtime), never written afterwards — it is the fixture's inode."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def vmcore_inode():

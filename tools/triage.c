@@ -10,6 +10,12 @@
  * Here: what a dump is, the discovery, a row per entry, the lock and the
  * summary; one dump's triage is triage_dump.c, the files triage_io.c.
  * Public API only (inodedump.h), through the runs of run.h.
+ *
+ * It runs as root over a directory others may write: below DIR every name
+ * is looked up relative to its directory's fd and no symlink is followed
+ * (one is an entry that is said, once, and left), no FIFO or device is
+ * opened as a dump, a log, a result or the lock, and names reach the
+ * table, stderr and the results escaped (triage_io.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -77,6 +83,7 @@ struct row {
 	long reports;	  /* -1: not known */
 	long violations;  /* inodes with a violation in the sweep; -1 */
 	char *note;	  /* one line: why, or what was used */
+	bool said;	  /* its refusal is on stderr already (--wait rounds) */
 };
 
 struct batch {
@@ -96,11 +103,7 @@ static struct row *add_row(struct batch *b, const char *path)
 			return &b->rows[i];
 	if (b->n == b->cap) {
 		b->cap = b->cap ? 2 * b->cap : 16;
-		b->rows = realloc(b->rows, b->cap * sizeof(*b->rows));
-		if (!b->rows) {
-			fputs("vmcore-inode: out of memory\n", stderr);
-			exit(RUN_UNREADABLE);
-		}
+		b->rows = xrealloc(b->rows, b->cap * sizeof(*b->rows));
 	}
 	r = &b->rows[b->n++];
 	*r = (struct row){ .path = xasprintf("%s", path), .reports = -1,
@@ -112,6 +115,17 @@ static void set_note(struct row *r, char *note)
 {
 	free(r->note);
 	r->note = note;
+}
+
+/* A path that could not be read at all: its row, exit 3, note (taken). */
+static struct row *row_failed(struct batch *b, const char *path, char *note)
+{
+	struct row *r = add_row(b, path);
+
+	r->state = ROW_FAILED;
+	r->exit_code = RUN_UNREADABLE;
+	set_note(r, note);
+	return r;
 }
 
 /* ---------------------------------------------------- what a dump is */
@@ -149,25 +163,40 @@ static bool is_dump_name(const char *name)
 	       !strncmp(name, "dump.", 5) || ends_with(name, ".vmcore");
 }
 
-/* The saved log beside a dump: dmesg.STAMP for dump.STAMP, else RHEL's. */
-static char *find_dmesg(const char *dir, const char *dump_name)
+/*
+ * The saved log beside a dump, its name in dfd: dmesg.STAMP for
+ * dump.STAMP, else RHEL's. Whatever the entry is: when it is no regular
+ * file, reading it says so.
+ */
+static char *find_dmesg(int dfd, const char *dump_name)
 {
-	char *p;
+	struct stat st;
+	char *name;
 
 	if (!strncmp(dump_name, "dump.", 5)) {
-		char *name = xasprintf("dmesg.%s", dump_name + 5);
-
-		p = path_join(dir, name);
+		name = xasprintf("dmesg.%s", dump_name + 5);
+		if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			return name;
 		free(name);
-		if (!access(p, R_OK))
-			return p;
-		free(p);
 	}
-	p = path_join(dir, "vmcore-dmesg.txt");
-	if (!access(p, R_OK))
-		return p;
-	free(p);
+	name = xasprintf("vmcore-dmesg.txt");
+	if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return name;
+	free(name);
 	return NULL;
+}
+
+/* A path refused (a symlink, a FIFO where a file belongs): said once. */
+static void say_once(struct row *r, const char *why)
+{
+	if (r->said)
+		return;
+	r->said = true;
+	fputs("vmcore-inode: ", stderr);
+	text_str(stderr, r->path);
+	fputs(": ", stderr);
+	text_str(stderr, why);
+	fputc('\n', stderr);
 }
 
 static double age_of(const struct timespec *t)
@@ -180,156 +209,235 @@ static double age_of(const struct timespec *t)
 }
 
 /*
- * One dump: its results written, or left as they are, or skipped. Returns
- * true when it was left for later (still being written).
+ * The dump name in dfd opened for reading: the very file fstatat() saw
+ * (st), never through a symlink. -1 and *why when it cannot be opened; -1
+ * and *why NULL when another file took its place meanwhile.
  */
-static bool triage_dump(struct batch *b, const char *dir, const char *name,
-			bool alone)
+static int open_dump(int dfd, const char *name, const struct stat *st,
+		     const char **why)
 {
-	char *dump = path_join(dir, name), *json_path, *text_path, *key;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+				   O_NOCTTY | O_CLOEXEC);
+	struct stat now;
+
+	*why = NULL;
+	if (fd < 0) {
+		*why = errno == ELOOP ? not_regular(S_IFLNK) : strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &now) || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The dump is the file it was when its triage began. */
+static bool unchanged(int dfd, const char *name, const struct stat *st)
+{
+	struct stat now;
+
+	return !fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) &&
+	       now.st_dev == st->st_dev && now.st_ino == st->st_ino &&
+	       now.st_size == st->st_size &&
+	       now.st_mtim.tv_sec == st->st_mtim.tv_sec &&
+	       now.st_mtim.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/*
+ * Its results, text then JSON, written beside it in dfd: 0, or an errno
+ * and the name that could not be written (*why: when it was refused).
+ */
+static int write_results(const struct dump_job *job, int dfd,
+			 const char *text_name, const char *json_name,
+			 const char **failed, const char **why)
+{
+	char *json = triage_job_json(job), *text = triage_job_text(job);
+	/* Whoever may read the dump may read what it says; no more. */
+	mode_t mode = job->st.st_mode ? job->st.st_mode & 0644 : 0600;
+	int e;
+
+	*why = NULL;
+	e = !json || !text ? ENOMEM
+			   : write_beneath(dfd, text_name, text, strlen(text),
+					   mode, why);
+	*failed = text_name;
+	if (!e && (e = write_beneath(dfd, json_name, json, strlen(json), mode,
+				     why)))
+		*failed = json_name;
+	free(json);
+	free(text);
+	return e;
+}
+
+/* What looking at a dump before reading it decided. */
+enum look {
+	LOOK_READ,    /* read it (or write its error: job->error) */
+	LOOK_DONE,    /* its results are an earlier run's: the row says */
+	LOOK_LATER,   /* still being written: the row says */
+	LOOK_CHANGED, /* another file took its name meanwhile */
+};
+
+/*
+ * The dump name in dfd looked at, not followed: its key, whether its
+ * results are there already, whether it has settled, and, when it is a
+ * regular file, opened (job->dump_fd).
+ */
+static enum look look_at(struct batch *b, struct row *r, struct dump_job *job,
+			 int dfd, const char *name, const char *json_name)
+{
+	const char *why;
+	int code;
+
+	if (fstatat(dfd, name, &job->st, AT_SYMLINK_NOFOLLOW))
+		job->error = strerror(errno);
+	else if (S_ISLNK(job->st.st_mode))
+		job->error = not_regular(S_IFLNK);
+	if (job->error) {
+		/* No size and mtime to key on: looked at (and said) each run. */
+		job->key = xasprintf("unreadable: %s", job->error);
+		job->exit_code = RUN_UNREADABLE;
+		job->st = (struct stat){ 0 };
+		say_once(r, job->error);
+		return LOOK_READ;
+	}
+	job->key = xasprintf("size=%lld mtime=%lld.%09ld",
+			     (long long)job->st.st_size,
+			     (long long)job->st.st_mtim.tv_sec,
+			     job->st.st_mtim.tv_nsec);
+	if (!b->opts->again &&
+	    triage_stored(dfd, json_name, job->key, &code, &r->unread,
+			  &r->reports, &r->violations)) {
+		r->state = ROW_DONE;
+		r->exit_code = code;
+		set_note(r, xasprintf("results of an earlier run: %s",
+				      r->json_path));
+		return LOOK_DONE;
+	}
+	if (age_of(&job->st.st_mtim) < b->opts->settle) {
+		r->state = ROW_SKIPPED;
+		set_note(r, xasprintf("modified %.0f s ago: may still be being "
+				      "written; left for the next run",
+				      age_of(&job->st.st_mtim)));
+		return LOOK_LATER;
+	}
+	if ((why = not_regular(job->st.st_mode))) {
+		job->error = why;
+		say_once(r, why);
+	} else if (!job->st.st_size) {
+		job->error = "an empty file (0 bytes): its writer wrote nothing";
+	} else if ((job->dump_fd = open_dump(dfd, name, &job->st, &why)) < 0) {
+		if (!why)
+			return LOOK_CHANGED;
+		job->error = why;
+	}
+	if (job->error)
+		job->exit_code = RUN_UNREADABLE;
+	return LOOK_READ;
+}
+
+/* The row of a dump whose results were written (e 0) or not. */
+static void record(struct batch *b, struct row *r, const struct dump_job *job,
+		   int e, const char *dir, const char *failed, const char *why)
+{
+	r->state = job->error ? ROW_FAILED : ROW_TRIAGED;
+	r->exit_code = job->exit_code;
+	r->reports = job->reports;
+	r->violations = job->violations;
+	if (e) {
+		char *path = path_join(dir, failed);
+
+		set_note(r, xasprintf("results not written: %s: %s", path,
+				      why ? why : strerror(e)));
+		free(path);
+		if (why)
+			say_once(r, r->note);
+		r->state = ROW_FAILED;
+		r->exit_code = RUN_UNREADABLE;
+		free(r->json_path);
+		r->json_path = NULL;
+	} else {
+		b->written++;
+		set_note(r, xasprintf("%s", job->error ? job->error : job->log_source));
+	}
+}
+
+/*
+ * One dump, name in dfd (dir as shown): its results written, or left as
+ * they are, or skipped. Returns true when it was left for later (still
+ * being written, or changed while it was read).
+ */
+static bool triage_dump(struct batch *b, int dfd, const char *dir,
+			const char *name, bool alone)
+{
+	char *dump = path_join(dir, name), *json_name, *text_name;
+	char *dmesg_name = find_dmesg(dfd, name);
+	char *dmesg = dmesg_name ? path_join(dir, dmesg_name) : NULL;
 	struct row *r = add_row(b, dump);
-	struct dump_job job = { .dump = dump, .reports = -1, .violations = -1 };
-	struct stat again;
-	char *dmesg = find_dmesg(dir, name);
-	int e, code;
+	struct dump_job job = { .dump = dump, .dir_fd = dfd, .dump_fd = -1,
+				.dmesg = dmesg, .dmesg_name = dmesg_name,
+				.reports = -1, .violations = -1 };
+	enum look look = LOOK_DONE; /* done in this run's earlier round */
+	const char *why, *failed;
 
-	if (r->state == ROW_TRIAGED || r->state == ROW_FAILED) {
-		free(dump);
-		free(dmesg);
-		return false; /* done in this run's earlier round */
+	json_name = alone ? xasprintf(RESULT_JSON) : xasprintf("%s." RESULT_JSON, name);
+	text_name = alone ? xasprintf(RESULT_TEXT) : xasprintf("%s." RESULT_TEXT, name);
+	if (r->state != ROW_TRIAGED && r->state != ROW_FAILED) {
+		free(r->json_path);
+		r->json_path = path_join(dir, json_name);
+		look = look_at(b, r, &job, dfd, name, json_name);
 	}
-	if (alone) {
-		json_path = path_join(dir, RESULT_JSON);
-		text_path = path_join(dir, RESULT_TEXT);
-	} else {
-		char *j = xasprintf("%s." RESULT_JSON, name),
-		     *t = xasprintf("%s." RESULT_TEXT, name);
-
-		json_path = path_join(dir, j);
-		text_path = path_join(dir, t);
-		free(j);
-		free(t);
+	if (look == LOOK_READ && b->tty) {
+		fprintf(stderr, "\rvmcore-inode: triage [%zu] ", b->n);
+		text_str(stderr, dump);
+		fputs(" ...\033[K", stderr);
 	}
-	free(r->json_path);
-	r->json_path = json_path;
-	job.dmesg = dmesg;
-	if (stat(dump, &job.st)) {
-		e = errno;
-		job.error = e == ELOOP ? "a symlink loop: the dump is no file"
-				       : strerror(e);
-		job.key = key = xasprintf("unreadable: %s", strerror(e));
-		job.exit_code = RUN_UNREADABLE;
-	} else {
-		job.key = key = xasprintf("size=%lld mtime=%lld.%09ld",
-					  (long long)job.st.st_size,
-					  (long long)job.st.st_mtim.tv_sec,
-					  job.st.st_mtim.tv_nsec);
-		if (!b->opts->again &&
-		    triage_stored(json_path, key, &code, &r->unread,
-				  &r->reports, &r->violations)) {
-			r->state = ROW_DONE;
-			r->exit_code = code;
-			set_note(r, xasprintf("results of an earlier run: %s",
-					      json_path));
-			goto out;
-		}
-		if (age_of(&job.st.st_mtim) < b->opts->settle) {
-			r->state = ROW_SKIPPED;
-			set_note(r, xasprintf("modified %.0f s ago: may still be "
-					      "being written; left for the next run",
-					      age_of(&job.st.st_mtim)));
-			free(text_path);
-			free(key);
-			free(dmesg);
-			free(dump);
-			return true;
-		}
-		if (!S_ISREG(job.st.st_mode)) {
-			job.error = "not a regular file";
-			job.exit_code = RUN_UNREADABLE;
-		} else if (!job.st.st_size) {
-			job.error = "an empty file (0 bytes): its writer wrote nothing";
-			job.exit_code = RUN_UNREADABLE;
-		}
-	}
-	if (b->tty)
-		fprintf(stderr, "\rvmcore-inode: triage [%zu] %s ...\033[K", b->n,
-			dump);
-	if (!job.error)
+	if (look == LOOK_READ && !job.error) {
 		triage_job_run(b->opts, &job);
-	if (!job.error && (stat(dump, &again) || again.st_size != job.st.st_size ||
-			   again.st_mtim.tv_sec != job.st.st_mtim.tv_sec ||
-			   again.st_mtim.tv_nsec != job.st.st_mtim.tv_nsec)) {
+		if (!unchanged(dfd, name, &job.st))
+			look = LOOK_CHANGED;
+	}
+	if (look == LOOK_READ) {
+		int e = write_results(&job, dfd, text_name, json_name, &failed, &why);
+
+		record(b, r, &job, e, dir, failed, why);
+	} else if (look == LOOK_CHANGED) {
 		r->state = ROW_SKIPPED;
 		set_note(r, xasprintf("changed while it was read: left for the "
 				      "next run"));
-		triage_job_free(&job);
-		free(text_path);
-		free(key);
-		free(dmesg);
-		free(dump);
-		return true;
 	}
-	{
-		char *json = triage_job_json(&job), *text = triage_job_text(&job);
-
-		/* Whoever may read the dump may read what it says; no more. */
-		mode_t mode = job.st.st_mode ? job.st.st_mode & 0644 : 0600;
-
-		e = !json || !text ? ENOMEM
-				   : write_atomic(text_path, text, strlen(text), mode);
-		if (!e)
-			e = write_atomic(json_path, json, strlen(json), mode);
-		free(json);
-		free(text);
-	}
-	r->state = job.error ? ROW_FAILED : ROW_TRIAGED;
-	r->exit_code = job.exit_code;
-	r->reports = job.reports;
-	r->violations = job.violations;
-	if (e) {
-		set_note(r, xasprintf("results not written: %s: %s", json_path,
-				      strerror(e)));
-		r->state = ROW_FAILED;
-		r->exit_code = RUN_UNREADABLE;
-		r->json_path = NULL;
-		free(json_path);
-	} else if (job.error) {
-		b->written++;
-		set_note(r, xasprintf("%s", job.error));
-	} else {
-		b->written++;
-		set_note(r, xasprintf("%s", job.log_source));
-	}
-	triage_job_free(&job);
-out:
-	if (b->tty)
+	if (b->tty && (look == LOOK_READ || look == LOOK_CHANGED))
 		fprintf(stderr, "\r\033[K");
-	free(text_path);
-	free(key);
+	if (job.dump_fd >= 0)
+		close(job.dump_fd);
+	triage_job_free(&job);
+	free((char *)job.key);
+	free(json_name);
+	free(text_name);
 	free(dmesg);
+	free(dmesg_name);
 	free(dump);
-	return false;
+	return look == LOOK_LATER || look == LOOK_CHANGED;
 }
 
 /* --------------------------------------------------------- discovery */
 
 /*
  * A directory or entry that cannot be read: its row, and its error file
- * beside it (DIR/NAME.inodedump.json), rewritten only when it changes.
+ * beside it (NAME.inodedump.json in pfd, parent as shown), rewritten only
+ * when it changes.
  */
-static void entry_error(struct batch *b, const char *parent, const char *name,
-			const char *why)
+static void entry_error(struct batch *b, int pfd, const char *parent,
+			const char *name, const char *why)
 {
 	char *path = path_join(parent, name);
-	struct row *r = add_row(b, path);
+	struct row *r = row_failed(b, path, xasprintf("%s", why));
 	char *jn = xasprintf("%s." RESULT_JSON, name), *buf = NULL;
+	const char *refused;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	r->state = ROW_FAILED;
-	r->exit_code = RUN_UNREADABLE;
-	set_note(r, xasprintf("%s", why));
 	free(r->json_path);
 	r->json_path = path_join(parent, jn);
 	if (f) {
@@ -342,13 +450,25 @@ static void entry_error(struct batch *b, const char *parent, const char *name,
 		json_str(f, why);
 		fputs("\n}\n", f);
 		fclose(f);
-		if (write_atomic(r->json_path, buf, len, 0600)) {
+		if (write_beneath(pfd, jn, buf, len, 0600, &refused)) {
 			free(r->json_path);
 			r->json_path = NULL;
 		}
 	}
 	free(buf);
 	free(jn);
+	free(path);
+}
+
+/* A symlink below DIR: an entry said once and left, never followed. */
+static void not_followed(struct batch *b, int pfd, const char *parent,
+			 const char *name)
+{
+	char *path = path_join(parent, name);
+	const char *why = not_regular(S_IFLNK);
+
+	entry_error(b, pfd, parent, name, why);
+	say_once(add_row(b, path), why);
 	free(path);
 }
 
@@ -381,63 +501,131 @@ static void drop_skipped(struct batch *b)
 	b->n = k;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
-{
-	return strcmp((*a)->d_name, (*b)->d_name);
-}
+static size_t scan_dir(struct batch *b, int dfd, const char *dir, bool top);
 
-static int visible(const struct dirent *d)
+static int by_name(const void *a, const void *b)
 {
-	return d->d_name[0] != '.';
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /*
- * The dumps of one directory, each triaged; returns how many were left for
- * later. top: DIR itself, whose subdirectories are looked into (one level
- * down: the layouts have no deeper one).
+ * The names in the directory dfd, hidden ones left out, sorted; NULL (and
+ * errno) when it cannot be listed. The list ends with NULL.
  */
-static size_t scan_dir(struct batch *b, const char *dir, bool top)
+static char **list_dir(int dfd, size_t *count)
 {
-	struct dirent **ents;
-	size_t dumps = 0, later = 0, incomplete = 0;
-	const char *saved = NULL; /* a saved log's name */
-	int n = scandir(dir, &ents, visible, by_name);
-	struct stat st;
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *ent;
 
-	if (n < 0) {
-		char *why = xasprintf("the directory cannot be read: %s",
-				      strerror(errno));
-		char *parent = xasprintf("%s", dir), *slash;
+	if (!d) {
+		int e = errno;
 
-		while ((slash = strrchr(parent, '/')) && !slash[1] && slash > parent)
-			*slash = '\0';
-		slash = strrchr(parent, '/');
-		if (slash && !top) {
-			*slash = '\0';
-			entry_error(b, *parent ? parent : "/", slash + 1, why);
-		} else {
-			struct row *r = add_row(b, dir);
-
-			r->state = ROW_FAILED;
-			r->exit_code = RUN_UNREADABLE;
-			set_note(r, xasprintf("%s", why));
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return NULL;
+	}
+	while ((errno = 0, ent = readdir(d))) {
+		if (ent->d_name[0] == '.')
+			continue;
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 16;
+			names = xrealloc(names, cap * sizeof(*names));
 		}
-		free(parent);
+		names[n++] = xasprintf("%s", ent->d_name);
+	}
+	if (errno) {
+		int e = errno;
+
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		closedir(d);
+		errno = e;
+		return NULL;
+	}
+	closedir(d);
+	if (!names)
+		names = xrealloc(NULL, sizeof(*names));
+	qsort(names, n, sizeof(*names), by_name);
+	names[n] = NULL;
+	*count = n;
+	return names;
+}
+
+/*
+ * A directory of DIR (name in dfd, path as shown): opened without
+ * following a symlink, its dumps triaged; returns how many were left for
+ * later.
+ */
+static size_t scan_subdir(struct batch *b, int dfd, const char *p,
+			  const char *dir, const char *name)
+{
+	int sub = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+				    O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	size_t l;
+
+	if (sub < 0) {
+		char *why;
+
+		if (errno == ELOOP || errno == ENOTDIR) { /* swapped meanwhile */
+			not_followed(b, dfd, dir, name);
+			return 0;
+		}
+		why = xasprintf("the directory cannot be read: %s", strerror(errno));
+		entry_error(b, dfd, dir, name, why);
 		free(why);
 		return 0;
 	}
-	for (int i = 0; i < n; i++) {
-		dumps += is_dump_name(ents[i]->d_name);
-		if (!strncmp(ents[i]->d_name, "dmesg.", 6) ||
-		    !strcmp(ents[i]->d_name, "vmcore-dmesg.txt"))
-			saved = ents[i]->d_name;
+	l = scan_dir(b, sub, p, false);
+	/* A directory being filled: a dump may be on its way. */
+	if (!l && !fstat(sub, &st) && age_of(&st.st_mtim) < b->opts->settle &&
+	    !has_rows_under(b, p)) {
+		struct row *r = add_row(b, p);
+
+		r->state = ROW_SKIPPED;
+		set_note(r, xasprintf("modified %.0f s ago and no dump in it yet: "
+				      "left for the next run",
+				      age_of(&st.st_mtim)));
+		l = 1;
 	}
-	for (int i = 0; i < n; i++) {
-		const char *name = ents[i]->d_name;
+	close(sub);
+	return l;
+}
+
+/*
+ * The dumps of one directory (dfd, dir as shown), each triaged; returns
+ * how many were left for later. top: DIR itself, whose subdirectories are
+ * looked into (one level down: the layouts have no deeper one).
+ */
+static size_t scan_dir(struct batch *b, int dfd, const char *dir, bool top)
+{
+	size_t n = 0, dumps = 0, later = 0, incomplete = 0;
+	const char *saved = NULL; /* a saved log's name */
+	char **names = list_dir(dfd, &n);
+	struct stat st;
+
+	if (!names) {
+		row_failed(b, dir, xasprintf("the directory cannot be read: %s",
+					     strerror(errno)));
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		dumps += is_dump_name(names[i]);
+		if (!strncmp(names[i], "dmesg.", 6) ||
+		    !strcmp(names[i], "vmcore-dmesg.txt"))
+			saved = names[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = names[i];
 		char *p = path_join(dir, name);
 
 		if (is_dump_name(name)) {
-			later += triage_dump(b, dir, name, dumps == 1);
+			later += triage_dump(b, dfd, dir, name, dumps == 1);
 		} else if (is_incomplete(name)) {
 			struct row *r = add_row(b, p);
 
@@ -449,38 +637,22 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 			later++;
 		} else if (!top || is_ours(name)) {
 			/* the saved logs, our results, whatever else */
-		} else if (stat(p, &st)) {
-			if (errno == ELOOP)
-				entry_error(b, dir, name, "a symlink loop: it leads "
-					    "to no directory or dump");
-			else if (errno != ENOENT) /* gone since listed */
-				entry_error(b, dir, name, strerror(errno));
+		} else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+			if (errno != ENOENT) /* gone since listed */
+				entry_error(b, dfd, dir, name, strerror(errno));
+		} else if (S_ISLNK(st.st_mode)) {
+			not_followed(b, dfd, dir, name);
 		} else if (S_ISDIR(st.st_mode)) {
-			size_t l = scan_dir(b, p, false);
-
-			/* A directory being filled: a dump may be on its way. */
-			if (!l && age_of(&st.st_mtim) < b->opts->settle) {
-				if (!has_rows_under(b, p)) {
-					struct row *r = add_row(b, p);
-
-					r->state = ROW_SKIPPED;
-					set_note(r, xasprintf(
-						"modified %.0f s ago and no dump in "
-						"it yet: left for the next run",
-						age_of(&st.st_mtim)));
-					l = 1;
-				}
-			}
-			later += l;
+			later += scan_subdir(b, dfd, p, dir, name);
 		}
 		free(p);
 	}
-	if (!top && !dumps && !incomplete && n >= 0) {
+	if (!top && !dumps && !incomplete) {
 		bool has_row = false;
 
 		for (size_t k = 0; k < b->n; k++)
 			has_row = has_row || !strcmp(b->rows[k].path, dir);
-		if (!has_row && !stat(dir, &st) &&
+		if (!has_row && !fstat(dfd, &st) &&
 		    age_of(&st.st_mtim) >= b->opts->settle) {
 			struct row *r = add_row(b, dir);
 
@@ -492,9 +664,9 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 					      ": did its writer fail?" : ""));
 		}
 	}
-	for (int i = 0; i < n; i++)
-		free(ents[i]);
-	free(ents);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	return later;
 }
 
@@ -502,15 +674,21 @@ static size_t scan_dir(struct batch *b, const char *dir, bool top)
 
 static void print_table(const struct batch *b, const char *root)
 {
+	char **shown;
 	size_t w = 4;
 
 	if (!b->n) {
-		printf("%s: no dump to triage\n", root);
+		text_str(stdout, root);
+		fputs(": no dump to triage\n", stdout);
 		return;
 	}
-	for (size_t i = 0; i < b->n; i++)
-		if (strlen(b->rows[i].path) > w)
-			w = strlen(b->rows[i].path);
+	/* Names are anyone's bytes: the table has them escaped. */
+	shown = xrealloc(NULL, b->n * sizeof(*shown));
+	for (size_t i = 0; i < b->n; i++) {
+		shown[i] = escaped(b->rows[i].path);
+		if (strlen(shown[i]) > w)
+			w = strlen(shown[i]);
+	}
 	printf("%-15s %4s %7s %10s  %-*s  %s\n", "STATE", "EXIT", "REPORTS",
 	       "VIOLATIONS", (int)w, "DUMP", "NOTE");
 	for (size_t i = 0; i < b->n; i++) {
@@ -523,9 +701,13 @@ static void print_table(const struct batch *b, const char *root)
 			snprintf(vio, sizeof(vio), "%ld", r->violations);
 		if (r->state != ROW_SKIPPED && r->state != ROW_NOTHING)
 			snprintf(ex, sizeof(ex), "%d", r->exit_code);
-		printf("%-15s %4s %7s %10s  %-*s  %s\n", state_names[r->state], ex,
-		       rep, vio, (int)w, r->path, r->note ? r->note : "");
+		printf("%-15s %4s %7s %10s  %-*s  ", state_names[r->state], ex,
+		       rep, vio, (int)w, shown[i]);
+		text_str(stdout, r->note);
+		putchar('\n');
+		free(shown[i]);
 	}
+	free(shown);
 }
 
 static void print_json(const struct batch *b, const char *root, int status)
@@ -562,16 +744,42 @@ static void print_json(const struct batch *b, const char *root, int status)
  * that two runs never write at once (the second waits, then finds the
  * dumps triaged). Opened read-only: closing it writes nothing that a
  * .path unit's watch of DIR would see. -1 when DIR is read-only: a run
- * that can write nothing needs no lock.
+ * that can write nothing needs no lock. Only a regular file of ours is
+ * the lock: one planted (a symlink, whose target O_CREAT would create; a
+ * FIFO; someone else's file) is said and the batch runs without it; its
+ * results are still written atomically, a second run only repeats work.
  */
-static int take_lock(const char *dir)
+static int take_lock(int dfd, const char *dir)
 {
 	char *p = path_join(dir, LOCK_NAME);
-	int fd = open(p, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+	struct stat st;
+	const char *why = NULL;
+	int fd = -1;
 
+	if (!fstatat(dfd, LOCK_NAME, &st, AT_SYMLINK_NOFOLLOW))
+		why = not_regular(st.st_mode); /* never opened then */
+	if (!why)
+		fd = openat(dfd, LOCK_NAME, O_RDONLY | O_CREAT | O_NOFOLLOW |
+					    O_NOCTTY | O_NONBLOCK | O_CLOEXEC,
+			    0644);
+	if (fd < 0 && errno == ELOOP)
+		why = not_regular(S_IFLNK);
+	if (fd >= 0 && (fstat(fd, &st) || (why = not_regular(st.st_mode)) ||
+			(st.st_uid != geteuid() &&
+			 (why = "a file someone else owns")))) {
+		close(fd);
+		fd = -1;
+	}
+	if (why) {
+		fputs("vmcore-inode: ", stderr);
+		text_str(stderr, p);
+		fprintf(stderr, ": %s: not taken as the lock; this run goes "
+				"without it\n", why);
+	}
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB)) {
-		fprintf(stderr, "vmcore-inode: another triage holds %s: "
-				"waiting for it\n", p);
+		fputs("vmcore-inode: another triage holds ", stderr);
+		text_str(stderr, p);
+		fputs(": waiting for it\n", stderr);
 		while (flock(fd, LOCK_EX) && errno == EINTR)
 			;
 	}
@@ -614,12 +822,42 @@ bool triage_seconds(bool wait, const char *s, struct triage_opts *opts)
 	return true;
 }
 
+/*
+ * One dump given: its results beside it, named after it. The path is the
+ * caller's: a symlink given is followed to the dump it names, and nothing
+ * else is (the saved log and the results beside it).
+ */
+static void triage_one(struct batch *b, const char *path, int *lock)
+{
+	struct stat st;
+	char *real = !lstat(path, &st) && S_ISLNK(st.st_mode) ? realpath(path, NULL)
+							      : NULL;
+	char *dir = xasprintf("%s", real ? real : path), *slash = strrchr(dir, '/');
+	const char *name = slash ? slash + 1 : dir, *shown;
+	int dfd;
+
+	if (slash)
+		*slash = '\0';
+	shown = slash ? (*dir ? dir : "/") : ".";
+	dfd = open(shown, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		row_failed(b, path, xasprintf("its directory cannot be read: %s",
+					      strerror(errno)));
+	} else {
+		*lock = take_lock(dfd, shown);
+		triage_dump(b, dfd, shown, name, false);
+		close(dfd);
+	}
+	free(dir);
+	free(real);
+}
+
 int triage_run(const char *path, const struct triage_opts *opts)
 {
 	struct batch b = { .opts = opts, .tty = isatty(STDERR_FILENO) };
 	struct timespec start;
 	struct stat st;
-	int status = RUN_CLEAN, lock = -1;
+	int status = RUN_CLEAN, lock = -1, dfd = -1;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	if (stat(path, &st)) {
@@ -633,17 +871,13 @@ int triage_run(const char *path, const struct triage_opts *opts)
 							       : "%s",
 				      strerror(errno)));
 	} else if (S_ISREG(st.st_mode)) {
-		/* One dump given: its results beside it, named after it. */
-		char *dir = xasprintf("%s", path), *slash = strrchr(dir, '/');
-		const char *name = slash ? slash + 1 : path;
-
-		if (slash)
-			*slash = '\0';
-		lock = take_lock(slash ? (*dir ? dir : "/") : ".");
-		triage_dump(&b, slash ? (*dir ? dir : "/") : ".", name, false);
-		free(dir);
+		triage_one(&b, path, &lock);
+	} else if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		/* DIR itself is the caller's: a symlink to it is followed. */
+		row_failed(&b, path, xasprintf("the directory cannot be read: %s",
+					       strerror(errno)));
 	} else {
-		lock = take_lock(path);
+		lock = take_lock(dfd, path);
 		/*
 		 * Again while a round wrote something (a dump may have come
 		 * while it worked: a .path unit's event then started nothing)
@@ -654,7 +888,7 @@ int triage_run(const char *path, const struct triage_opts *opts)
 			size_t written = b.written, later;
 
 			drop_skipped(&b);
-			later = scan_dir(&b, path, true);
+			later = scan_dir(&b, dfd, path, true);
 
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (later && now.tv_sec - start.tv_sec < (time_t)opts->wait)
@@ -671,6 +905,8 @@ int triage_run(const char *path, const struct triage_opts *opts)
 		print_table(&b, path);
 	if (lock >= 0)
 		close(lock);
+	if (dfd >= 0)
+		close(dfd);
 	for (size_t i = 0; i < b.n; i++) {
 		free(b.rows[i].path);
 		free(b.rows[i].json_path);

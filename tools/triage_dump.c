@@ -4,11 +4,11 @@
  * output and what they say kept, then written out as one JSON document
  * (its first line the key a rerun reads) and as text. Public API only.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "run.h"
 #include "triage_dump.h"
@@ -43,17 +43,33 @@ static void free_messages(struct messages *m)
 			fclose(f_);                                        \
 	} while (0)
 
-/* The saved log read into records; NULL (and *why) when it cannot be. */
-static struct inodedump_log *read_saved_log(const char *path, char **why)
+/*
+ * The saved log read into records; NULL (and *why) when it cannot be. A
+ * regular file only, its first TRIAGE_READ_MAX bytes: a saved log is a
+ * few hundred KiB, and one that is not (dmesg.STAMP planted as a huge
+ * file) is read that far, said.
+ */
+static struct inodedump_log *read_saved_log(struct dump_job *job, char **why)
 {
 	struct inodedump_log *log = NULL;
 	struct inodedump_error *err;
+	const char *path = job->dmesg, *w;
 	size_t len;
-	char *text = slurp(path, &len);
+	bool cut;
+	char *text = read_beneath(job->dir_fd, job->dmesg_name, TRIAGE_READ_MAX,
+				  &len, &cut, &w);
 
 	if (!text) {
-		*why = xasprintf("%s: %s", path, strerror(errno));
+		*why = xasprintf("%s: %s", path, w);
 		return NULL;
+	}
+	if (cut) {
+		char *m = xasprintf("the saved log %s: only its first %zu MiB "
+				    "read, it is larger", path,
+				    TRIAGE_READ_MAX >> 20);
+
+		keep_message(m, &job->msgs);
+		free(m);
 	}
 	err = inodedump_log_from_text(text, len, &log);
 	free(text);
@@ -103,7 +119,7 @@ static struct inodedump_log *choose_log(struct inodedump *id,
 		return ring;
 	}
 	if (job->dmesg)
-		saved = read_saved_log(job->dmesg, &saved_why);
+		saved = read_saved_log(job, &saved_why);
 	if (saved) {
 		job->log_source = xasprintf("the saved log %s (%zu records): %s",
 					    job->dmesg, inodedump_log_count(saved),
@@ -129,8 +145,57 @@ static void sweep_counts(struct dump_job *job)
 	job->violations = v ? strtol(v + 13, NULL, 10) : -1;
 }
 
+/* s with every from replaced by to (a new string; s freed). NULL: NULL. */
+static char *replace_all(char *s, const char *from, const char *to)
+{
+	size_t fl = strlen(from), len = 0;
+	char *buf = NULL, *p = s, *hit;
+	FILE *f;
+
+	if (!s || !strstr(s, from))
+		return s;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		out_of_memory();
+	while ((hit = strstr(p, from))) {
+		fwrite(p, 1, (size_t)(hit - p), f);
+		fputs(to, f);
+		p = hit + fl;
+	}
+	fputs(p, f);
+	if (fclose(f))
+		out_of_memory();
+	free(s);
+	return buf;
+}
+
+/*
+ * The library read the dump as /proc/self/fd/N (the file opened, not a
+ * name that could be swapped for a symlink): what it said names the dump
+ * instead, in each capture as that capture escapes names. The messages
+ * and the log's source are escaped when written; the library's text
+ * views are written as they are (so the name goes in escaped), its JSON
+ * inside JSON (so the name goes in JSON-escaped).
+ */
+static void name_the_dump(struct dump_job *job, const char *proc)
+{
+	char *shown = escaped(job->dump), *json = json_inside(job->dump);
+
+	for (size_t i = 0; i < job->msgs.n; i++)
+		job->msgs.v[i] = replace_all(job->msgs.v[i], proc, job->dump);
+	job->log_source = replace_all(job->log_source, proc, job->dump);
+	job->facts_text = replace_all(job->facts_text, proc, shown);
+	job->reports_text = replace_all(job->reports_text, proc, shown);
+	job->sweep_text = replace_all(job->sweep_text, proc, shown);
+	job->reports_json = replace_all(job->reports_json, proc, json);
+	job->sweep_jsonl = replace_all(job->sweep_jsonl, proc, json);
+	free(shown);
+	free(json);
+}
+
 void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 {
+	char proc[40];
 	INODEDUMP_OPTS(inodedump_open_opts, oo);
 	INODEDUMP_OPTS(inodedump_sweep_opts, so);
 	struct run_out o = { .on_error = keep_message, .arg = &job->msgs };
@@ -143,18 +208,26 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 	oo.debug_root = opts->debug_root;
 	job->debug_root = opts->debug_root;
 	job->opened = true;
-	err = inodedump_open(job->dump, &oo, &id);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", job->dump_fd);
+	if (access(proc, F_OK))
+		keep_message("the dump is opened by its fd, through /proc/self/fd, "
+			     "which cannot be reached: is /proc mounted?",
+			     &job->msgs);
+	err = inodedump_open(proc, &oo, &id);
 	if (err) {
 		job->exit_code = run_error(&o, err);
+		name_the_dump(job, proc);
 		job->error = job->msgs.v ? job->msgs.v[job->msgs.n - 1]
 					 : "the dump cannot be opened";
 		if (job->dmesg) {
 			char *why = NULL;
-			struct inodedump_log *saved = read_saved_log(job->dmesg, &why);
+			struct inodedump_log *saved = read_saved_log(job, &why);
 
 			if (saved && !inodedump_find_reports(saved, &job->dmesg_reps,
 							     &job->n_dmesg_reps))
 				job->reports = (long)job->n_dmesg_reps;
+			if (!saved)
+				keep_message(why, &job->msgs);
 			inodedump_log_free(saved);
 			free(why);
 		}
@@ -200,6 +273,7 @@ void triage_job_run(const struct triage_opts *opts, struct dump_job *job)
 	}
 	sweep_counts(job);
 	inodedump_close(id);
+	name_the_dump(job, proc);
 	job->exit_code = status;
 }
 
@@ -338,6 +412,14 @@ char *triage_job_json(const struct dump_job *job)
 	return buf;
 }
 
+/* label, then s escaped (names are anyone's bytes), then a newline. */
+static void text_line(FILE *f, const char *label, const char *s)
+{
+	fputs(label, f);
+	text_str(f, s);
+	fputc('\n', f);
+}
+
 char *triage_job_text(const struct dump_job *job)
 {
 	char *buf = NULL;
@@ -346,20 +428,26 @@ char *triage_job_text(const struct dump_job *job)
 
 	if (!f)
 		return NULL;
-	fprintf(f, "vmcore-inode --triage: %s\n", job->dump);
-	fprintf(f, "key: %s\nexit status: %d\n", job->key, job->exit_code);
+	text_line(f, "vmcore-inode --triage: ", job->dump);
+	text_line(f, "key: ", job->key);
+	fprintf(f, "exit status: %d\n", job->exit_code);
 	if (job->dmesg)
-		fprintf(f, "saved log: %s\n", job->dmesg);
+		text_line(f, "saved log: ", job->dmesg);
 	if (job->error) {
-		fprintf(f, "error: %s\n", job->error);
+		text_line(f, "error: ", job->error);
 		if (job->n_dmesg_reps)
 			fprintf(f, "\nthe saved log's %zu report%s (not decoded):\n",
 				job->n_dmesg_reps, job->n_dmesg_reps == 1 ? "" : "s");
-		for (size_t i = 0; i < job->n_dmesg_reps; i++)
-			fprintf(f, "  %s: inode 0x%" PRIx64 "\n",
-				job->dmesg_reps[i].reason, job->dmesg_reps[i].address);
+		for (size_t i = 0; i < job->n_dmesg_reps; i++) {
+			fputs("  ", f);
+			text_str(f, job->dmesg_reps[i].reason);
+			fprintf(f, ": inode 0x%" PRIx64 "\n",
+				job->dmesg_reps[i].address);
+		}
 	} else {
-		fprintf(f, "log: %s\n\n== the dump ==\n%s", job->log_source,
+		text_line(f, "log: ", job->log_source);
+		/* The library's own views: escaped already. */
+		fprintf(f, "\n== the dump ==\n%s",
 			job->facts_text ? job->facts_text : "");
 		fprintf(f, "\n== the reports (%ld) ==\n%s", job->reports,
 			job->reports_text ? job->reports_text : "");
@@ -369,17 +457,19 @@ char *triage_job_text(const struct dump_job *job)
 	if (job->msgs.n)
 		fputs("\n== what could not be read ==\n", f);
 	for (size_t i = 0; i < job->msgs.n; i++)
-		fprintf(f, "%s\n", job->msgs.v[i]);
+		text_line(f, "", job->msgs.v[i]);
 	fclose(f);
 	return buf;
 }
 
 /* The stored result's key and exit status: true when it is this dump's. */
-bool triage_stored(const char *json_path, const char *key, int *code,
+bool triage_stored(int dfd, const char *json_name, const char *key, int *code,
 		   bool *unread, long *reports, long *violations)
 {
-	char *old = slurp(json_path, NULL), *k, *e;
-	bool same = false;
+	const char *why;
+	bool cut, same = false;
+	/* Its first line is all that is read: the key, status and counts. */
+	char *old = read_beneath(dfd, json_name, 4096, NULL, &cut, &why), *k, *e;
 
 	if (!old)
 		return false;

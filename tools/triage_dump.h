@@ -24,7 +24,10 @@ void keep_message(const char *message, void *arg);
 
 /* Everything one dump's results hold, gathered before either is written. */
 struct dump_job {
-	const char *dump, *dmesg, *key;
+	const char *dump, *dmesg, *key; /* paths as shown: bytes, unescaped */
+	int dir_fd;		/* the directory holding the dump */
+	int dump_fd;		/* the dump, opened (not followed) */
+	const char *dmesg_name; /* the saved log's name in dir_fd */
 	struct stat st;
 	int exit_code;
 	const char *error;	/* could not be read: why */
@@ -41,8 +44,9 @@ struct dump_job {
 };
 
 /*
- * job->dump opened and triaged: job->error and exit_code when it cannot
- * be; else the facts, the reports and the sweep, exit_code the worst.
+ * job->dump (job->dump_fd, read through /proc/self/fd) opened and
+ * triaged: job->error and exit_code when it cannot be; else the facts,
+ * the reports and the sweep, exit_code the worst.
  */
 void triage_job_run(const struct triage_opts *opts, struct dump_job *job);
 /* The results, malloc'd (NULL when out of memory). */
@@ -51,11 +55,11 @@ char *triage_job_text(const struct dump_job *job);
 void triage_job_free(struct dump_job *job);
 
 /*
- * The results at json_path are of the dump keyed key: true, with their
+ * The results json_name in dfd are of the dump keyed key: true, with their
  * exit status, whether they are an error's, and counts (left as they are
  * where the file's first line has none).
  */
-bool triage_stored(const char *json_path, const char *key, int *code,
+bool triage_stored(int dfd, const char *json_name, const char *key, int *code,
 		   bool *unread, long *reports, long *violations);
 
 #endif

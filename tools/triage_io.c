@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Files as vmcore-inode --triage reads and writes them (triage_io.h):
- * never a half-written result, never a result rewritten with its own bytes.
+ * nothing below DIR followed, waited on or read without bound; never a
+ * half-written result, never a result rewritten with its own bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,11 +10,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "inodedump.h"
 #include "run.h"
 #include "triage_io.h"
+
+/* Opened below DIR: no symlink followed, no FIFO waited on, no new tty. */
+#define BENEATH (O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+
+void out_of_memory(void)
+{
+	fputs("vmcore-inode: out of memory\n", stderr);
+	exit(RUN_UNREADABLE);
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size);
+
+	if (!q)
+		out_of_memory();
+	return q;
+}
 
 char *xasprintf(const char *fmt, ...)
 {
@@ -24,29 +45,49 @@ char *xasprintf(const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
-	if (!s) {
-		fputs("vmcore-inode: out of memory\n", stderr);
-		exit(RUN_UNREADABLE);
-	}
+	if (!s)
+		out_of_memory();
 	return s;
 }
 
-/* A JSON string, quotes and all. */
 void json_str(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;
-	     p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	inodedump_print_json_string(s ? s : "", f);
+}
+
+void text_str(FILE *f, const char *s)
+{
+	inodedump_print_escaped(s ? s : "", s ? strlen(s) : 0, f);
+}
+
+/* What print writes of s, as a malloc'd string. */
+static char *printed(void (*print)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		out_of_memory();
+	print(f, s);
+	if (fclose(f))
+		out_of_memory();
+	return buf;
+}
+
+char *escaped(const char *s)
+{
+	return printed(text_str, s);
+}
+
+char *json_inside(const char *s)
+{
+	char *q = printed(json_str, s);
+	size_t len = strlen(q);
+
+	memmove(q, q + 1, len - 2); /* the quotes off */
+	q[len - 2] = '\0';
+	return q;
 }
 
 char *path_join(const char *dir, const char *name)
@@ -56,92 +97,167 @@ char *path_join(const char *dir, const char *name)
 	return xasprintf("%s%s%s", dir, l && dir[l - 1] == '/' ? "" : "/", name);
 }
 
-/* A whole (small) file into a malloc'd buffer; NULL when unreadable. */
-char *slurp(const char *path, size_t *len)
+const char *not_regular(mode_t mode)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
+	switch (mode & S_IFMT) {
+	case S_IFREG: return NULL;
+	case S_IFLNK: return "a symbolic link: not followed below the directory";
+	case S_IFIFO: return "a FIFO, not a regular file";
+	case S_IFCHR: return "a character device, not a regular file";
+	case S_IFBLK: return "a block device, not a regular file";
+	case S_IFSOCK: return "a socket, not a regular file";
+	case S_IFDIR: return "a directory, not a regular file";
+	default: return "not a regular file";
+	}
+}
 
-	if (!f)
+/* name in dfd opened for reading: a regular file, or -1 and *why. */
+static int open_regular(int dfd, const char *name, const char **why)
+{
+	struct stat st;
+	int fd;
+
+	/* Looked at first: a device is never opened (a tape rewinds). */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		*why = strerror(errno);
+		return -1;
+	}
+	if ((*why = not_regular(st.st_mode))) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = openat(dfd, name, O_RDONLY | BENEATH);
+	if (fd < 0) {
+		*why = errno == ELOOP ? not_regular(S_IFLNK) : strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) || (*why = not_regular(st.st_mode))) {
+		if (!*why)
+			*why = strerror(errno);
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+char *read_beneath(int dfd, const char *name, size_t max, size_t *len,
+		   bool *cut, const char **why)
+{
+	int fd = open_regular(dfd, name, why);
+	size_t n = 0, cap = 0;
+	char *buf = NULL, extra;
+
+	*cut = false;
+	if (fd < 0)
 		return NULL;
 	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			char *g = realloc(buf, cap = 2 * cap + 65536 + 1);
+		ssize_t got;
 
-			if (!g) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = g;
+		if (n == cap) {
+			size_t want = cap ? 2 * cap : 65536;
+
+			cap = want > max ? max : want;
+			buf = xrealloc(buf, cap + 1);
 		}
-		size_t got = fread(buf + n, 1, cap - n - 1, f);
-
-		n += got;
+		if (n == max) {
+			/* One byte more says whether the file was cut. */
+			while ((got = read(fd, &extra, 1)) < 0 && errno == EINTR)
+				;
+			*cut = got > 0;
+			break;
+		}
+		got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			*why = strerror(errno);
+			free(buf);
+			close(fd);
+			return NULL;
+		}
 		if (!got)
 			break;
+		n += (size_t)got;
 	}
-	fclose(f);
+	close(fd);
 	buf[n] = '\0';
 	if (len)
 		*len = n;
 	return buf;
 }
 
-int write_atomic(const char *path, const char *data, size_t len,
-			mode_t mode)
+/* A temporary name no one can have prepared: created with O_EXCL. */
+static int create_temp(int dfd, char *name, size_t size)
 {
-	char *dir = xasprintf("%s", path), *slash = strrchr(dir, '/'), *tmp;
-	size_t old_len;
-	char *old = slurp(path, &old_len);
-	int fd, e = 0;
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned long long r = 0;
+		int fd;
 
-	if (old && old_len == len && !memcmp(old, data, len)) {
-		free(old);
-		free(dir);
-		return 0;
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r ^= (unsigned long long)getpid() << 32 ^ (unsigned)tries;
+		snprintf(name, size, ".inodedump-tmp.%016llx", r);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | BENEATH, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
 	}
+	return -1;
+}
+
+/* name in dfd holds exactly data: nothing to write. */
+static bool holds(int dfd, const char *name, const char *data, size_t len)
+{
+	const char *why;
+	size_t old_len;
+	bool cut, same;
+	char *old = read_beneath(dfd, name, len, &old_len, &cut, &why);
+
+	same = old && !cut && old_len == len && !memcmp(old, data, len);
 	free(old);
-	if (slash)
-		slash[1] = '\0';
-	else
-		strcpy(dir, "./");
-	tmp = xasprintf("%s.inodedump-tmp.XXXXXX", dir);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		e = errno;
-		goto out;
-	}
+	return same;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
 	for (size_t off = 0; off < len;) {
 		ssize_t w = write(fd, data + off, len - off);
 
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			e = errno;
-			break;
-		}
-		off += (size_t)w;
+		if (w < 0 && errno != EINTR)
+			return errno;
+		if (w > 0)
+			off += (size_t)w;
 	}
+	return 0;
+}
+
+int write_beneath(int dfd, const char *name, const char *data, size_t len,
+		  mode_t mode, const char **why)
+{
+	char tmp[64];
+	struct stat st;
+	int fd, e = 0;
+
+	*why = NULL;
+	if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		/* Replaced by rename it would be harmless; but it is not ours. */
+		if ((*why = not_regular(st.st_mode)))
+			return EEXIST;
+		if (holds(dfd, name, data, len))
+			return 0;
+	}
+	fd = create_temp(dfd, tmp, sizeof(tmp));
+	if (fd < 0)
+		return errno;
+	e = write_all(fd, data, len);
 	if (!e && (fchmod(fd, mode) || fsync(fd)))
 		e = errno;
 	if (close(fd) && !e)
 		e = errno;
-	if (!e && rename(tmp, path))
+	if (!e && renameat(dfd, tmp, dfd, name))
 		e = errno;
-	if (e) {
-		unlink(tmp);
-	} else {
-		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-	}
-out:
-	free(tmp);
-	free(dir);
+	if (e)
+		unlinkat(dfd, tmp, 0);
+	else
+		fsync(dfd);
 	return e;
 }

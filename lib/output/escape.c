@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * output: the text views' shared pieces, below each of them: a dump's
- * bytes escaped for a terminal, a dev_t as MAJOR:MINOR.
+ * bytes escaped for a terminal (and, for a caller, any bytes: a name from
+ * a directory others write), a dev_t as MAJOR:MINOR.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "inodedump.h"
 #include "output/output.h"
 
 #define MINORBITS 20 /* the kernel's internal dev_t: 12 bits major, 20 minor */
@@ -81,6 +83,13 @@ void idd_text_escape(FILE *out, const char *s)
 		fputc('?', out);
 	else
 		idd_text_escape_len(out, s, strlen(s), false);
+}
+
+void inodedump_print_escaped(const char *s, size_t len, FILE *out)
+{
+	flockfile(out);
+	idd_text_escape_len(out, s, len, false);
+	funlockfile(out);
 }
 
 void idd_dev_string(uint64_t dev, char *buf, size_t len)

@@ -2,6 +2,7 @@
 /* output: the one JSON writer (json.h says the layout and the escaping). */
 #include <string.h>
 
+#include "inodedump.h"
 #include "output/json.h"
 
 /*
@@ -127,6 +128,18 @@ void idd_json_write_string(FILE *out, const char *s)
 	struct idd_json j = { .out = out };
 
 	write_string(&j, s);
+}
+
+void inodedump_print_json_string(const char *s, FILE *out)
+{
+	struct idd_json j = { .out = out };
+
+	flockfile(out);
+	if (s)
+		write_string(&j, s);
+	else
+		fputs("null", out);
+	funlockfile(out);
 }
 
 void idd_json_init(struct idd_json *j, FILE *out, bool compact, unsigned level)

@@ -2,12 +2,15 @@
 /*
  * idd_text_escape(): the bytes of a dump as text output prints them, so
  * that no escape sequence, carriage return, C1 control or invalid UTF-8
- * from a dump reaches a terminal, while printable text stays as it is.
+ * from a dump reaches a terminal, while printable text stays as it is;
+ * and the public pair a caller escapes anyone's bytes with (a file name:
+ * vmcore-inode --triage), text and JSON.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "inodedump.h"
 #include "output/output.h"
 
 /* What idd_text_escape_len() prints for len bytes of s. */
@@ -71,6 +74,23 @@ int main(void)
 	idd_text_escape(m, NULL);
 	fclose(m);
 	CHECKF(!strcmp(buf, "x\\ey?"), "C string: got \"%s\"", buf);
+	free(buf);
+	/* A directory's name: escaped as the dump's bytes are. */
+	buf = NULL;
+	m = open_memstream(&buf, &n);
+	inodedump_print_escaped("\x1b]0;t\x07/\xff\xfe/caf\xc3\xa9", 15, m);
+	fclose(m);
+	CHECKF(!strcmp(buf, "\\e]0;t\\x07/\\xff\\xfe/caf\xc3\xa9"),
+	       "public text: got \"%s\"", buf);
+	free(buf);
+	/* In JSON each byte above ASCII is \u00XX: valid, and exact. */
+	buf = NULL;
+	m = open_memstream(&buf, &n);
+	inodedump_print_json_string("\xff\xfe\x1b\"\\\xc3\xa9", m);
+	inodedump_print_json_string(NULL, m);
+	fclose(m);
+	CHECKF(!strcmp(buf, "\"\\u00ff\\u00fe\\u001b\\\"\\\\\\u00c3\\u00a9\"null"),
+	       "public JSON: got %s", buf);
 	free(buf);
 	return check_summary("text escape");
 }
