@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel log: the printk ring buffer read out of the dump (the
- * lockless format of Linux 5.10+).
+ * lockless format of Linux 5.10+), its layout from the kernel's types or,
+ * in a session without them, from VMCOREINFO.
  *
  * The ring is read in three bulk reads (descriptors, infos, text data) and
  * walked from tail_id to head_id, at most once around: a corrupt index can
@@ -14,6 +15,7 @@
 #include "core/bytes.h"
 #include "core/cleanup.h"
 #include "decode/session.h"
+#include "kernel/printk.h"
 #include "log/log.h"
 
 #define RING_CU "kernel/printk/printk_ringbuffer.c"
@@ -31,6 +33,9 @@ struct ring_layout {
 	/* CONFIG_PRINTK_EXECUTION_CTX (7.x): both or none are read */
 	struct idd_member caller_id2, comm;
 	int64_t committed, finalized, log_cont;
+	unsigned state_bits; /* desc_state's, at the top of state_var */
+	/* NULL: from the types; else the source of the constants used */
+	const char *from_vmcoreinfo;
 };
 
 static struct inodedump_error *need(const struct idd_member *m,
@@ -95,6 +100,198 @@ static struct inodedump_error *load_ring_layout(struct inodedump *id,
 	if (!idd_types_enumerator(t, PRINTK_CU, "printk_info_flags", "LOG_CONT", &l->log_cont) &&
 	    !idd_types_enumerator(t, RING_CU, "printk_info_flags", "LOG_CONT", &l->log_cont))
 		l->log_cont = 0; /* continuation flags then read as unset */
+	l->state_bits = 2;
+	return NULL;
+}
+
+/*
+ * ---- the layout from VMCOREINFO, for a session without types ----
+ *
+ * log_buf_vmcoreinfo_setup() (kernel/printk/printk.c, 5.10+) exports the
+ * ring's struct sizes and member offsets; the members' sizes, desc_state's
+ * values, LOG_CONT and the facility/level byte come from the kernel's
+ * source (kernel/printk.c's table). A line missing is said by its key;
+ * values that cannot be the ring (a member outside its struct, a struct
+ * larger than any kernel's) are refused before anything is read.
+ */
+
+#define VI_MAX_STRUCT 4096 /* printk_ringbuffer is 80..88 bytes, the others less */
+
+struct vi_reader {
+	struct idd_target *t;
+	struct inodedump_error *err; /* the first problem */
+};
+
+/* Decimal VMCOREINFO value of key, 0 when it is absent or no number. */
+static uint64_t vi_num(struct vi_reader *r, const char *key)
+{
+	const char *v = idd_target_vmcoreinfo(r->t, key);
+	char *end;
+	uint64_t n;
+
+	if (r->err)
+		return 0;
+	if (!v) {
+		r->err = idd_error(INODEDUMP_ERR_TYPE,
+				   "kernel log: no vmlinux and no BTF, and "
+				   "VMCOREINFO has no %s: the ring's layout "
+				   "is not known", key);
+		return 0;
+	}
+	n = strtoull(v, &end, 10);
+	if (end == v || *end || *v == '-' || *v == '+')
+		r->err = idd_error(INODEDUMP_ERR_DUMP,
+				   "kernel log: VMCOREINFO's %s=%s is no "
+				   "number", key, v);
+	return n;
+}
+
+static void vi_struct(struct vi_reader *r, const char *name,
+		      struct idd_struct *s)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "SIZE(%s)", name);
+	s->size = vi_num(r, key);
+	if (!r->err && (s->size == 0 || s->size > VI_MAX_STRUCT))
+		r->err = idd_error(INODEDUMP_ERR_DUMP,
+				   "kernel log: VMCOREINFO's %s=%" PRIu64
+				   " is no size of struct %s", key, s->size,
+				   name);
+}
+
+/*
+ * Member m of size bytes at the sum of the OFFSET() keys (a NULL-ended
+ * list: an outer member, then the inner), inside s (struct sname).
+ */
+static void vi_member(struct vi_reader *r, const struct idd_struct *s,
+		      const char *sname, const char *path, uint64_t size,
+		      const char *const *keys, struct idd_member *m)
+{
+	uint64_t off = 0;
+
+	for (; *keys; keys++) {
+		char key[96];
+
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "OFFSET(%s)", *keys);
+		v = vi_num(r, key);
+		if (r->err)
+			return;
+		if (v >= VI_MAX_STRUCT) {
+			r->err = idd_error(INODEDUMP_ERR_DUMP,
+					   "kernel log: VMCOREINFO's %s=%" PRIu64
+					   " is beyond any struct of the ring",
+					   key, v);
+			return;
+		}
+		off += v;
+	}
+	if (off + size > s->size) {
+		r->err = idd_error(INODEDUMP_ERR_DUMP,
+				   "kernel log: VMCOREINFO puts %s.%s (%" PRIu64
+				   " bytes) at offset %" PRIu64 ", outside "
+				   "SIZE(%s)=%" PRIu64 ": not the ring of a "
+				   "kernel", sname, path, size, off, sname,
+				   s->size);
+		return;
+	}
+	*m = (struct idd_member){ .present = true, .offset = off,
+				  .size = size, .kind = IDD_KIND_INT };
+}
+
+static struct inodedump_error *
+load_ring_layout_vmcoreinfo(struct inodedump *id, struct ring_layout *l)
+{
+	const struct idd_printk_consts *k = idd_printk_consts(id->version);
+	struct vi_reader r = { .t = id->target };
+	uint64_t along, ptr = 8;
+#define K(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+	if (!k)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "kernel log: no vmlinux and no BTF, and Linux "
+				 "%s is older than the lockless printk ring "
+				 "(5.10), whose layout VMCOREINFO gives",
+				 id->release ? id->release : "?");
+	/* unsigned long: state_var, the ids, the lpos; the ring's ids are 64-bit */
+	along = vi_num(&r, "SIZE(atomic_long_t)");
+	if (!r.err && along != 8)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "kernel log: VMCOREINFO's SIZE(atomic_long_t)"
+				 "=%" PRIu64 ": only 64-bit kernels' rings are "
+				 "read", along);
+	vi_struct(&r, "printk_ringbuffer", &l->rb);
+	vi_struct(&r, "prb_desc", &l->desc);
+	vi_struct(&r, "printk_info", &l->info);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.count_bits", 4,
+		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.count_bits"),
+		  &l->count_bits);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.descs", ptr,
+		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.descs"),
+		  &l->descs);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.infos", ptr,
+		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.infos"),
+		  &l->infos);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.head_id", along,
+		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.head_id",
+		    "atomic_long_t.counter"),
+		  &l->head_id);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.tail_id", along,
+		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.tail_id",
+		    "atomic_long_t.counter"),
+		  &l->tail_id);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "text_data_ring.size_bits",
+		  4, K("printk_ringbuffer.text_data_ring",
+		       "prb_data_ring.size_bits"),
+		  &l->size_bits);
+	vi_member(&r, &l->rb, "printk_ringbuffer", "text_data_ring.data", ptr,
+		  K("printk_ringbuffer.text_data_ring", "prb_data_ring.data"),
+		  &l->data);
+	vi_member(&r, &l->desc, "prb_desc", "state_var", along,
+		  K("prb_desc.state_var", "atomic_long_t.counter"),
+		  &l->state_var);
+	vi_member(&r, &l->desc, "prb_desc", "text_blk_lpos.begin", along,
+		  K("prb_desc.text_blk_lpos", "prb_data_blk_lpos.begin"),
+		  &l->lpos_begin);
+	vi_member(&r, &l->desc, "prb_desc", "text_blk_lpos.next", along,
+		  K("prb_desc.text_blk_lpos", "prb_data_blk_lpos.next"),
+		  &l->lpos_next);
+	vi_member(&r, &l->info, "printk_info", "seq", k->seq_size,
+		  K("printk_info.seq"), &l->seq);
+	vi_member(&r, &l->info, "printk_info", "ts_nsec", k->ts_nsec_size,
+		  K("printk_info.ts_nsec"), &l->ts_nsec);
+	vi_member(&r, &l->info, "printk_info", "text_len", k->text_len_size,
+		  K("printk_info.text_len"), &l->text_len);
+	vi_member(&r, &l->info, "printk_info", "caller_id", k->caller_id_size,
+		  K("printk_info.caller_id"), &l->caller_id);
+#undef K
+	if (r.err)
+		return r.err;
+	/*
+	 * facility and flags:5/level:3 between text_len and caller_id, where
+	 * the source puts them: only when VMCOREINFO's offsets agree with it
+	 * are they read, else the records say they are unknown.
+	 */
+	if (l->caller_id.offset == l->text_len.offset + k->caller_id_gap) {
+		l->facility = (struct idd_member){
+			.present = true, .size = 1, .kind = IDD_KIND_INT,
+			.offset = l->text_len.offset + k->facility_from_text_len
+		};
+		l->flags = l->level = l->facility;
+		l->flags.offset = l->level.offset =
+			l->text_len.offset + k->flags_from_text_len;
+		l->flags.bit_offset = k->flags_shift;
+		l->flags.bit_size = k->flags_bits;
+		l->level.bit_offset = k->level_shift;
+		l->level.bit_size = k->level_bits;
+	}
+	l->state_bits = k->state_bits;
+	l->committed = k->desc_committed;
+	l->finalized = k->desc_finalized;
+	l->log_cont = k->log_cont;
+	l->from_vmcoreinfo = k->source;
 	return NULL;
 }
 
@@ -171,7 +368,7 @@ static void log_freep(struct inodedump_log **log)
  */
 static unsigned desc_flags_shift(const struct ring_layout *l)
 {
-	return 8 * (unsigned)l->state_var.size - 2;
+	return 8 * (unsigned)l->state_var.size - l->state_bits;
 }
 
 /*
@@ -223,10 +420,15 @@ static struct inodedump_error *add_record(struct ring *r,
 	rec->text_len = text_len;
 	rec->seq = idd_member_uval(&l->seq, info);
 	rec->ts_nsec = idd_member_uval(&l->ts_nsec, info);
-	rec->level = (uint8_t)idd_member_uval(&l->level, info);
-	rec->facility = (uint8_t)idd_member_uval(&l->facility, info);
-	rec->continuation = l->log_cont &&
-			    (idd_member_uval(&l->flags, info) & (uint64_t)l->log_cont);
+	if (l->level.present) {
+		rec->level = (uint8_t)idd_member_uval(&l->level, info);
+		rec->facility = (uint8_t)idd_member_uval(&l->facility, info);
+		rec->continuation =
+			l->log_cont && (idd_member_uval(&l->flags, info) &
+					(uint64_t)l->log_cont);
+	} else { /* VMCOREINFO's offsets disagree with the source's */
+		rec->level = rec->facility = INODEDUMP_LEVEL_UNKNOWN;
+	}
 	rec->caller_id = (uint32_t)idd_member_uval(&l->caller_id, info);
 	if (l->comm.present) {
 		size_t n = l->comm.size < sizeof(rec->comm)
@@ -300,7 +502,8 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 				 "no symbol prb in VMCOREINFO or vmlinux: only "
 				 "the lockless printk ring of Linux 5.10 and "
 				 "later is read");
-	if ((err = load_ring_layout(id, &r.l)) ||
+	if ((err = (id->types ? load_ring_layout(id, &r.l)
+			      : load_ring_layout_vmcoreinfo(id, &r.l))) ||
 	    (err = idd_target_read_u64(id->target, prb_sym, &rb_addr)) ||
 	    (err = read_ring(id, &r, rb_addr)))
 		return err;
