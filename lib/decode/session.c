@@ -542,6 +542,34 @@ struct inodedump_error *idd_open_target(struct idd_target *target,
 	return idd_session_open(target, &cfg, out);
 }
 
+struct inodedump_error *idd_open_target_without_types(struct idd_target *target,
+						      struct inodedump **out)
+{
+	struct inodedump *id = calloc(1, sizeof(*id));
+	struct inodedump_error *err;
+
+	if (!id) {
+		idd_target_close(target);
+		return idd_nomem();
+	}
+	id->target = target;
+	err = idd_error(INODEDUMP_ERR_VMLINUX,
+			"a memory image without its vmlinux has no types");
+	if (idd_error_is_nomem(err) ||
+	    (err = without_types(id, err, "a memory image without vmlinux")) ||
+	    !(id->symbols_source = strdup("none")) ||
+	    !(id->vmlinux_source = strdup("none")))
+		err = err ? err : idd_nomem();
+	if (!err)
+		err = session_facts(id);
+	if (err) {
+		inodedump_close(id);
+		return err;
+	}
+	*out = id;
+	return NULL;
+}
+
 struct inodedump_error *inodedump_open(const char *vmcore,
 				       const struct inodedump_open_opts *opts,
 				       struct inodedump **out)

@@ -94,6 +94,12 @@ struct idd_session_config {
 struct inodedump_error *idd_open_target(struct idd_target *target,
 					const char *vmlinux,
 					struct inodedump **out);
+/*
+ * A session over a target already open without types or symbols: only
+ * its log (VMCOREINFO's layout) and facts are read; takes the target.
+ */
+struct inodedump_error *idd_open_target_without_types(struct idd_target *target,
+						      struct inodedump **out);
 struct inodedump_error *idd_session_open(struct idd_target *target,
 					 const struct idd_session_config *cfg,
 					 struct inodedump **out);

@@ -497,7 +497,7 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 	bool reached = false;
 
 	if (!(v && (prb_sym = strtoull(v, NULL, 16))) &&
-	    !idd_symbols_address(id->syms, "prb", &prb_sym))
+	    !(id->syms && idd_symbols_address(id->syms, "prb", &prb_sym)))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "no symbol prb in VMCOREINFO or vmlinux: only "
 				 "the lockless printk ring of Linux 5.10 and "
