@@ -443,6 +443,18 @@ static struct inodedump_error *session_facts(struct inodedump *id)
 		       : idd_nomem();
 }
 
+/* An empty session over target, or NULL (out of memory: target closed). */
+static struct inodedump *session_new(struct idd_target *target)
+{
+	struct inodedump *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		idd_target_close(target);
+	else
+		id->target = target;
+	return id;
+}
+
 /*
  * The one constructor: every entry point (a dump file, a memory image, a
  * caller's reader) opens its target, then comes here for the same steps.
@@ -452,14 +464,11 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 					 const struct idd_session_config *cfg,
 					 struct inodedump **out)
 {
-	struct inodedump *id = calloc(1, sizeof(*id));
+	struct inodedump *id = session_new(target);
 	struct inodedump_error *err;
 
-	if (!id) {
-		idd_target_close(target);
+	if (!id)
 		return idd_nomem();
-	}
-	id->target = target;
 	id->host_symbol = cfg->symbol;
 	id->host_arg = cfg->symbol_arg;
 	if (cfg->vmlinux) {
@@ -545,14 +554,11 @@ struct inodedump_error *idd_open_target(struct idd_target *target,
 struct inodedump_error *idd_open_target_without_types(struct idd_target *target,
 						      struct inodedump **out)
 {
-	struct inodedump *id = calloc(1, sizeof(*id));
+	struct inodedump *id = session_new(target);
 	struct inodedump_error *err;
 
-	if (!id) {
-		idd_target_close(target);
+	if (!id)
 		return idd_nomem();
-	}
-	id->target = target;
 	err = idd_error(INODEDUMP_ERR_VMLINUX,
 			"a memory image without its vmlinux has no types");
 	if (idd_error_is_nomem(err) ||

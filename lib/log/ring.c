@@ -9,6 +9,7 @@
  * neither loop nor read outside the arrays.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,13 +202,65 @@ static void vi_member(struct vi_reader *r, const struct idd_struct *s,
 				  .size = size, .kind = IDD_KIND_INT };
 }
 
+/* A member's size: fixed, 64-bit, or the kernel source's (kernel/printk.c). */
+enum vi_size { VI_UINT, VI_LONG, VI_SEQ, VI_TS, VI_TEXT_LEN, VI_CALLER };
+
+/*
+ * Each member the ring is read by: its struct (0 printk_ringbuffer, 1
+ * prb_desc, 2 printk_info), its path there, its size, and the OFFSET()
+ * keys whose sum places it (an outer member's first).
+ */
+static const struct vi_row {
+	unsigned in;
+	const char *path;
+	enum vi_size size;
+	size_t member; /* offsetof(struct ring_layout, ...) */
+	const char *keys[4];
+} vi_rows[] = {
+#define RB(path, m, size, ...)                                                 \
+	{ 0, path, size, offsetof(struct ring_layout, m), { __VA_ARGS__ } }
+#define DESC(path, m, size, ...)                                               \
+	{ 1, path, size, offsetof(struct ring_layout, m), { __VA_ARGS__ } }
+#define INFO(path, m, size, ...)                                               \
+	{ 2, path, size, offsetof(struct ring_layout, m), { __VA_ARGS__ } }
+	RB("desc_ring.count_bits", count_bits, VI_UINT,
+	   "printk_ringbuffer.desc_ring", "prb_desc_ring.count_bits"),
+	RB("desc_ring.descs", descs, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.descs"),
+	RB("desc_ring.infos", infos, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.infos"),
+	RB("desc_ring.head_id", head_id, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.head_id", "atomic_long_t.counter"),
+	RB("desc_ring.tail_id", tail_id, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.tail_id", "atomic_long_t.counter"),
+	RB("text_data_ring.size_bits", size_bits, VI_UINT,
+	   "printk_ringbuffer.text_data_ring", "prb_data_ring.size_bits"),
+	RB("text_data_ring.data", data, VI_LONG,
+	   "printk_ringbuffer.text_data_ring", "prb_data_ring.data"),
+	DESC("state_var", state_var, VI_LONG, "prb_desc.state_var",
+	     "atomic_long_t.counter"),
+	DESC("text_blk_lpos.begin", lpos_begin, VI_LONG,
+	     "prb_desc.text_blk_lpos", "prb_data_blk_lpos.begin"),
+	DESC("text_blk_lpos.next", lpos_next, VI_LONG, "prb_desc.text_blk_lpos",
+	     "prb_data_blk_lpos.next"),
+	INFO("seq", seq, VI_SEQ, "printk_info.seq"),
+	INFO("ts_nsec", ts_nsec, VI_TS, "printk_info.ts_nsec"),
+	INFO("text_len", text_len, VI_TEXT_LEN, "printk_info.text_len"),
+	INFO("caller_id", caller_id, VI_CALLER, "printk_info.caller_id"),
+#undef RB
+#undef DESC
+#undef INFO
+};
+
 static struct inodedump_error *
 load_ring_layout_vmcoreinfo(struct inodedump *id, struct ring_layout *l)
 {
+	static const char *const names[] = { "printk_ringbuffer", "prb_desc",
+					     "printk_info" };
 	const struct idd_printk_consts *k = idd_printk_consts(id->version);
+	struct idd_struct *in[] = { &l->rb, &l->desc, &l->info };
 	struct vi_reader r = { .t = id->target };
-	uint64_t along, ptr = 8;
-#define K(...) ((const char *const[]){ __VA_ARGS__, NULL })
+	uint64_t along;
 
 	if (!k)
 		return idd_error(INODEDUMP_ERR_TYPE,
@@ -215,58 +268,30 @@ load_ring_layout_vmcoreinfo(struct inodedump *id, struct ring_layout *l)
 				 "%s is older than the lockless printk ring "
 				 "(5.10), whose layout VMCOREINFO gives",
 				 id->release ? id->release : "?");
-	/* unsigned long: state_var, the ids, the lpos; the ring's ids are 64-bit */
+	/*
+	 * unsigned long (state_var, the ids, the lpos) and the pointers: the
+	 * ring of a 64-bit kernel, its blocks led by a 64-bit id.
+	 */
 	along = vi_num(&r, "SIZE(atomic_long_t)");
 	if (!r.err && along != 8)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "kernel log: VMCOREINFO's SIZE(atomic_long_t)"
 				 "=%" PRIu64 ": only 64-bit kernels' rings are "
 				 "read", along);
-	vi_struct(&r, "printk_ringbuffer", &l->rb);
-	vi_struct(&r, "prb_desc", &l->desc);
-	vi_struct(&r, "printk_info", &l->info);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.count_bits", 4,
-		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.count_bits"),
-		  &l->count_bits);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.descs", ptr,
-		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.descs"),
-		  &l->descs);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.infos", ptr,
-		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.infos"),
-		  &l->infos);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.head_id", along,
-		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.head_id",
-		    "atomic_long_t.counter"),
-		  &l->head_id);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "desc_ring.tail_id", along,
-		  K("printk_ringbuffer.desc_ring", "prb_desc_ring.tail_id",
-		    "atomic_long_t.counter"),
-		  &l->tail_id);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "text_data_ring.size_bits",
-		  4, K("printk_ringbuffer.text_data_ring",
-		       "prb_data_ring.size_bits"),
-		  &l->size_bits);
-	vi_member(&r, &l->rb, "printk_ringbuffer", "text_data_ring.data", ptr,
-		  K("printk_ringbuffer.text_data_ring", "prb_data_ring.data"),
-		  &l->data);
-	vi_member(&r, &l->desc, "prb_desc", "state_var", along,
-		  K("prb_desc.state_var", "atomic_long_t.counter"),
-		  &l->state_var);
-	vi_member(&r, &l->desc, "prb_desc", "text_blk_lpos.begin", along,
-		  K("prb_desc.text_blk_lpos", "prb_data_blk_lpos.begin"),
-		  &l->lpos_begin);
-	vi_member(&r, &l->desc, "prb_desc", "text_blk_lpos.next", along,
-		  K("prb_desc.text_blk_lpos", "prb_data_blk_lpos.next"),
-		  &l->lpos_next);
-	vi_member(&r, &l->info, "printk_info", "seq", k->seq_size,
-		  K("printk_info.seq"), &l->seq);
-	vi_member(&r, &l->info, "printk_info", "ts_nsec", k->ts_nsec_size,
-		  K("printk_info.ts_nsec"), &l->ts_nsec);
-	vi_member(&r, &l->info, "printk_info", "text_len", k->text_len_size,
-		  K("printk_info.text_len"), &l->text_len);
-	vi_member(&r, &l->info, "printk_info", "caller_id", k->caller_id_size,
-		  K("printk_info.caller_id"), &l->caller_id);
-#undef K
+	for (size_t i = 0; i < 3; i++)
+		vi_struct(&r, names[i], in[i]);
+	for (size_t i = 0; i < sizeof(vi_rows) / sizeof(vi_rows[0]); i++) {
+		const struct vi_row *v = &vi_rows[i];
+		const uint64_t size[] = { [VI_UINT] = 4, [VI_LONG] = along,
+					  [VI_SEQ] = k->seq_size,
+					  [VI_TS] = k->ts_nsec_size,
+					  [VI_TEXT_LEN] = k->text_len_size,
+					  [VI_CALLER] = k->caller_id_size };
+
+		vi_member(&r, in[v->in], names[v->in], v->path, size[v->size],
+			  v->keys,
+			  (struct idd_member *)((char *)l + v->member));
+	}
 	if (r.err)
 		return r.err;
 	/*

@@ -15,14 +15,8 @@
 #include "check.h"
 #include "decode/session.h"
 #include "log/log.h"
+#include "ring_image.h"
 
-#define PRB_SYM 0xffffffff82000000ull /* the variable prb: a pointer */
-#define RB_ADDR 0xffff888000100000ull /* struct printk_ringbuffer */
-#define DESCS 0xffff888000200000ull
-#define INFOS 0xffff888000300000ull
-#define DATA 0xffff888000400000ull
-#define COUNT_BITS 3 /* 8 descriptors */
-#define SIZE_BITS 10 /* 1 KiB of text */
 
 /*
  * The image's layout, as its VMCOREINFO says it: every offset moved from
@@ -71,23 +65,9 @@ static const char *const vmcoreinfo_lines[] = {
 	NULL,
 };
 
-static uint8_t prb[8], rb[4096], descs[4096], infos[4096], data[1 << SIZE_BITS];
-static size_t data_used;
-
-static void put(uint8_t *p, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void ring_reset(uint64_t tail, uint64_t head)
 {
-	memset(rb, 0, sizeof(rb));
-	memset(descs, 0, sizeof(descs));
-	memset(infos, 0, sizeof(infos));
-	memset(data, 0, sizeof(data));
-	data_used = 0;
-	put(prb, RB_ADDR, 8);
+	ring_clear();
 	put(rb + DESC_RING + COUNT, COUNT_BITS, 4);
 	put(rb + DESC_RING + DESCS_OFF, DESCS, 8);
 	put(rb + DESC_RING + INFOS_OFF, INFOS, 8);
@@ -129,13 +109,6 @@ static void ring_record(uint64_t id, unsigned state, const char *text,
  */
 static struct inodedump *session(const char *key, const char *replace)
 {
-	static const struct idd_memory_region regions[] = {
-		{ PRB_SYM, prb, sizeof(prb) },
-		{ RB_ADDR, rb, sizeof(rb) },
-		{ DESCS, descs, sizeof(descs) },
-		{ INFOS, infos, sizeof(infos) },
-		{ DATA, data, sizeof(data) },
-	};
 	char info[4096] = "";
 	size_t used = 0;
 	struct inodedump *id = NULL;
@@ -154,7 +127,8 @@ static struct inodedump *session(const char *key, const char *replace)
 		used += (size_t)snprintf(info + used, sizeof(info) - used,
 					 "%s\n", line);
 	}
-	err = idd_target_open_memory(regions, 5, info, &t);
+	err = idd_target_open_memory(ring_regions, N_RING_REGIONS, info,
+				     &t);
 	if (!err)
 		err = idd_open_target_without_types(t, &id);
 	if (err) {
