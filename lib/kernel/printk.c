@@ -34,7 +34,6 @@ static const struct idd_printk_consts rows[] = {
 		 * text_len 16, caller_id 20 in all).
 		 */
 		.since = V(5, 10, 0),
-		.source = "Linux 5.10+ kernel/printk/printk_ringbuffer.h",
 		.seq_size = 8,
 		.ts_nsec_size = 8,
 		.text_len_size = 2,

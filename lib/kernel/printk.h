@@ -14,7 +14,6 @@
  */
 struct idd_printk_consts {
 	uint32_t since;	     /* IDD_KVER of the first release it holds for */
-	const char *source;  /* where in the kernel's source, for messages */
 	/* struct printk_info: member sizes in bytes */
 	uint8_t seq_size, ts_nsec_size, text_len_size, caller_id_size;
 	/*

@@ -35,8 +35,6 @@ struct ring_layout {
 	struct idd_member caller_id2, comm;
 	int64_t committed, finalized, log_cont;
 	unsigned state_bits; /* desc_state's, at the top of state_var */
-	/* NULL: from the types; else the source of the constants used */
-	const char *from_vmcoreinfo;
 };
 
 static struct inodedump_error *need(const struct idd_member *m,
@@ -173,7 +171,6 @@ static void vi_member(struct vi_reader *r, const struct idd_struct *s,
 
 	for (; *keys; keys++) {
 		char key[96];
-
 		uint64_t v;
 
 		snprintf(key, sizeof(key), "OFFSET(%s)", *keys);
@@ -316,7 +313,6 @@ load_ring_layout_vmcoreinfo(struct inodedump *id, struct ring_layout *l)
 	l->committed = k->desc_committed;
 	l->finalized = k->desc_finalized;
 	l->log_cont = k->log_cont;
-	l->from_vmcoreinfo = k->source;
 	return NULL;
 }
 
