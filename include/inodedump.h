@@ -92,6 +92,16 @@ struct inodedump_open_opts {
 	bool ignore_build_id;
 	/* A directory laid out like / to look for vmlinux in (NULL: /). */
 	const char *debug_root;
+	/*
+	 * Open even when neither a vmlinux nor the dump's BTF gives the
+	 * kernel's types (a kernel built without CONFIG_DEBUG_INFO_BTF and
+	 * no debuginfo at hand): then only what needs no types works —
+	 * inodedump_read_log() with the ring's layout VMCOREINFO exports,
+	 * inodedump_fact() and inodedump_facts_print() — and every decode,
+	 * sweep and inodedump_what() returns the error the open would have
+	 * (INODEDUMP_FACT_NO_TYPES says why). false: such an open fails.
+	 */
+	bool types_optional;
 };
 
 /*
@@ -266,6 +276,9 @@ INODEDUMP_API struct inodedump_error *inodedump_prepare(struct inodedump *id);
  * sweep's slab walk read ("SLUB, struct slab, freelists hardened, ..."),
  * or why it cannot be read. */
 #define INODEDUMP_FACT_SLAB "slab"
+/* Why the session has no types (opened with types_optional), or NULL
+ * when it has them. */
+#define INODEDUMP_FACT_NO_TYPES "no_types"
 
 /*
  * One fact about the open dump by its key (INODEDUMP_FACT_*). Returns
@@ -554,9 +567,9 @@ inodedump_sweep(struct inodedump *id, const struct inodedump_sweep_opts *opts,
 struct inodedump_record {
 	uint64_t seq;
 	uint64_t ts_nsec;
-	uint8_t level;
-	uint8_t facility;
-	bool continuation;	/* LOG_CONT */
+	uint8_t level;		/* or INODEDUMP_LEVEL_UNKNOWN */
+	uint8_t facility;	/* or INODEDUMP_LEVEL_UNKNOWN */
+	bool continuation;	/* LOG_CONT (false when level is unknown) */
 	uint32_t caller_id;	/* task id, or CPU with bit 31 set, or
 				 * INODEDUMP_CALLER_UNKNOWN: the log did not say
 				 * (/dev/kmsg or a saved dmesg without
@@ -578,7 +591,11 @@ struct inodedump_log;
 
 /*
  * Read every finalized record of the printk ring buffer (the lockless
- * format of Linux 5.10 and later), oldest first. *out holds copies of the
+ * format of Linux 5.10 and later), oldest first. A session without types
+ * (types_optional) reads it with the offsets and sizes VMCOREINFO exports
+ * and the kernel source's constants for the rest (lib/kernel/printk.c);
+ * a VMCOREINFO that lacks one or whose values cannot be a ring is an
+ * error naming the line. *out holds copies of the
  * records: it may outlive the session; free it with inodedump_log_free().
  */
 INODEDUMP_API struct inodedump_error *
@@ -633,6 +650,12 @@ struct inodedump_report_fields {
 
 /* caller_id when the log names no caller (an impossible CPU number). */
 #define INODEDUMP_CALLER_UNKNOWN 0xffffffffu
+/*
+ * level and facility when the ring was read without the kernel's types
+ * and VMCOREINFO's offsets do not place them where the kernel's source
+ * does (inodedump_read_log()).
+ */
+#define INODEDUMP_LEVEL_UNKNOWN 0xffu
 
 struct inodedump_report {
 	enum inodedump_report_format format;

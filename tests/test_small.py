@@ -12,7 +12,9 @@ its guest ran (small.txt says which set, which dump, which recipe):
   -dbg vmlinux (the stock sets' truth), never inodedump's output. Every
   truth inode decodes to those values from the dump alone: types from the
   dump's BTF, symbols from its kallsyms. Where the kernel has no BTF
-  (small.txt: types=none), a decode exits 3 saying so.
+  (small.txt: types=none), a decode (addresses, the reports, the sweep)
+  exits 3 saying so, while --log and --info read what needs no types
+  (the log with the ring's layout VMCOREINFO gives) and say so.
 - lost.txt (dumps filtered at -d 31): the truth inodes whose own bytes
   drgn could not read from this very dump (makedumpfile dropped their
   page); each must end in an error naming the address, not a value.
@@ -76,9 +78,13 @@ def log_records(text):
     return out
 
 
-def check_log(c, name, d, dump, env):
+def check_log(c, name, d, dump, env, typeless):
     p = run(["--log", dump], env)
     c.eq(name + " --log exit", p.returncode, 0)
+    if typeless:
+        err = p.stderr.decode("utf-8", "replace")
+        c.ok(name + " no types: --log says it read VMCOREINFO's layout",
+             "VMCOREINFO" in err, err[:400])
     log = log_records(p.stdout.decode("utf-8", "replace"))
     c.ok(name + " --log has records", len(log) >= 100, f"{len(log)} lines")
     if not log:
@@ -115,14 +121,21 @@ def main():
         os.mkdir(empty)
         nodebug = ["--debug-root", empty]
 
+        typeless = desc.get("types") == "none"
         p = run(["--info", dump], env)
         c.eq(name + " --info exit", p.returncode, 0)
         info = p.stdout.decode("utf-8", "replace")
         c.ok(name + " --info names the architecture",
              re.search(r"\b" + re.escape(desc["arch"]) + r"\b", info) is not None,
              info[:400])
+        if typeless:
+            c.ok(name + " no types: --info says what it did not read",
+                 re.search(r"^excluded, by kind +\(not read: no kernel types",
+                           info, re.M) is not None and
+                 re.search(r"^types +none: .*no BTF", info, re.M) is not None,
+                 info[-800:])
 
-        check_log(c, name, d, dump, env)
+        check_log(c, name, d, dump, env, typeless)
 
         truth = read_truth(os.path.join(d, "truth.txt"))
         lost = set()
@@ -132,10 +145,17 @@ def main():
             lost = {t["role"] for t in read_truth(lost_txt)}
         addrs = [t["addr"] for t in truth]
         p = run([*nodebug, "--json", dump, *addrs], env)
-        if desc.get("types") == "none":
+        if typeless:
             err = p.stderr.decode("utf-8", "replace")
             c.eq(name + " no types: exit 3", p.returncode, 3)
             c.ok(name + " no types: says there is no BTF", "BTF" in err, err[:400])
+            for mode in ([], ["--sweep"]):
+                p = run([*nodebug, *mode, dump], env)
+                err = p.stderr.decode("utf-8", "replace")
+                what = " ".join(mode) or "the reports"
+                c.eq(f"{name} no types: {what} exit 3", p.returncode, 3)
+                c.ok(f"{name} no types: {what} says there is no BTF",
+                     "BTF" in err, err[:400])
             c.finish()
         try:
             doc = json.loads(p.stdout)

@@ -290,6 +290,12 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/*
+	 * --log and --info need no kernel types: a dump with neither vmlinux
+	 * nor BTF still has its log (VMCOREINFO gives the ring's layout) and
+	 * its facts. Every other mode needs them and fails at the open.
+	 */
+	opts.types_optional = (log || info) && !follow && !nwhat && !sweep;
 	err = inodedump_open(argv[optind], &opts, &id);
 	if (err) {
 		free(addrs);
@@ -300,6 +306,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "vmcore-inode: using %s (%s)\n",
 			inodedump_fact(id, INODEDUMP_FACT_VMLINUX),
 			inodedump_fact(id, INODEDUMP_FACT_VMLINUX_SOURCE));
+	else if (inodedump_fact(id, INODEDUMP_FACT_NO_TYPES))
+		fprintf(stderr, "vmcore-inode: no vmlinux and no BTF: %s "
+				"(symbols from %s)\n",
+			info ? "what needs the kernel's types is not read"
+			     : "the kernel log is read with the layout "
+			       "VMCOREINFO gives",
+			inodedump_fact(id, INODEDUMP_FACT_SYMBOLS));
 	else if (!opts.vmlinux)
 		fprintf(stderr, "vmcore-inode: no vmlinux: types from %s, "
 				"symbols from %s\n",

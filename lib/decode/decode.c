@@ -209,6 +209,8 @@ struct inodedump_error *inodedump_prepare(struct inodedump *id)
 		return idd_error(INODEDUMP_ERR_USAGE, "inodedump_prepare: NULL");
 	uint64_t task;
 
+	if ((err = idd_session_need_types(id)))
+		return err;
 	if ((err = idd_layout_ready(id)))
 		return err;
 	/* A kernel whose paths cannot be walked: each decode says so. */
@@ -239,6 +241,8 @@ struct inodedump_error *inodedump_decode(struct inodedump *id, uint64_t address,
 
 	if (!id || !out)
 		return idd_error(INODEDUMP_ERR_USAGE, "inodedump_decode: NULL");
+	if ((err = idd_session_need_types(id)))
+		return err;
 	/* ERR_PTR values are said by idd_decode(), before any read */
 	if (address >= (uint64_t)-4095)
 		return idd_decode(id, address, flags, NULL, out, NULL);

@@ -25,7 +25,7 @@
  * there. A member added to a struct must be named here too (the asserts
  * in session.c catch a member added after it).
  */
-#define inodedump_open_opts__last_field debug_root
+#define inodedump_open_opts__last_field types_optional
 #define inodedump_sweep_opts__last_field threads
 #define inodedump_reader_opts__last_field symbol
 

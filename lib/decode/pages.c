@@ -270,6 +270,10 @@ static struct page_layout *layout(struct inodedump *id)
 	l->nr_flags = l->pg_lru = l->pg_private = l->pg_swapcache = -1;
 	l->pg_swapbacked = l->pg_head = l->pg_reserved = l->pg_hwpoison = -1;
 	l->pg_slab = -1;
+	if (!id->types) { /* a session for the log and facts alone */
+		l->why_not = "no kernel types: struct page's layout is not known";
+		return l;
+	}
 	if (!find_struct(id->types, "page", NULL, &page)) {
 		l->why_not = "vmlinux has no struct page";
 		return l;

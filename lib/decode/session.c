@@ -293,11 +293,39 @@ static struct inodedump_error *find_vmlinux(struct inodedump *id,
 
 
 /*
+ * No types where the caller can do without (types_optional): the open's
+ * error kept for every use of the types (idd_session_need_types()), and
+ * why, short, for --info. Takes err.
+ */
+static struct inodedump_error *without_types(struct inodedump *id,
+					     struct inodedump_error *err,
+					     const char *why)
+{
+	id->no_types = err;
+	id->no_types_text = strdup(why);
+	id->types_source = idd_strdup_printf("none: %s", why);
+	return id->no_types_text && id->types_source ? NULL : idd_nomem();
+}
+
+struct inodedump_error *idd_session_need_types(const struct inodedump *id)
+{
+	if (id->types)
+		return NULL;
+	if (!id->no_types)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "this session has no kernel types");
+	return idd_error(inodedump_error_code(id->no_types), "%s",
+			 inodedump_error_message(id->no_types));
+}
+
+/*
  * No vmlinux: symbols from the dump's kallsyms, types from its BTF (both
- * kept in the per-kernel cache for the next run).
+ * kept in the per-kernel cache for the next run). types_optional: a dump
+ * without BTF, or whose BTF cannot be read, opens without types.
  */
 static struct inodedump_error *open_from_dump(struct inodedump *id,
-					      const char *tried)
+					      const char *tried,
+					      bool types_optional)
 {
 	const char *release = idd_target_vmcoreinfo(id->target, "OSRELEASE");
 	_cleanup_free_ char *cache =
@@ -322,33 +350,6 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 				      release, tried);
 	if ((err = idd_symbols_open_kallsyms(ks, &id->syms)))
 		return err;
-	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &btf_cached,
-				&at);
-	if (err)
-		return idd_error_wrap(err,
-				      "no vmlinux for release %s (tried %s), and "
-				      "the dump's BTF cannot be read: install "
-				      "the kernel's debuginfo (Debian: "
-				      "linux-image-%s-dbg) or give it with -k",
-				      release, tried, release);
-	if (!btf)
-		return idd_error(INODEDUMP_ERR_VMLINUX,
-				 "no vmlinux for release %s (tried %s), and the "
-				 "dump has no BTF (kallsyms has no __start_BTF: "
-				 "its kernel was built without "
-				 "CONFIG_DEBUG_INFO_BTF): install the kernel's "
-				 "debuginfo (Debian: linux-image-%s-dbg), give "
-				 "it with -k, or set DEBUGINFOD_URLS to a server "
-				 "that has it",
-				 release, tried, release);
-	id->types_source =
-		btf_cached ? idd_strdup_printf("the dump's BTF (%zu bytes, "
-					       "cached in %s)",
-					       idd_btf_size(btf), cache)
-			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
-					       "0x%llx%s)", idd_btf_size(btf),
-					       (unsigned long long)at,
-					       idd_btf_reading(btf));
 	kept = idd_symbols_kallsyms(id->syms);
 	whence = idd_kallsyms_whence(kept);
 	id->symbols_source = idd_strdup_printf(
@@ -358,10 +359,61 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 			  : idd_kallsyms_is_lazy(kept) ? ", read on demand" : "",
 		ks_cached ? cache : "", whence ? "; " : "", whence ? whence : "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
+	if (!id->symbols_source || !id->vmlinux_source)
+		return idd_nomem();
+	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &btf_cached,
+				&at);
+	if (err) {
+		_cleanup_free_ char *why =
+			types_optional
+				? idd_strdup_printf("the dump's BTF cannot be "
+						    "read (%s)",
+						    inodedump_error_message(err))
+				: NULL;
+
+		err = idd_error_wrap(err,
+				     "no vmlinux for release %s (tried %s), and "
+				     "the dump's BTF cannot be read: install "
+				     "the kernel's debuginfo (Debian: "
+				     "linux-image-%s-dbg) or give it with -k",
+				     release, tried, release);
+		if (!types_optional || idd_error_is_nomem(err))
+			return err;
+		if (!why) {
+			inodedump_error_free(err);
+			return idd_nomem();
+		}
+		return without_types(id, err, why);
+	}
+	if (!btf) {
+		err = idd_error(INODEDUMP_ERR_VMLINUX,
+				"no vmlinux for release %s (tried %s), and the "
+				"dump has no BTF (kallsyms has no __start_BTF: "
+				"its kernel was built without "
+				"CONFIG_DEBUG_INFO_BTF): install the kernel's "
+				"debuginfo (Debian: linux-image-%s-dbg), give "
+				"it with -k, or set DEBUGINFOD_URLS to a server "
+				"that has it",
+				release, tried, release);
+		if (!types_optional || idd_error_is_nomem(err))
+			return err;
+		return without_types(id, err,
+				     "no vmlinux, and the dump has no BTF "
+				     "(kallsyms has no __start_BTF: its kernel "
+				     "was built without CONFIG_DEBUG_INFO_BTF)");
+	}
+	id->types_source =
+		btf_cached ? idd_strdup_printf("the dump's BTF (%zu bytes, "
+					       "cached in %s)",
+					       idd_btf_size(btf), cache)
+			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
+					       "0x%llx%s)", idd_btf_size(btf),
+					       (unsigned long long)at,
+					       idd_btf_reading(btf));
 	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))
 		return err;
-	if (!id->types_source || !id->symbols_source || !id->vmlinux_source)
+	if (!id->types_source)
 		return idd_nomem();
 	return NULL;
 }
@@ -391,6 +443,18 @@ static struct inodedump_error *session_facts(struct inodedump *id)
 		       : idd_nomem();
 }
 
+/* An empty session over target, or NULL (out of memory: target closed). */
+static struct inodedump *session_new(struct idd_target *target)
+{
+	struct inodedump *id = calloc(1, sizeof(*id));
+
+	if (!id)
+		idd_target_close(target);
+	else
+		id->target = target;
+	return id;
+}
+
 /*
  * The one constructor: every entry point (a dump file, a memory image, a
  * caller's reader) opens its target, then comes here for the same steps.
@@ -400,14 +464,11 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 					 const struct idd_session_config *cfg,
 					 struct inodedump **out)
 {
-	struct inodedump *id = calloc(1, sizeof(*id));
+	struct inodedump *id = session_new(target);
 	struct inodedump_error *err;
 
-	if (!id) {
-		idd_target_close(target);
+	if (!id)
 		return idd_nomem();
-	}
-	id->target = target;
 	id->host_symbol = cfg->symbol;
 	id->host_arg = cfg->symbol_arg;
 	if (cfg->vmlinux) {
@@ -430,7 +491,8 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 				id->kaslr = 0;
 				idd_session_note_kaslr(id);
 			}
-			if ((err = open_from_dump(id, tried)) ||
+			if ((err = open_from_dump(id, tried,
+						  cfg->types_optional)) ||
 			    (err = session_facts(id)))
 				goto fail;
 			*out = id;
@@ -489,6 +551,31 @@ struct inodedump_error *idd_open_target(struct idd_target *target,
 	return idd_session_open(target, &cfg, out);
 }
 
+struct inodedump_error *idd_open_target_without_types(struct idd_target *target,
+						      struct inodedump **out)
+{
+	struct inodedump *id = session_new(target);
+	struct inodedump_error *err;
+
+	if (!id)
+		return idd_nomem();
+	err = idd_error(INODEDUMP_ERR_VMLINUX,
+			"a memory image without its vmlinux has no types");
+	if (idd_error_is_nomem(err) ||
+	    (err = without_types(id, err, "a memory image without vmlinux")) ||
+	    !(id->symbols_source = strdup("none")) ||
+	    !(id->vmlinux_source = strdup("none")))
+		err = err ? err : idd_nomem();
+	if (!err)
+		err = session_facts(id);
+	if (err) {
+		inodedump_close(id);
+		return err;
+	}
+	*out = id;
+	return NULL;
+}
+
 struct inodedump_error *inodedump_open(const char *vmcore,
 				       const struct inodedump_open_opts *opts,
 				       struct inodedump **out)
@@ -499,6 +586,7 @@ struct inodedump_error *inodedump_open(const char *vmcore,
 		.debug_root = OPTS_GET(opts, debug_root, NULL),
 		.dump_name = vmcore,
 		.ignore_build_id = OPTS_GET(opts, ignore_build_id, false),
+		.types_optional = OPTS_GET(opts, types_optional, false),
 	};
 	struct idd_target *target;
 	struct inodedump_error *err;
@@ -641,6 +729,8 @@ void inodedump_close(struct inodedump *id)
 	idd_free_sb_memo(&id->sb_memo);
 	idd_symbols_close(id->syms);
 	idd_types_close(id->types);
+	inodedump_error_free(id->no_types);
+	free(id->no_types_text);
 	idd_target_close(id->target);
 	idd_layout_free(id->layout);
 	idd_paths_layout_free(id->paths_layout);
@@ -722,6 +812,11 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return idd_target_writer(id->target);
 	if (!strcmp(name, INODEDUMP_FACT_EXCLUDED_PAGES))
 		return idd_pages_excluded(id, false);
+	if (!strcmp(name, INODEDUMP_FACT_NO_TYPES))
+		return id->no_types_text;
+	/* Each needs struct page or the slab allocator's structs. */
+	if (!id->types)
+		return NULL;
 	if (!strcmp(name, INODEDUMP_FACT_EXCLUDED_BY_KIND))
 		return idd_pages_excluded(id, true);
 	if (!strcmp(name, INODEDUMP_FACT_SLAB))

@@ -22,7 +22,14 @@ struct pagecache_layout;
 
 struct inodedump {
 	struct idd_target *target;
-	struct idd_types *types;
+	struct idd_types *types; /* NULL: none (no_types says why) */
+	/*
+	 * Opened with types_optional, and neither vmlinux nor the dump's BTF
+	 * gave types: the error the open would have returned, which every
+	 * use of the types returns instead (idd_session_need_types()).
+	 */
+	struct inodedump_error *no_types;
+	char *no_types_text; /* INODEDUMP_FACT_NO_TYPES */
 	struct idd_symbols *syms;
 	char *vmlinux;
 	char *vmlinux_source; /* "given with -k", "found by ..." */
@@ -73,6 +80,8 @@ struct idd_session_config {
 	bool live;		    /* /proc/kcore: check /proc/kallsyms too */
 	inodedump_symbol_fn symbol; /* the caller's symbols, or NULL */
 	void *symbol_arg;
+	/* no vmlinux and no BTF: open without types (only log and facts) */
+	bool types_optional;
 };
 
 /*
@@ -85,6 +94,12 @@ struct idd_session_config {
 struct inodedump_error *idd_open_target(struct idd_target *target,
 					const char *vmlinux,
 					struct inodedump **out);
+/*
+ * A session over a target already open without types or symbols: only
+ * its log (VMCOREINFO's layout) and facts are read; takes the target.
+ */
+struct inodedump_error *idd_open_target_without_types(struct idd_target *target,
+						      struct inodedump **out);
 struct inodedump_error *idd_session_open(struct idd_target *target,
 					 const struct idd_session_config *cfg,
 					 struct inodedump **out);
@@ -93,6 +108,12 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
  * kernel's release and the notes of what VMCOREINFO breaks, and the note
  * of a KASLR offset nothing gave.
  */
+/*
+ * NULL when the session has types; else the reason it has none, as the
+ * open would have said it (a new error each call, for the caller to free
+ * or return).
+ */
+struct inodedump_error *idd_session_need_types(const struct inodedump *id);
 void idd_session_note(struct inodedump *id, const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
 /* A note that begins with head was made (one note for many causes). */

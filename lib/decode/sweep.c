@@ -898,7 +898,8 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	struct walk_args w = { &st, &l, NULL, 0, 0, NULL };
 	struct inodedump_error *err;
 
-	if ((err = OPTS_VALID(opts, inodedump_sweep_opts)))
+	if ((err = OPTS_VALID(opts, inodedump_sweep_opts)) ||
+	    (err = idd_session_need_types(id)))
 		return err;
 	st.flags = OPTS_GET(opts, flags, 0);
 	st.types = OPTS_GET(opts, type_mask, 0);

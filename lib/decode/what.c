@@ -13,6 +13,8 @@ struct inodedump_error *inodedump_what(struct inodedump *id, uint64_t address,
 
 	if (!id || !out)
 		return idd_error(INODEDUMP_ERR_USAGE, "inodedump_what: NULL");
+	if ((err = idd_session_need_types(id)))
+		return err;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return idd_nomem();

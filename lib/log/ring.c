@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * The kernel log: the printk ring buffer read out of the dump (the
- * lockless format of Linux 5.10+).
+ * lockless format of Linux 5.10+), its layout from the kernel's types or,
+ * in a session without them, from VMCOREINFO.
  *
  * The ring is read in three bulk reads (descriptors, infos, text data) and
  * walked from tail_id to head_id, at most once around: a corrupt index can
  * neither loop nor read outside the arrays.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/bytes.h"
 #include "core/cleanup.h"
 #include "decode/session.h"
+#include "kernel/printk.h"
 #include "log/log.h"
 
 #define RING_CU "kernel/printk/printk_ringbuffer.c"
@@ -31,6 +34,7 @@ struct ring_layout {
 	/* CONFIG_PRINTK_EXECUTION_CTX (7.x): both or none are read */
 	struct idd_member caller_id2, comm;
 	int64_t committed, finalized, log_cont;
+	unsigned state_bits; /* desc_state's, at the top of state_var */
 };
 
 static struct inodedump_error *need(const struct idd_member *m,
@@ -95,6 +99,220 @@ static struct inodedump_error *load_ring_layout(struct inodedump *id,
 	if (!idd_types_enumerator(t, PRINTK_CU, "printk_info_flags", "LOG_CONT", &l->log_cont) &&
 	    !idd_types_enumerator(t, RING_CU, "printk_info_flags", "LOG_CONT", &l->log_cont))
 		l->log_cont = 0; /* continuation flags then read as unset */
+	l->state_bits = 2;
+	return NULL;
+}
+
+/*
+ * ---- the layout from VMCOREINFO, for a session without types ----
+ *
+ * log_buf_vmcoreinfo_setup() (kernel/printk/printk.c, 5.10+) exports the
+ * ring's struct sizes and member offsets; the members' sizes, desc_state's
+ * values, LOG_CONT and the facility/level byte come from the kernel's
+ * source (kernel/printk.c's table). A line missing is said by its key;
+ * values that cannot be the ring (a member outside its struct, a struct
+ * larger than any kernel's) are refused before anything is read.
+ */
+
+#define VI_MAX_STRUCT 4096 /* printk_ringbuffer is 80..88 bytes, the others less */
+
+struct vi_reader {
+	struct idd_target *t;
+	struct inodedump_error *err; /* the first problem */
+};
+
+/* Decimal VMCOREINFO value of key, 0 when it is absent or no number. */
+static uint64_t vi_num(struct vi_reader *r, const char *key)
+{
+	const char *v = idd_target_vmcoreinfo(r->t, key);
+	char *end;
+	uint64_t n;
+
+	if (r->err)
+		return 0;
+	if (!v) {
+		r->err = idd_error(INODEDUMP_ERR_TYPE,
+				   "kernel log: no vmlinux and no BTF, and "
+				   "VMCOREINFO has no %s: the ring's layout "
+				   "is not known", key);
+		return 0;
+	}
+	n = strtoull(v, &end, 10);
+	if (end == v || *end || *v == '-' || *v == '+')
+		r->err = idd_error(INODEDUMP_ERR_DUMP,
+				   "kernel log: VMCOREINFO's %s=%s is no "
+				   "number", key, v);
+	return n;
+}
+
+static void vi_struct(struct vi_reader *r, const char *name,
+		      struct idd_struct *s)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "SIZE(%s)", name);
+	s->size = vi_num(r, key);
+	if (!r->err && (s->size == 0 || s->size > VI_MAX_STRUCT))
+		r->err = idd_error(INODEDUMP_ERR_DUMP,
+				   "kernel log: VMCOREINFO's %s=%" PRIu64
+				   " is no size of struct %s", key, s->size,
+				   name);
+}
+
+/*
+ * Member m of size bytes at the sum of the OFFSET() keys (a NULL-ended
+ * list: an outer member, then the inner), inside s (struct sname).
+ */
+static void vi_member(struct vi_reader *r, const struct idd_struct *s,
+		      const char *sname, const char *path, uint64_t size,
+		      const char *const *keys, struct idd_member *m)
+{
+	uint64_t off = 0;
+
+	for (; *keys; keys++) {
+		char key[96];
+		uint64_t v;
+
+		snprintf(key, sizeof(key), "OFFSET(%s)", *keys);
+		v = vi_num(r, key);
+		if (r->err)
+			return;
+		if (v >= VI_MAX_STRUCT) {
+			r->err = idd_error(INODEDUMP_ERR_DUMP,
+					   "kernel log: VMCOREINFO's %s=%" PRIu64
+					   " is beyond any struct of the ring",
+					   key, v);
+			return;
+		}
+		off += v;
+	}
+	if (off + size > s->size) {
+		r->err = idd_error(INODEDUMP_ERR_DUMP,
+				   "kernel log: VMCOREINFO puts %s.%s (%" PRIu64
+				   " bytes) at offset %" PRIu64 ", outside "
+				   "SIZE(%s)=%" PRIu64 ": not the ring of a "
+				   "kernel", sname, path, size, off, sname,
+				   s->size);
+		return;
+	}
+	*m = (struct idd_member){ .present = true, .offset = off,
+				  .size = size, .kind = IDD_KIND_INT };
+}
+
+/* A member's size: fixed, 64-bit, or the kernel source's (kernel/printk.c). */
+enum vi_size { VI_UINT, VI_LONG, VI_SEQ, VI_TS, VI_TEXT_LEN, VI_CALLER };
+
+/*
+ * Each member the ring is read by: its struct (0 printk_ringbuffer, 1
+ * prb_desc, 2 printk_info), its path there, its size, and the OFFSET()
+ * keys whose sum places it (an outer member's first).
+ */
+static const struct vi_row {
+	unsigned in;
+	const char *path;
+	enum vi_size size;
+	size_t member; /* offsetof(struct ring_layout, ...) */
+	const char *keys[4];
+} vi_rows[] = {
+#define RB(path, m, size, ...)                                                 \
+	{ 0, path, size, offsetof(struct ring_layout, m), { __VA_ARGS__ } }
+#define DESC(path, m, size, ...)                                               \
+	{ 1, path, size, offsetof(struct ring_layout, m), { __VA_ARGS__ } }
+#define INFO(path, m, size, ...)                                               \
+	{ 2, path, size, offsetof(struct ring_layout, m), { __VA_ARGS__ } }
+	RB("desc_ring.count_bits", count_bits, VI_UINT,
+	   "printk_ringbuffer.desc_ring", "prb_desc_ring.count_bits"),
+	RB("desc_ring.descs", descs, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.descs"),
+	RB("desc_ring.infos", infos, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.infos"),
+	RB("desc_ring.head_id", head_id, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.head_id", "atomic_long_t.counter"),
+	RB("desc_ring.tail_id", tail_id, VI_LONG, "printk_ringbuffer.desc_ring",
+	   "prb_desc_ring.tail_id", "atomic_long_t.counter"),
+	RB("text_data_ring.size_bits", size_bits, VI_UINT,
+	   "printk_ringbuffer.text_data_ring", "prb_data_ring.size_bits"),
+	RB("text_data_ring.data", data, VI_LONG,
+	   "printk_ringbuffer.text_data_ring", "prb_data_ring.data"),
+	DESC("state_var", state_var, VI_LONG, "prb_desc.state_var",
+	     "atomic_long_t.counter"),
+	DESC("text_blk_lpos.begin", lpos_begin, VI_LONG,
+	     "prb_desc.text_blk_lpos", "prb_data_blk_lpos.begin"),
+	DESC("text_blk_lpos.next", lpos_next, VI_LONG, "prb_desc.text_blk_lpos",
+	     "prb_data_blk_lpos.next"),
+	INFO("seq", seq, VI_SEQ, "printk_info.seq"),
+	INFO("ts_nsec", ts_nsec, VI_TS, "printk_info.ts_nsec"),
+	INFO("text_len", text_len, VI_TEXT_LEN, "printk_info.text_len"),
+	INFO("caller_id", caller_id, VI_CALLER, "printk_info.caller_id"),
+#undef RB
+#undef DESC
+#undef INFO
+};
+
+static struct inodedump_error *
+load_ring_layout_vmcoreinfo(struct inodedump *id, struct ring_layout *l)
+{
+	static const char *const names[] = { "printk_ringbuffer", "prb_desc",
+					     "printk_info" };
+	const struct idd_printk_consts *k = idd_printk_consts(id->version);
+	struct idd_struct *in[] = { &l->rb, &l->desc, &l->info };
+	struct vi_reader r = { .t = id->target };
+	uint64_t along;
+
+	if (!k)
+		return idd_error(INODEDUMP_ERR_TYPE,
+				 "kernel log: no vmlinux and no BTF, and Linux "
+				 "%s is older than the lockless printk ring "
+				 "(5.10), whose layout VMCOREINFO gives",
+				 id->release ? id->release : "?");
+	/*
+	 * unsigned long (state_var, the ids, the lpos) and the pointers: the
+	 * ring of a 64-bit kernel, its blocks led by a 64-bit id.
+	 */
+	along = vi_num(&r, "SIZE(atomic_long_t)");
+	if (!r.err && along != 8)
+		return idd_error(INODEDUMP_ERR_DUMP,
+				 "kernel log: VMCOREINFO's SIZE(atomic_long_t)"
+				 "=%" PRIu64 ": only 64-bit kernels' rings are "
+				 "read", along);
+	for (size_t i = 0; i < 3; i++)
+		vi_struct(&r, names[i], in[i]);
+	for (size_t i = 0; i < sizeof(vi_rows) / sizeof(vi_rows[0]); i++) {
+		const struct vi_row *v = &vi_rows[i];
+		const uint64_t size[] = { [VI_UINT] = 4, [VI_LONG] = along,
+					  [VI_SEQ] = k->seq_size,
+					  [VI_TS] = k->ts_nsec_size,
+					  [VI_TEXT_LEN] = k->text_len_size,
+					  [VI_CALLER] = k->caller_id_size };
+
+		vi_member(&r, in[v->in], names[v->in], v->path, size[v->size],
+			  v->keys,
+			  (struct idd_member *)((char *)l + v->member));
+	}
+	if (r.err)
+		return r.err;
+	/*
+	 * facility and flags:5/level:3 between text_len and caller_id, where
+	 * the source puts them: only when VMCOREINFO's offsets agree with it
+	 * are they read, else the records say they are unknown.
+	 */
+	if (l->caller_id.offset == l->text_len.offset + k->caller_id_gap) {
+		l->facility = (struct idd_member){
+			.present = true, .size = 1, .kind = IDD_KIND_INT,
+			.offset = l->text_len.offset + k->facility_from_text_len
+		};
+		l->flags = l->level = l->facility;
+		l->flags.offset = l->level.offset =
+			l->text_len.offset + k->flags_from_text_len;
+		l->flags.bit_offset = k->flags_shift;
+		l->flags.bit_size = k->flags_bits;
+		l->level.bit_offset = k->level_shift;
+		l->level.bit_size = k->level_bits;
+	}
+	l->state_bits = k->state_bits;
+	l->committed = k->desc_committed;
+	l->finalized = k->desc_finalized;
+	l->log_cont = k->log_cont;
 	return NULL;
 }
 
@@ -171,7 +389,7 @@ static void log_freep(struct inodedump_log **log)
  */
 static unsigned desc_flags_shift(const struct ring_layout *l)
 {
-	return 8 * (unsigned)l->state_var.size - 2;
+	return 8 * (unsigned)l->state_var.size - l->state_bits;
 }
 
 /*
@@ -223,10 +441,15 @@ static struct inodedump_error *add_record(struct ring *r,
 	rec->text_len = text_len;
 	rec->seq = idd_member_uval(&l->seq, info);
 	rec->ts_nsec = idd_member_uval(&l->ts_nsec, info);
-	rec->level = (uint8_t)idd_member_uval(&l->level, info);
-	rec->facility = (uint8_t)idd_member_uval(&l->facility, info);
-	rec->continuation = l->log_cont &&
-			    (idd_member_uval(&l->flags, info) & (uint64_t)l->log_cont);
+	if (l->level.present) {
+		rec->level = (uint8_t)idd_member_uval(&l->level, info);
+		rec->facility = (uint8_t)idd_member_uval(&l->facility, info);
+		rec->continuation =
+			l->log_cont && (idd_member_uval(&l->flags, info) &
+					(uint64_t)l->log_cont);
+	} else { /* VMCOREINFO's offsets disagree with the source's */
+		rec->level = rec->facility = INODEDUMP_LEVEL_UNKNOWN;
+	}
 	rec->caller_id = (uint32_t)idd_member_uval(&l->caller_id, info);
 	if (l->comm.present) {
 		size_t n = l->comm.size < sizeof(rec->comm)
@@ -295,12 +518,13 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 	bool reached = false;
 
 	if (!(v && (prb_sym = strtoull(v, NULL, 16))) &&
-	    !idd_symbols_address(id->syms, "prb", &prb_sym))
+	    !(id->syms && idd_symbols_address(id->syms, "prb", &prb_sym)))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "no symbol prb in VMCOREINFO or vmlinux: only "
 				 "the lockless printk ring of Linux 5.10 and "
 				 "later is read");
-	if ((err = load_ring_layout(id, &r.l)) ||
+	if ((err = (id->types ? load_ring_layout(id, &r.l)
+			      : load_ring_layout_vmcoreinfo(id, &r.l))) ||
 	    (err = idd_target_read_u64(id->target, prb_sym, &rb_addr)) ||
 	    (err = read_ring(id, &r, rb_addr)))
 		return err;

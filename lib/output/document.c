@@ -389,11 +389,32 @@ void inodedump_facts_print(struct inodedump *id, FILE *out)
 		{ INODEDUMP_FACT_SYMBOLS, "symbols", NULL },
 		{ INODEDUMP_FACT_SLAB, "slab allocator", "this kernel's types" },
 	};
+	/* What of the kernel's types a fact needs, said when there are none. */
+	static const struct {
+		const char *fact, *needs;
+	} needs[] = {
+		{ INODEDUMP_FACT_EXCLUDED_BY_KIND,
+		  "what each page was needs struct page's layout" },
+		{ INODEDUMP_FACT_SLAB,
+		  "the allocator's structs (kmem_cache, slab) are needed" },
+	};
+	const char *no_types = inodedump_fact(id, INODEDUMP_FACT_NO_TYPES);
 
 	for (size_t i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
 		const char *v = inodedump_fact(id, facts[i].fact);
 
+		const char *lacking = NULL;
+
 		fprintf(out, "%-18s ", facts[i].label);
+		for (size_t j = 0; !v && no_types &&
+				   j < sizeof(needs) / sizeof(needs[0]); j++)
+			if (!strcmp(facts[i].fact, needs[j].fact))
+				lacking = needs[j].needs;
+		if (lacking) { /* not unknown: not read */
+			fprintf(out, "(not read: no kernel types; %s)\n",
+				lacking);
+			continue;
+		}
 		if (v)
 			idd_text_escape(out, v); /* the dump's header */
 		else if (!strcmp(facts[i].fact, INODEDUMP_FACT_VMLINUX) ||

@@ -49,6 +49,16 @@ struct inodedump_error *idd_types_open_btf(struct idd_btf *btf,
 	return NULL;
 }
 
+/*
+ * A session may have no types (opened without vmlinux or BTF for its log
+ * and facts): every lookup then finds nothing, and the session's entry
+ * points say why before any is made (idd_session_need_types()).
+ */
+static struct inodedump_error *no_types(void)
+{
+	return idd_error(INODEDUMP_ERR_TYPE, "no kernel types in this session");
+}
+
 void idd_types_close(struct idd_types *types)
 {
 	if (!types)
@@ -59,30 +69,30 @@ void idd_types_close(struct idd_types *types)
 
 struct idd_btf *idd_types_btf(struct idd_types *types)
 {
-	return types->btf;
+	return types ? types->btf : NULL;
 }
 
 struct Elf *idd_types_elf(struct idd_types *types)
 {
-	return types->dwarf ? idd_dwarf_elf(types->dwarf) : NULL;
+	return types && types->dwarf ? idd_dwarf_elf(types->dwarf) : NULL;
 }
 
 int idd_types_fd(struct idd_types *types)
 {
-	return types->dwarf ? idd_dwarf_fd(types->dwarf) : -1;
+	return types && types->dwarf ? idd_dwarf_fd(types->dwarf) : -1;
 }
 
 void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		      uint64_t code_addr)
 {
-	if (types->ops->anchor)
+	if (types && types->ops->anchor)
 		types->ops->anchor(types->src, cu_hint, code_addr);
 }
 
 bool idd_types_function(struct idd_types *types, const char *cu_hint,
 			const char *name)
 {
-	return types->ops->function &&
+	return types && types->ops->function &&
 	       types->ops->function(types->src, cu_hint, name);
 }
 
@@ -90,6 +100,8 @@ struct inodedump_error *idd_types_struct(struct idd_types *types,
 					 const char *name,
 					 struct idd_struct *out)
 {
+	if (!types)
+		return no_types();
 	return types->ops->find_struct(types->src, name, NULL, out);
 }
 
@@ -98,6 +110,8 @@ struct inodedump_error *idd_types_struct_in(struct idd_types *types,
 					    const char *cu_hint,
 					    struct idd_struct *out)
 {
+	if (!types)
+		return no_types();
 	return types->ops->find_struct(types->src, name, cu_hint, out);
 }
 
@@ -106,6 +120,8 @@ struct inodedump_error *idd_types_struct_only_in(struct idd_types *types,
 						 const char *cu_hint,
 						 struct idd_struct *out)
 {
+	if (!types)
+		return no_types();
 	if (!types->ops->find_struct_in_unit)
 		return types->ops->find_struct(types->src, name, cu_hint, out);
 	return types->ops->find_struct_in_unit(types->src, name, cu_hint, out);
@@ -115,19 +131,23 @@ bool idd_types_enumerator(struct idd_types *types, const char *cu_hint,
 			  const char *enum_hint, const char *name,
 			  int64_t *value)
 {
-	return types->ops->enumerator(types->src, cu_hint, enum_hint, name,
+	return types && types->ops->enumerator(types->src, cu_hint, enum_hint, name,
 				      value);
 }
 
 bool idd_types_enum(struct idd_types *types, const char *cu_hint,
 		    const char *enum_name, idd_enumerator_fn fn, void *arg)
 {
-	return types->ops->enum_values(types->src, cu_hint, enum_name, fn, arg);
+	return types && types->ops->enum_values(types->src, cu_hint, enum_name, fn, arg);
 }
 
 void idd_types_member(struct idd_types *types, const struct idd_struct *s,
 		      const char *path, struct idd_member *out)
 {
+	if (!types) {
+		*out = (struct idd_member){ 0 };
+		return;
+	}
 	types->ops->member(types->src, s, path, out);
 }
 
@@ -135,6 +155,8 @@ struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,
 						 const struct idd_member *m,
 						 struct idd_struct *out)
 {
+	if (!types)
+		return no_types();
 	return types->ops->pointee(types->src, m, out);
 }
 

@@ -15,6 +15,7 @@
 #include "check.h"
 #include "decode/session.h"
 #include "log/log.h"
+#include "ring_image.h"
 
 
 
@@ -127,13 +128,6 @@ static int64_t enumerator(const char *name)
 
 /* ---- the image ---- */
 
-#define PRB_SYM 0xffffffff82000000ull /* the variable prb: a pointer */
-#define RB_ADDR 0xffff888000100000ull /* struct printk_ringbuffer */
-#define DESCS 0xffff888000200000ull
-#define INFOS 0xffff888000300000ull
-#define DATA 0xffff888000400000ull
-#define COUNT_BITS 3 /* 8 descriptors */
-#define SIZE_BITS 10 /* 1 KiB of text */
 
 static struct {
 	uint64_t rb_size, desc_size, info_size;
@@ -143,23 +137,9 @@ static struct {
 	int64_t committed, finalized, reserved;
 } L;
 
-static uint8_t prb[8], rb[4096], descs[4096], infos[4096], data[1 << SIZE_BITS];
-static size_t data_used;
-
-static void put(uint8_t *p, uint64_t v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void ring_reset(uint64_t tail, uint64_t head, unsigned count_bits)
 {
-	memset(rb, 0, sizeof(rb));
-	memset(descs, 0, sizeof(descs));
-	memset(infos, 0, sizeof(infos));
-	memset(data, 0, sizeof(data));
-	data_used = 0;
-	put(prb, RB_ADDR, 8);
+	ring_clear();
 	put(rb + L.count_bits, count_bits, 4);
 	put(rb + L.descs, DESCS, 8);
 	put(rb + L.infos, INFOS, 8);
@@ -193,20 +173,14 @@ static struct inodedump *session(void)
 {
 	static const char info[] = "OSRELEASE=6.12.118\n"
 				   "SYMBOL(prb)=ffffffff82000000\n";
-	static const struct idd_memory_region regions[] = {
-		{ PRB_SYM, prb, sizeof(prb) },
-		{ RB_ADDR, rb, sizeof(rb) },
-		{ DESCS, descs, sizeof(descs) },
-		{ INFOS, infos, sizeof(infos) },
-		{ DATA, data, sizeof(data) },
-	};
 	static struct inodedump *id;
 	struct idd_target *t;
 	struct inodedump_error *err;
 
 	if (id)
 		return id;
-	err = idd_target_open_memory(regions, 5, info, &t);
+	err = idd_target_open_memory(ring_regions, N_RING_REGIONS, info,
+				     &t);
 	if (!err)
 		err = idd_open_target(t, getenv("IDD_TEST_VMLINUX"), &id);
 	if (err) {
