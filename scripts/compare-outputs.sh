@@ -6,6 +6,8 @@
 #   scripts/compare-outputs.sh run  BINARY OUTDIR    # record one build
 #   scripts/compare-outputs.sh diff OUTDIR1 OUTDIR2  # compare two records
 #
+# The dumps: tests/vmcores/committed, tests/vmcores/small/* (no vmlinux:
+# an empty --debug-root instead of -k) and every set of tests/vmcores/out.
 # Per dump: every truth address in text and JSON (one run each, and one
 # run with all of them plus --holders), the report mode in text and JSON,
 # --log, --info, --sweep in text and --jsonl; and the same addresses with
@@ -31,7 +33,8 @@ run)
 		echo "$?" >"$out/$name.rc"
 		set -e
 	}
-	for setdir in tests/vmcores/committed tests/vmcores/out/*; do
+	empty=$(mktemp -d)   # the --debug-root of a dump committed without vmlinux
+	for setdir in tests/vmcores/committed tests/vmcores/small/* tests/vmcores/out/*; do
 		[ -d "$setdir" ] || continue
 		set=$(basename "$setdir")
 		[ -f "$setdir/truth.txt" ] || continue
@@ -40,14 +43,18 @@ run)
 		for dump in "$setdir"/*.vmcore "$setdir"/*.flat; do
 			[ -f "$dump" ] || continue
 			d=$set-$(basename "$dump")
-			k=(-k "$setdir/vmlinux" "$dump")
+			# the small dumps (tests/vmcores/small) have no vmlinux: the
+			# dump's own types, nothing found on this machine
+			kv=(-k "$setdir/vmlinux")
+			[ -f "$setdir/vmlinux" ] || kv=(--debug-root "$empty")
+			k=("${kv[@]}" "$dump")
 			one "$d.reports" "${k[@]}"
 			one "$d.reports.json" "${k[@]}" --json
 			one "$d.all.json" "${k[@]}" --json --holders "${addrs[@]}"
-			one "$d.log" -k "$setdir/vmlinux" --log "$dump"
-			one "$d.info" -k "$setdir/vmlinux" --info "$dump"
-			one "$d.sweep" -k "$setdir/vmlinux" --sweep "$dump"
-			one "$d.sweep.jsonl" -k "$setdir/vmlinux" --sweep --jsonl \
+			one "$d.log" "${kv[@]}" --log "$dump"
+			one "$d.info" "${kv[@]}" --info "$dump"
+			one "$d.sweep" "${kv[@]}" --sweep "$dump"
+			one "$d.sweep.jsonl" "${kv[@]}" --sweep --jsonl \
 				"$dump"
 			cache=${TMPDIR:-/tmp}/inodedump-compare-cache
 			rm -rf "$cache"
@@ -62,6 +69,7 @@ run)
 			done
 		done
 	done
+	rmdir "$empty"
 	echo "compare-outputs: $(ls "$out" | wc -l) files in $out"
 	;;
 diff)

@@ -103,6 +103,19 @@ prune_debs() {
 	[ "$n" -eq 0 ] || log "removed $n -dbg packages ($((bytes / 1000000)) MB) from $CACHE/debs"
 }
 
+# prune_trees: each kernel tree built here cut to what a module's build
+# against it needs (fx_prune_tree), once every set is built.
+prune_trees() {
+	local d before
+	before=$(du -sm "$CACHE" 2>/dev/null | cut -f1)
+	for d in "$CACHE"/kbuild-*/linux-source-6.12; do [ -d "$d" ] && fx_prune_tree "$d" x86; done
+	for d in "$CACHE"/dv73-kbuild-*/linux "$CACHE"/nobtf-kbuild-*/linux; do
+		[ -d "$d" ] && fx_prune_tree "$d" x86
+	done
+	for d in "$CACHE"/a64k-kbuild-*/linux; do [ -d "$d" ] && fx_prune_tree "$d" arm64; done
+	log "kernel trees pruned: the cache went from $before MB to $(du -sm "$CACHE" 2>/dev/null | cut -f1) MB"
+}
+
 # key / inputs: each set's key, nothing built, downloaded or updated
 key_mode() {
 	local what=$1 s rc=0
@@ -164,7 +177,8 @@ main() {
 		( renice -n 5 "$BASHPID" > /dev/null; kernels_lane ) > /dev/null 2> "$CACHE/.prefetch-kernel.log" &
 		for s in $ALL_SETS; do fx_build "$s"; done
 		wait
-		prune_debs ;;
+		prune_debs
+		prune_trees ;;
 	*)
 		for s in "$@"; do
 			case " $ALL_SETS " in

@@ -223,17 +223,15 @@ fx_info() {
 	} > "$OUT/info.txt"
 }
 
-# fx_sparse DIR: every dump in DIR made sparse in place (fallocate
+# fx_sparse DIR: every dump under DIR made sparse in place (fallocate
 # --dig-holes: the bytes read are the same, the zero blocks take no disk).
 # A guest's ELF dump is mostly zero pages: a 512 MiB guest's 540 MB ELF
 # keeps 95 MB of disk. Where the filesystem cannot, the files stay as they
 # are.
 fx_sparse() {
-	local f
-	for f in "$1"/*.vmcore "$1"/*.flat "$1"/*.elf "$1"/*.img; do
-		[ -f "$f" ] && [ ! -L "$f" ] || continue
-		fallocate --dig-holes "$f" 2>/dev/null || true
-	done
+	find "$1" -type f \( -name '*.vmcore' -o -name '*.flat' -o -name '*.elf' \
+		-o -name '*.img' -o -name '*.raw' \) \
+		-exec fallocate --dig-holes {} \; 2>/dev/null || true
 }
 
 fx_finish() {   # .complete last, out/SET linked, the set's lock released
