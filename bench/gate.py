@@ -75,7 +75,7 @@ CASES = [
     ("committed-btf-reports-warm",
      ["--debug-root", "{E}", "c/d17-zlib.vmcore"], "warm", 3),
     ("committed-btf-sweep-warm",
-     ["--debug-root", "{E}", "--sweep", "--threads", "2",
+     ["--debug-root", "{E}", "--sweep", "--threads", "1",
       "c/d17-zlib.vmcore"], "warm", 1),
     ("committed-btf-what-warm",
      ["--debug-root", "{E}", "--what", SYMLINK_SHORT, "c/d17-zlib.vmcore"],
@@ -96,7 +96,7 @@ for _dir, _dump, _role in SMALL:
         (f"small-{_short}-inode-warm",
          ["--debug-root", "{E}", f"s/{_dir}/{_dump}", "@" + _role], "warm", 0),
         (f"small-{_short}-sweep-warm",
-         ["--debug-root", "{E}", "--sweep", "--threads", "2",
+         ["--debug-root", "{E}", "--sweep", "--threads", "1",
           f"s/{_dir}/{_dump}"], "warm", 0),
     ]
 
