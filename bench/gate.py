@@ -387,7 +387,8 @@ def main():
               + ", ".join(failed) + " (a growth on purpose: "
               "bench/gate.py --record --reason TEXT, commit the baseline)")
         return 1
-    print(f"ok: gate: {len(cases)} cases within {GROW:.2f}x of the baseline")
+    print(f"ok: gate: {len(cases)} case{'s' if len(cases) > 1 else ''} "
+          f"within {GROW:.2f}x of the baseline")
     return 0
 
 
