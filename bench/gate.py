@@ -49,12 +49,15 @@ BUILD_OPTIONS = {"buildtype": "debugoptimized", "b_sanitize": "none",
                  "b_coverage": "false"}
 
 COMMITTED = "tests/vmcores/committed"
-SYMLINK_SHORT = "ff32e18500b4cf10"   # committed truth.txt: /tmp/fx/symlink_short
+# committed truth.txt: /tmp/fx/symlink_short
+SYMLINK_SHORT = "ff32e18500b4cf10"
 # The small real dumps of tests/vmcores/small/ (read without vmlinux): the
-# directory, its dump, the truth.txt role of the inode decoded. A dump
-# added there is measured once it is added here (and --record'ed).
+# directory, its dump, the truth.txt role of the inode decoded, the exit
+# status of that decode and of the sweep. Each row is three cases (the
+# inode cold and warm, the sweep): a dump added there is measured once it
+# is added here and --record'ed.
 SMALL = [
-    ("x86_64-510-d31", "d31-zlib.vmcore", "symlink_short"),
+    ("x86_64-510-d31", "d31-zlib.vmcore", "symlink_short", 0, 0),
 ]
 
 # name, arguments (after the binary; {E}: an empty --debug-root, {T}: the
@@ -88,16 +91,14 @@ CASES = [
     ("committed-triage-cold",
      ["--triage", "--settle", "0", "--debug-root", "{E}", "{T}"], "cold", 4),
 ]
-for _dir, _dump, _role in SMALL:
-    _short = _dir
+for _dir, _dump, _role, _inode_rc, _sweep_rc in SMALL:
+    _inode = ["--debug-root", "{E}", f"s/{_dir}/{_dump}", f"@{_dir}:{_role}"]
     CASES += [
-        (f"small-{_short}-inode-cold",
-         ["--debug-root", "{E}", f"s/{_dir}/{_dump}", "@" + _role], "cold", 0),
-        (f"small-{_short}-inode-warm",
-         ["--debug-root", "{E}", f"s/{_dir}/{_dump}", "@" + _role], "warm", 0),
-        (f"small-{_short}-sweep-warm",
+        (f"small-{_dir}-inode-cold", _inode, "cold", _inode_rc),
+        (f"small-{_dir}-inode-warm", _inode, "warm", _inode_rc),
+        (f"small-{_dir}-sweep-warm",
          ["--debug-root", "{E}", "--sweep", "--threads", "1",
-          f"s/{_dir}/{_dump}"], "warm", 0),
+          f"s/{_dir}/{_dump}"], "warm", _sweep_rc),
     ]
 
 
@@ -117,7 +118,8 @@ def truth_address(small_dir, role):
         for line in f:
             if f" role={role} " in line + " ":
                 return re.search(r"\baddr=([0-9a-f]+)", line)[1]
-    die(f"no inode with role={role} in tests/vmcores/small/{small_dir}/truth.txt")
+    die(f"no inode with role={role} in "
+        f"tests/vmcores/small/{small_dir}/truth.txt")
 
 
 # ------------------------------------------------------------------ binary
@@ -188,13 +190,12 @@ def sanitized(binary):
 
 # ------------------------------------------------------------------ measure
 
-def case_argv(args, work):
+def case_argv(args):
     out = []
     for a in args:
         a = a.replace("{E}", "empty").replace("{T}", "crash")
-        if a.startswith("@"):
-            d = next(s[0] for s in SMALL if s[2] == a[1:])
-            a = truth_address(d, a[1:])
+        if a.startswith("@"):       # @DIR:ROLE: that inode's address
+            a = truth_address(*a[1:].split(":"))
         out.append(a)
     return out
 
@@ -214,7 +215,7 @@ def measure(binary, case, valgrind):
                "HOME": os.path.join(work, "home"),
                "XDG_CACHE_HOME": os.path.join(work, "cache"),
                "INODEDUMP_READ_THREADS": "1"}
-        argv = [binary] + case_argv(args, work)
+        argv = [binary] + case_argv(args)
 
         def crash_dir():
             d = os.path.join(work, "crash")
@@ -271,7 +272,8 @@ def write_baseline(path, counts, binary, valgrind, reason):
     build, compiler = build_description(binary)
     vg = run([valgrind, "--version"]).strip()
     try:
-        commit = run(["git", "-C", ROOT, "log", "-1", "--format=%h %s"]).strip()
+        commit = run(["git", "-C", ROOT, "log", "-1",
+                      "--format=%h %s"]).strip()
     except (subprocess.CalledProcessError, OSError):
         commit = "?"
     now = datetime.datetime.now(datetime.timezone.utc)
