@@ -12,8 +12,8 @@ packages=(
   # our own dump reader's decompressors; static archives of these and of
   # libdw's dependencies for the command (meson.build)
   zlib1g-dev libdeflate-dev liblzo2-dev libzstd-dev liblzma-dev libbz2-dev
-  # tests and truth
-  python3 python3-drgn
+  # tests and truth; the speed gate's instruction counts (bench/gate.py)
+  python3 python3-drgn valgrind
   # fixture recipe: kernel build, guest, dumps
   linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils
   qemu-system-x86 busybox-static makedumpfile e2fsprogs kmod zstd
