@@ -33,7 +33,10 @@ run)
 		echo "$?" >"$out/$name.rc"
 		set -e
 	}
-	empty=$(mktemp -d)   # the --debug-root of a dump committed without vmlinux
+	# the --debug-root of a dump committed without vmlinux: one fixed
+	# folder, so that two records name the same path
+	empty=${TMPDIR:-/tmp}/inodedump-compare-empty
+	rm -rf "$empty"; mkdir -p "$empty"
 	for setdir in tests/vmcores/committed tests/vmcores/small/* tests/vmcores/out/*; do
 		[ -d "$setdir" ] || continue
 		set=$(basename "$setdir")
