@@ -278,19 +278,40 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/*
+ * Whether the unit at cu is suffix's, asked once a kernel: reading a late
+ * unit's DIE makes libdw read every unit before it (each one's
+ * abbreviations), which a run answered from the index need not do.
+ */
+static bool unit_named(struct idd_dwarf *types, Dwarf_Off cu,
+		       const char *suffix)
+{
+	struct idd_dwx *x = names(types);
+	Dwarf_Die cudie;
+	const char *name;
+	int64_t unused;
+	bool found;
+
+	if (x && idd_dwx_recall(x, IDD_DWX_UNIT_NAMED, cu, suffix, &found,
+				&unused))
+		return found;
+	found = unit_die(types, cu, &cudie) &&
+		(name = dwarf_diename(&cudie)) && ends_with(name, suffix);
+	if (x)
+		idd_dwx_remember(x, IDD_DWX_UNIT_NAMED, cu, suffix, found, 0);
+	return found;
+}
+
 static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 {
 	struct idd_dwarf *types = src;
 	Dwarf_Off cu;
-	Dwarf_Die cudie;
-	const char *name;
 
 	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
 	    !code_addr ||
 	    !idd_dwu_aranges(types->dw_elf ? types->dw_elf : types->elf,
 			     code_addr, &cu) ||
-	    !unit_die(types, cu, &cudie) || !(name = dwarf_diename(&cudie)) ||
-	    !ends_with(name, suffix))
+	    !unit_named(types, cu, suffix))
 		return;
 	types->hints[types->nhints].suffix = strdup(suffix);
 	if (types->hints[types->nhints].suffix)

@@ -106,7 +106,7 @@ static const char *check_file(struct idd_dwx *x, const char *data,
 	for (size_t i = 0; i < x->nmemo; i++)
 		if (x->memo[i].name >= x->pool_size ||
 		    !x->memo[i].question ||
-		    x->memo[i].question > IDD_DWX_UNIT_FUNCTION ||
+		    x->memo[i].question >= IDD_DWX_QUESTIONS ||
 		    x->memo[i].found > 1)
 			return "an answer is outside its strings";
 	return NULL;

@@ -78,6 +78,8 @@ enum idd_dwx_question {
 	IDD_DWX_UNIT_ENUM,	 /* value: the enum type's DIE offset */
 	IDD_DWX_UNIT_ENUMERATOR, /* value: the enumerator's value */
 	IDD_DWX_UNIT_FUNCTION,	 /* value: unused */
+	IDD_DWX_UNIT_NAMED,	 /* whether the unit's name ends so */
+	IDD_DWX_QUESTIONS	 /* (how many, plus one) */
 };
 
 struct idd_dwx;
