@@ -9,8 +9,8 @@
  * this kernel lacks costs no walk of every unit after the first run.
  * Compressed DWARF is read from its copy inflated in the cache
  * (dwarf_inflate.c). Structs reachable through a member's pointer type
- * are taken from that type directly. A type source (source.h): the front door,
- * types.c, hands it a session's lookups when vmlinux is given.
+ * are taken from that type directly. A type source (source.h): the front
+ * door, types.c, hands it a session's lookups when vmlinux is given.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -72,7 +72,7 @@ struct idd_dwarf {
 	size_t nunits;
 	int fd;
 	Elf *elf;	/* vmlinux: its symbols, its build-id */
-	Elf *dw_elf;	/* the inflated copy the DWARF is read from, if any */
+	Elf *dw_elf;	/* the inflated copy its DWARF is read from, if any */
 	int dw_fd;
 	Dwarf *dwarf;
 	char *path;
@@ -114,7 +114,7 @@ static void cache_note(struct idd_dwarf *types, char *note)
 	free(note);
 }
 
-/* The index of the units' names, built or read at the first lookup. */
+/* The index of answers by name, read (or begun) at the first lookup. */
 static struct idd_dwx *names(struct idd_dwarf *types)
 {
 	char *note;
@@ -198,7 +198,6 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 static void dwarf_close(void *src)
 {
 	struct idd_dwarf *types = src;
-
 	char *note;
 
 	if (!types)
@@ -394,14 +393,15 @@ static bool struct_in_unit(struct idd_dwarf *types, const char *name,
 		return false; /* no such unit */
 	} else if (idd_dwx_recall(x, IDD_DWX_UNIT_STRUCT, cu, name, &found,
 				  &at)) {
-		found = found && dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
+		found = found &&
+			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
 			fill_struct(&die, out);
 	} else {
 		if (!unit_die(types, cu, &cudie))
 			return false;
 		found = search_cu(&cudie, name, out);
-		idd_dwx_remember(x, IDD_DWX_UNIT_STRUCT, cu, name, found,
-				 found ? (int64_t)dwarf_dieoffset(&out->die) : 0);
+		at = found ? (int64_t)dwarf_dieoffset(&out->die) : 0;
+		idd_dwx_remember(x, IDD_DWX_UNIT_STRUCT, cu, name, found, at);
 	}
 	if (found)
 		cache_put(types, name, out);
@@ -472,7 +472,8 @@ static bool dwarf_enum(void *src, const char *cu_hint,
 	Dwarf_Die die, e;
 	int64_t at;
 
-	if (!ask_unit(types, cu_hint, IDD_DWX_UNIT_ENUM, enum_name, idd_dwu_enum,
+	if (!ask_unit(types, cu_hint, IDD_DWX_UNIT_ENUM, enum_name,
+		      idd_dwu_enum,
 		      &at) ||
 	    !dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) ||
 	    dwarf_child(&die, &e) != 0)
@@ -516,7 +517,8 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 	}
 	x = names(types);
 	if (x && idd_dwx_recall(x, IDD_DWX_ANY_STRUCT, 0, name, &found, &at)) {
-		found = found && dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
+		found = found &&
+			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
 			fill_struct(&die, out);
 	} else {
 		/* Found or not, never walked for again on this kernel. */

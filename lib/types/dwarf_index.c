@@ -129,6 +129,7 @@ static bool store(struct idd_dwx *x)
 		{ x->extra, x->extra_size },
 	};
 	size_t n = sizeof(parts) / sizeof(parts[0]), size = 0;
+	struct idd_cache_part whole[2];
 	_cleanup_free_ char *body = NULL;
 
 	memcpy(h.magic, DWX_MAGIC, sizeof(h.magic));
@@ -147,10 +148,9 @@ static bool store(struct idd_dwx *x)
 		size += parts[i].size;
 	}
 	h.checksum = idd_dwarf_hash(0, body, size);
-	return idd_cache_store(x->dir, DWX_FILE,
-			       (const struct idd_cache_part[]){ { &h, sizeof(h) },
-								 { body, size } },
-			       2);
+	whole[0] = (struct idd_cache_part){ &h, sizeof(h) };
+	whole[1] = (struct idd_cache_part){ body, size };
+	return idd_cache_store(x->dir, DWX_FILE, whole, 2);
 }
 
 static char *store_note(const struct idd_dwx *x)

@@ -28,7 +28,7 @@
  * has the same DIE offsets.
  */
 struct idd_dwarf_id {
-	char *build_id;		/* hex, malloc'd; NULL: nothing is cached */
+	char *build_id;		/* hex, malloc'd; NULL: none, no cache */
 	uint64_t fingerprint;
 	bool compressed;	/* a section the inflated copy keeps is */
 	uint64_t inflated_size; /* of the sections the copy keeps */
@@ -71,9 +71,10 @@ uint64_t idd_dwarf_hash(uint64_t seed, const void *data, size_t size);
 /* dwarf_index.c */
 /* What a session asked of the DWARF by name, remembered: idd_dwx_recall(). */
 enum idd_dwx_question {
-	IDD_DWX_UNIT = 1,	 /* the unit a suffix names (cu 0); value: its
-				    header's offset */
-	IDD_DWX_ANY_STRUCT,	 /* in any unit (cu 0); value: the DIE's offset */
+	/* cu 0; value: the unit's header offset */
+	IDD_DWX_UNIT = 1,	 /* the first unit whose name ends so */
+	/* cu 0; value: the DIE's offset */
+	IDD_DWX_ANY_STRUCT,	 /* a complete struct in any unit */
 	IDD_DWX_UNIT_STRUCT,	 /* value: the DIE's offset */
 	IDD_DWX_UNIT_ENUM,	 /* value: the enum type's DIE offset */
 	IDD_DWX_UNIT_ENUMERATOR, /* value: the enumerator's value */
