@@ -103,12 +103,15 @@ static bool mkdirs(char *path)
 int idd_cache_create(const char *dir, const char *name, char *tmp,
 		     size_t tmp_size)
 {
+	/* Two sessions of one process may write at once: a name each. */
+	static unsigned serial;
+	unsigned n = __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
 	char dirbuf[4096];
 
 	if (!dir || snprintf(dirbuf, sizeof(dirbuf), "%s", dir) >=
 			    (int)sizeof(dirbuf) ||
-	    snprintf(tmp, tmp_size, "%s/%s.%ld.tmp", dir, name,
-		     (long)getpid()) >= (int)tmp_size) {
+	    snprintf(tmp, tmp_size, "%s/%s.%ld.%u.tmp", dir, name,
+		     (long)getpid(), n) >= (int)tmp_size) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}

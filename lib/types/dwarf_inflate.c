@@ -116,11 +116,11 @@ void idd_dwarf_id_of(Elf *elf, struct idd_dwarf_id *out)
 		size = inflated_size(scn, &shdr);
 		h = idd_dwarf_hash(h, name, strlen(name) + 1);
 		h = idd_dwarf_hash(h, &size, sizeof(size));
-		if (!kept(name))
-			continue;
-		out->inflated_size += size;
+		/* libdw inflates every one it knows, kept or not. */
 		if (shdr.sh_flags & SHF_COMPRESSED)
 			out->compressed = true;
+		if (kept(name))
+			out->inflated_size += size;
 	}
 	out->fingerprint =
 		idd_dwarf_hash(h, out->build_id, strlen(out->build_id));

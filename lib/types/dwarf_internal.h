@@ -30,7 +30,7 @@
 struct idd_dwarf_id {
 	char *build_id;		/* hex, malloc'd; NULL: none, no cache */
 	uint64_t fingerprint;
-	bool compressed;	/* a section the inflated copy keeps is */
+	bool compressed;	/* a .debug_* section is (SHF_COMPRESSED) */
 	uint64_t inflated_size; /* of the sections the copy keeps */
 };
 
