@@ -5,8 +5,11 @@
  * $XDG_CACHE_HOME/inodedump/kernel/BUILD-ID/ (default ~/.cache), so the
  * next run on any dump of that kernel maps a file instead of inflating
  * thousands of dump pages. Keyed by the dump's VMCOREINFO BUILD-ID only:
- * a dump without one is never cached. Files are written whole to a
- * temporary name and renamed; a reader checks each one as untrusted input.
+ * a dump without one is never cached. A vmlinux's own (its DWARF index,
+ * its inflated DWARF: dwarf_index.c, dwarf_inflate.c) are keyed by its
+ * build-id. Files are written whole to a temporary name and renamed,
+ * private to their user (directories 0700, files 0600); a reader checks
+ * each one as untrusted input.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,30 +91,59 @@ static bool mkdirs(char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
 			*p = '/';
 			return false;
 		}
 		*p = '/';
 	}
-	return mkdir(path, 0755) == 0 || errno == EEXIST;
+	return mkdir(path, 0700) == 0 || errno == EEXIST;
+}
+
+int idd_cache_create(const char *dir, const char *name, char *tmp,
+		     size_t tmp_size)
+{
+	/* Two sessions of one process may write at once: a name each. */
+	static unsigned serial;
+	unsigned n = __atomic_fetch_add(&serial, 1, __ATOMIC_RELAXED);
+	char dirbuf[4096];
+
+	if (!dir || snprintf(dirbuf, sizeof(dirbuf), "%s", dir) >=
+			    (int)sizeof(dirbuf) ||
+	    snprintf(tmp, tmp_size, "%s/%s.%ld.%u.tmp", dir, name,
+		     (long)getpid(), n) >= (int)tmp_size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!mkdirs(dirbuf))
+		return -1;
+	return open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		    0600);
+}
+
+bool idd_cache_commit(const char *dir, const char *name, const char *tmp)
+{
+	char path[4096];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+		    (int)sizeof(path) ||
+	    rename(tmp, path) != 0) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+		return false;
+	}
+	return true;
 }
 
 bool idd_cache_store(const char *dir, const char *name,
 		     const struct idd_cache_part *parts, size_t nparts)
 {
-	char path[4096], tmp[4096 + 32], dirbuf[4096];
-	int fd;
+	char tmp[4096 + 64];
+	int fd = idd_cache_create(dir, name, tmp, sizeof(tmp));
 	bool ok = true;
 
-	if (!dir || snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-			    (int)sizeof(path) ||
-	    snprintf(dirbuf, sizeof(dirbuf), "%s", dir) >= (int)sizeof(dirbuf) ||
-	    !mkdirs(dirbuf))
-		return false;
-	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-		  0644);
 	if (fd < 0)
 		return false;
 	for (size_t i = 0; ok && i < nparts; i++) {
@@ -132,9 +164,12 @@ bool idd_cache_store(const char *dir, const char *name,
 	}
 	if (close(fd) != 0)
 		ok = false;
-	if (ok && rename(tmp, path) != 0)
-		ok = false;
-	if (!ok)
+	if (!ok) {
+		int e = errno;
+
 		unlink(tmp);
-	return ok;
+		errno = e;
+		return false;
+	}
+	return idd_cache_commit(dir, name, tmp);
 }

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Types: the layout of the few structs inodedump needs, found lazily in
- * vmlinux DWARF with libdw. No index of the whole file is ever built: a
- * struct is looked for CU by CU and the search stops at the first complete
- * definition; structs reachable through a member's pointer type are taken
- * from that type directly. A type source (source.h): the front door,
- * types.c, hands it a session's lookups when vmlinux is given.
+ * vmlinux DWARF with libdw: a struct is looked for unit by unit and the
+ * search stops at the first complete definition. Each answer by name (a
+ * unit, a struct anywhere or in one unit, an enum, an enumerator, a
+ * function), found or not, is kept in the index (dwarf_index.c, in the
+ * per-kernel cache), so it is looked for once per kernel: a struct or enum
+ * this kernel lacks costs no walk of every unit after the first run.
+ * Compressed DWARF is read from its copy inflated in the cache
+ * (dwarf_inflate.c). Structs reachable through a member's pointer type
+ * are taken from that type directly. A type source (source.h): the front
+ * door, types.c, hands it a session's lookups when vmlinux is given.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -13,6 +18,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,6 +26,7 @@
 
 #include "core/cleanup.h"
 #include "target/target.h"
+#include "types/dwarf_internal.h"
 #include "types/source.h"
 #include "types/types.h"
 
@@ -59,12 +66,21 @@ struct member_table {
 struct idd_dwarf {
 	struct member_table tables[MEMBER_TABLES];
 	size_t ntables;
-	struct cu_hint hints[8];
+	struct cu_hint hints[8];  /* units placed by dwarf_anchor() */
 	size_t nhints;
+	struct cu_hint units[16]; /* units found by name */
+	size_t nunits;
 	int fd;
-	Elf *elf;
+	Elf *elf;	/* vmlinux: its symbols, its build-id */
+	Elf *dw_elf;	/* the inflated copy its DWARF is read from, if any */
+	int dw_fd;
 	Dwarf *dwarf;
 	char *path;
+	struct idd_dwarf_id id;
+	char *cache_dir;   /* the build-id's cache directory; NULL: none */
+	struct idd_dwx *index;
+	bool index_tried;
+	bool noted;	   /* a note on the cache was printed */
 	struct cached_struct cache[CACHE_MAX];
 	size_t ncache;
 	/* Where the last successful search ended: the next starts there. */
@@ -88,6 +104,57 @@ static void types_closep(struct idd_dwarf **types)
 	dwarf_close(*types);
 }
 
+/* What the cache could not do, said once a session on stderr. */
+static void cache_note(struct idd_dwarf *types, char *note)
+{
+	if (note && !types->noted) {
+		fprintf(stderr, "vmcore-inode: %s\n", note);
+		types->noted = true;
+	}
+	free(note);
+}
+
+/* The index of answers by name, read (or begun) at the first lookup. */
+static struct idd_dwx *names(struct idd_dwarf *types)
+{
+	char *note;
+
+	if (!types->index_tried) {
+		types->index_tried = true;
+		types->index = idd_dwx_open(&types->id, types->cache_dir,
+					    &note);
+		cache_note(types, note);
+	}
+	return types->index;
+}
+
+/* libdw on the inflated copy when there is one, else on vmlinux. */
+static Dwarf *begin_dwarf(struct idd_dwarf *types)
+{
+	char *note;
+	Dwarf *dw;
+
+	idd_dwarf_id_of(types->elf, &types->id);
+	types->cache_dir = idd_cache_dir(types->id.build_id);
+	types->dw_elf = idd_dwarf_inflated(types->elf, types->fd, &types->id,
+					   types->cache_dir, &types->dw_fd,
+					   &note);
+	cache_note(types, note);
+	if (types->dw_elf) {
+		dw = dwarf_begin_elf(types->dw_elf, DWARF_C_READ, NULL);
+		if (dw)
+			return dw;
+		cache_note(types, idd_strdup_printf(
+			"the inflated DWARF in %s was not used (%s)",
+			types->cache_dir, dwarf_errmsg(-1)));
+		elf_end(types->dw_elf);
+		close(types->dw_fd);
+		types->dw_elf = NULL;
+		types->dw_fd = -1;
+	}
+	return dwarf_begin_elf(types->elf, DWARF_C_READ, NULL);
+}
+
 struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 				       struct idd_dwarf **out)
 {
@@ -99,6 +166,7 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 		return idd_nomem();
 	elf_version(EV_CURRENT);
 	types->fd = -1;
+	types->dw_fd = -1;
 	types->path = strdup(vmlinux);
 	if (!types->path)
 		return idd_nomem();
@@ -116,7 +184,7 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 				 "vmlinux %s is not an ELF file%s%s", vmlinux,
 				 e ? ": " : "", e ? elf_errmsg(e) : "");
 	}
-	types->dwarf = dwarf_begin_elf(types->elf, DWARF_C_READ, NULL);
+	types->dwarf = begin_dwarf(types);
 	if (!types->dwarf)
 		return idd_error(INODEDUMP_ERR_VMLINUX,
 				 "vmlinux %s has no DWARF debug information "
@@ -130,22 +198,33 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 static void dwarf_close(void *src)
 {
 	struct idd_dwarf *types = src;
+	char *note;
 
 	if (!types)
 		return;
+	idd_dwx_close(types->index, &note);
+	cache_note(types, note);
 	for (size_t i = 0; i < types->ncache; i++)
 		free(types->cache[i].name);
 	for (size_t i = 0; i < types->ntables; i++)
 		free(types->tables[i].m);
 	for (size_t i = 0; i < types->nhints; i++)
 		free(types->hints[i].suffix);
+	for (size_t i = 0; i < types->nunits; i++)
+		free(types->units[i].suffix);
 	if (types->dwarf)
 		dwarf_end(types->dwarf);
+	if (types->dw_elf)
+		elf_end(types->dw_elf);
+	if (types->dw_fd >= 0)
+		close(types->dw_fd);
 	if (types->elf)
 		elf_end(types->elf);
 	if (types->fd >= 0)
 		close(types->fd);
 	free(types->path);
+	free(types->cache_dir);
+	idd_dwarf_id_free(&types->id);
 	free(types);
 }
 
@@ -154,11 +233,9 @@ static bool is_aggregate_tag(int tag)
 	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
 }
 
-static bool is_complete(Dwarf_Die *die)
+static bool unit_die(struct idd_dwarf *types, Dwarf_Off off, Dwarf_Die *out)
 {
-	Dwarf_Attribute attr;
-
-	return !dwarf_attr(die, DW_AT_declaration, &attr) && dwarf_haschildren(die);
+	return idd_dwu_unit_die(types->dwarf, off, out);
 }
 
 static bool fill_struct(Dwarf_Die *die, struct idd_struct *out)
@@ -172,23 +249,13 @@ static bool fill_struct(Dwarf_Die *die, struct idd_struct *out)
 	return true;
 }
 
-/* Search the top level of one CU for a complete struct/union "name". */
-static bool search_cu(Dwarf_Die *cudie, const char *name, struct idd_struct *out)
+/* The first complete struct/union "name" of one unit, filled. */
+static bool search_cu(Dwarf_Die *cudie, const char *name,
+		      struct idd_struct *out)
 {
 	Dwarf_Die die;
 
-	if (dwarf_child(cudie, &die) != 0)
-		return false;
-	do {
-		const char *n;
-
-		if (!is_aggregate_tag(dwarf_tag(&die)))
-			continue;
-		n = dwarf_diename(&die);
-		if (n && !strcmp(n, name) && is_complete(&die))
-			return fill_struct(&die, out);
-	} while (dwarf_siblingof(&die, &die) == 0);
-	return false;
+	return idd_dwu_struct(cudie, name, &die) && fill_struct(&die, out);
 }
 
 static void cache_put(struct idd_dwarf *types, const char *name,
@@ -203,36 +270,6 @@ static void cache_put(struct idd_dwarf *types, const char *name,
 	types->ncache++;
 }
 
-/*
- * Walk the CUs starting at start, wrapping around once, so that a run of
- * lookups for related structs tends to stay in the CU that had the last one.
- */
-static bool search_all(struct idd_dwarf *types, const char *name,
-		       struct idd_struct *out)
-{
-	Dwarf_Off start = types->resume_cu;
-
-	for (int pass = 0; pass < 2; pass++) {
-		Dwarf_Off off = pass ? 0 : start, next;
-		size_t hsize;
-
-		while (dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
-				    NULL) == 0) {
-			Dwarf_Die cudie;
-
-			if (pass && off >= start)
-				break;
-			if (dwarf_offdie(types->dwarf, off + hsize, &cudie) &&
-			    search_cu(&cudie, name, out)) {
-				types->resume_cu = off;
-				return true;
-			}
-			off = next;
-		}
-	}
-	return false;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -240,139 +277,90 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
-static bool unit_die(struct idd_dwarf *types, Dwarf_Off off, Dwarf_Die *out)
-{
-	Dwarf_Off next;
-	size_t hsize;
-
-	return dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
-			    NULL) == 0 &&
-	       dwarf_offdie(types->dwarf, off + hsize, out) != NULL;
-}
-
 /*
- * The unit covering a code address, from .debug_aranges read directly:
- * one pass over a small section instead of touching every unit header of
- * .debug_info (libdw's own arange table maps far more).
+ * Whether the unit at cu is suffix's, asked once a kernel: reading a late
+ * unit's DIE makes libdw read every unit before it (each one's
+ * abbreviations), which a run answered from the index need not do.
  */
-static bool aranges_unit(struct idd_dwarf *types, uint64_t addr, Dwarf_Off *cu)
+static bool unit_named(struct idd_dwarf *types, Dwarf_Off cu,
+		       const char *suffix)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	Elf_Data *data = NULL;
+	struct idd_dwx *x = names(types);
+	Dwarf_Die cudie;
+	const char *name;
+	int64_t unused;
+	bool found;
 
-	if (elf_getshdrstrndx(types->elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(types->elf, scn))) {
-		GElf_Shdr shdr;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &shdr) ||
-		    !(name = elf_strptr(types->elf, shstrndx, shdr.sh_name)) ||
-		    strcmp(name, ".debug_aranges"))
-			continue;
-		if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			return false;
-		data = elf_getdata(scn, NULL);
-		break;
-	}
-	if (!data || !data->d_buf)
-		return false;
-	const uint8_t *p = data->d_buf, *end = p + data->d_size;
-
-	while (p + 12 <= end) {
-		const uint8_t *set = p, *set_end;
-		uint64_t len, info;
-		bool dwarf64 = false;
-		unsigned asize, tuple;
-
-		memcpy(&len, p, 4);
-		len &= 0xffffffffu;
-		p += 4;
-		if (len == 0xffffffffu) {
-			if (p + 8 > end)
-				return false;
-			memcpy(&len, p, 8);
-			p += 8;
-			dwarf64 = true;
-		}
-		set_end = p + len;
-		if (len > (uint64_t)(end - p) || len < 8)
-			return false;
-		p += 2; /* version */
-		info = 0;
-		memcpy(&info, p, dwarf64 ? 8 : 4);
-		p += dwarf64 ? 8 : 4;
-		asize = *p++;
-		p++; /* segment selector size */
-		if (asize != 8)
-			return false;
-		tuple = 2 * asize;
-		/* Tuples start aligned to their size from the set's start. */
-		p = set + (((size_t)(p - set) + tuple - 1) / tuple) * tuple;
-		for (; p + tuple <= set_end; p += tuple) {
-			uint64_t start, length;
-
-			memcpy(&start, p, 8);
-			memcpy(&length, p + 8, 8);
-			if (!start && !length)
-				break;
-			if (addr >= start && addr - start < length) {
-				*cu = info;
-				return true;
-			}
-		}
-		p = set_end;
-	}
-	return false;
+	if (x && idd_dwx_recall(x, IDD_DWX_UNIT_NAMED, cu, suffix, &found,
+				&unused))
+		return found;
+	found = unit_die(types, cu, &cudie) &&
+		(name = dwarf_diename(&cudie)) && ends_with(name, suffix);
+	if (x)
+		idd_dwx_remember(x, IDD_DWX_UNIT_NAMED, cu, suffix, found, 0);
+	return found;
 }
 
 static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 {
 	struct idd_dwarf *types = src;
 	Dwarf_Off cu;
-	Dwarf_Die cudie;
-	const char *name;
 
 	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
-	    !code_addr || !aranges_unit(types, code_addr, &cu) ||
-	    !unit_die(types, cu, &cudie) || !(name = dwarf_diename(&cudie)) ||
-	    !ends_with(name, suffix))
+	    !code_addr ||
+	    !idd_dwu_aranges(types->dw_elf ? types->dw_elf : types->elf,
+			     code_addr, &cu) ||
+	    !unit_named(types, cu, suffix))
 		return;
 	types->hints[types->nhints].suffix = strdup(suffix);
 	if (types->hints[types->nhints].suffix)
 		types->hints[types->nhints++].cu = cu;
 }
 
-/* The CU whose name ends with suffix ("kernel/printk/printk_ringbuffer.c"). */
+/*
+ * The unit whose name ends with suffix ("kernel/printk/printk_ringbuffer.c"),
+ * its header's offset: where dwarf_anchor() placed it, else the first unit
+ * of that name.
+ */
+static bool find_unit(struct idd_dwarf *types, const char *suffix,
+		      Dwarf_Off *cu)
+{
+	struct idd_dwx *x = names(types);
+	int64_t at;
+	bool found;
+
+	for (size_t i = 0; i < types->nhints; i++)
+		if (!strcmp(types->hints[i].suffix, suffix)) {
+			*cu = types->hints[i].cu;
+			return true;
+		}
+	for (size_t i = 0; i < types->nunits; i++)
+		if (!strcmp(types->units[i].suffix, suffix)) {
+			*cu = types->units[i].cu;
+			return true;
+		}
+	if (x && idd_dwx_recall(x, IDD_DWX_UNIT, 0, suffix, &found, &at)) {
+		*cu = (Dwarf_Off)at;
+	} else {
+		found = idd_dwu_walk_unit(types->dwarf, suffix, cu);
+		if (x)
+			idd_dwx_remember(x, IDD_DWX_UNIT, 0, suffix, found,
+					 found ? (int64_t)*cu : 0);
+	}
+	if (!found)
+		return false;
+	if (types->nunits < sizeof(types->units) / sizeof(types->units[0]) &&
+	    (types->units[types->nunits].suffix = strdup(suffix)))
+		types->units[types->nunits++].cu = *cu;
+	return true;
+}
+
 static bool find_cu(struct idd_dwarf *types, const char *suffix,
 		    Dwarf_Die *out)
 {
-	size_t slen = strlen(suffix);
-	Dwarf_Off off = 0, next;
-	size_t hsize;
+	Dwarf_Off cu;
 
-	for (size_t i = 0; i < types->nhints; i++)
-		if (!strcmp(types->hints[i].suffix, suffix))
-			return unit_die(types, types->hints[i].cu, out);
-
-	while (dwarf_nextcu(types->dwarf, off, &next, &hsize, NULL, NULL,
-			    NULL) == 0) {
-		Dwarf_Die cudie;
-		const char *name;
-
-		if (dwarf_offdie(types->dwarf, off + hsize, &cudie) &&
-		    (name = dwarf_diename(&cudie))) {
-			size_t nlen = strlen(name);
-
-			if (nlen >= slen && !strcmp(name + nlen - slen, suffix)) {
-				*out = cudie;
-				return true;
-			}
-		}
-		off = next;
-	}
-	return false;
+	return find_unit(types, suffix, &cu) && unit_die(types, cu, out);
 }
 
 static struct inodedump_error *struct_any(struct idd_dwarf *types,
@@ -384,7 +372,11 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 static bool struct_in_unit(struct idd_dwarf *types, const char *name,
 			   const char *cu_hint, struct idd_struct *out)
 {
-	Dwarf_Die cudie;
+	struct idd_dwx *x;
+	Dwarf_Die cudie, die;
+	Dwarf_Off cu;
+	int64_t at;
+	bool found;
 
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
@@ -392,12 +384,28 @@ static bool struct_in_unit(struct idd_dwarf *types, const char *name,
 			return true;
 		}
 	}
-	if (cu_hint && find_cu(types, cu_hint, &cudie) &&
-	    search_cu(&cudie, name, out)) {
-		cache_put(types, name, out);
-		return true;
+	if (!cu_hint)
+		return false;
+	if (!(x = names(types))) {
+		found = find_cu(types, cu_hint, &cudie) &&
+			search_cu(&cudie, name, out);
+	} else if (!find_unit(types, cu_hint, &cu)) {
+		return false; /* no such unit */
+	} else if (idd_dwx_recall(x, IDD_DWX_UNIT_STRUCT, cu, name, &found,
+				  &at)) {
+		found = found &&
+			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
+			fill_struct(&die, out);
+	} else {
+		if (!unit_die(types, cu, &cudie))
+			return false;
+		found = search_cu(&cudie, name, out);
+		at = found ? (int64_t)dwarf_dieoffset(&out->die) : 0;
+		idd_dwx_remember(x, IDD_DWX_UNIT_STRUCT, cu, name, found, at);
 	}
-	return false;
+	if (found)
+		cache_put(types, name, out);
+	return found;
 }
 
 static struct inodedump_error *dwarf_struct(void *src, const char *name,
@@ -423,111 +431,72 @@ static struct inodedump_error *dwarf_struct_in_unit(void *src,
 }
 
 /*
- * An enumerator's value. libdw sign-extends DW_FORM_data1/2/4, so in an
- * enum whose underlying type is unsigned (7.3's inode_state_flags_enum:
- * I_WILL_FREE = 128 is data1 0x80) the value is read unsigned.
+ * A question about the unit cu_hint names, answered by walk(): once, then
+ * from the index (which remembers it for the next run). No index: walked.
  */
-static bool enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out)
+static bool ask_unit(struct idd_dwarf *types, const char *cu_hint,
+		     enum idd_dwx_question q, const char *name,
+		     bool (*walk)(Dwarf_Die *, const char *, int64_t *),
+		     int64_t *value)
 {
-	Dwarf_Attribute attr, tattr;
-	Dwarf_Die base;
-	Dwarf_Word enc, u;
-	Dwarf_Sword v;
+	struct idd_dwx *x = names(types);
+	Dwarf_Die cudie;
+	Dwarf_Off cu;
+	bool found;
 
-	if (!dwarf_attr(e, DW_AT_const_value, &attr))
+	if (!find_unit(types, cu_hint, &cu))
 		return false;
-	if (dwarf_attr(type, DW_AT_type, &tattr) &&
-	    dwarf_formref_die(&tattr, &base) &&
-	    dwarf_attr_integrate(&base, DW_AT_encoding, &tattr) &&
-	    dwarf_formudata(&tattr, &enc) == 0 &&
-	    (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char) &&
-	    dwarf_formudata(&attr, &u) == 0) {
-		*out = (int64_t)u;
-		return true;
-	}
-	if (dwarf_formsdata(&attr, &v) != 0)
+	if (x && idd_dwx_recall(x, q, cu, name, &found, value))
+		return found;
+	if (!unit_die(types, cu, &cudie))
 		return false;
-	*out = v;
-	return true;
+	found = walk(&cudie, name, value);
+	if (x)
+		idd_dwx_remember(x, q, cu, name, found, found ? *value : 0);
+	return found;
 }
 
-/* One namespace of enumerators per unit: enum_hint is not needed. */
 static bool dwarf_enumerator(void *src, const char *cu_hint,
 			     const char *enum_hint, const char *name,
 			     int64_t *value)
 {
-	struct idd_dwarf *types = src;
-	Dwarf_Die cudie, die;
-
 	(void)enum_hint;
-	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
-		return false;
-	do {
-		Dwarf_Die e;
-
-		if (dwarf_tag(&die) != DW_TAG_enumeration_type ||
-		    dwarf_child(&die, &e) != 0)
-			continue;
-		do {
-			const char *n = dwarf_diename(&e);
-
-			if (n && !strcmp(n, name) &&
-			    enumerator_value(&die, &e, value))
-				return true;
-		} while (dwarf_siblingof(&e, &e) == 0);
-	} while (dwarf_siblingof(&die, &die) == 0);
-	return false;
+	return ask_unit(src, cu_hint, IDD_DWX_UNIT_ENUMERATOR, name,
+			idd_dwu_enumerator, value);
 }
 
 static bool dwarf_enum(void *src, const char *cu_hint,
 		       const char *enum_name, idd_enumerator_fn fn, void *arg)
 {
 	struct idd_dwarf *types = src;
-	Dwarf_Die cudie, die;
+	Dwarf_Die die, e;
+	int64_t at;
 
-	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
+	if (!ask_unit(types, cu_hint, IDD_DWX_UNIT_ENUM, enum_name,
+		      idd_dwu_enum,
+		      &at) ||
+	    !dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) ||
+	    dwarf_child(&die, &e) != 0)
 		return false;
 	do {
-		const char *n = dwarf_diename(&die);
-		Dwarf_Die e;
+		Dwarf_Attribute attr;
+		Dwarf_Sword v;
 
-		if (dwarf_tag(&die) != DW_TAG_enumeration_type || !n ||
-		    strcmp(n, enum_name) || dwarf_child(&die, &e) != 0)
-			continue;
-		do {
-			Dwarf_Attribute attr;
-			Dwarf_Sword v;
-
-			if (dwarf_tag(&e) == DW_TAG_enumerator &&
-			    dwarf_attr(&e, DW_AT_const_value, &attr) &&
-			    dwarf_formsdata(&attr, &v) == 0)
-				fn(dwarf_diename(&e), v, arg);
-		} while (dwarf_siblingof(&e, &e) == 0);
-		return true;
-	} while (dwarf_siblingof(&die, &die) == 0);
-	return false;
+		if (dwarf_tag(&e) == DW_TAG_enumerator &&
+		    dwarf_attr(&e, DW_AT_const_value, &attr) &&
+		    dwarf_formsdata(&attr, &v) == 0)
+			fn(dwarf_diename(&e), v, arg);
+	} while (dwarf_siblingof(&e, &e) == 0);
+	return true;
 }
 
-/*
- * A function the unit defines, inlined or not: a subprogram among its
- * unit's top-level entries (an inlined static one is there as the
- * abstract instance its inlined copies point to).
- */
 static bool dwarf_function(void *src, const char *cu_hint, const char *name)
 {
-	struct idd_dwarf *types = src;
-	Dwarf_Die cudie, die;
+	int64_t unused = 0;
 
-	if (!find_cu(types, cu_hint, &cudie) || dwarf_child(&cudie, &die) != 0)
-		return false;
-	do {
-		const char *n;
-
-		if (dwarf_tag(&die) == DW_TAG_subprogram &&
-		    (n = dwarf_diename(&die)) && !strcmp(n, name))
-			return true;
-	} while (dwarf_siblingof(&die, &die) == 0);
-	return false;
+	return ask_unit(src, cu_hint, IDD_DWX_UNIT_FUNCTION, name,
+			idd_dwu_function,
+			&unused);
 }
 
 /* The first complete definition in any unit. */
@@ -535,13 +504,33 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 					  const char *name,
 					  struct idd_struct *out)
 {
+	struct idd_dwx *x;
+	Dwarf_Die die;
+	int64_t at;
+	bool found;
+
 	for (size_t i = 0; i < types->ncache; i++) {
 		if (!strcmp(types->cache[i].name, name)) {
 			*out = types->cache[i].s;
 			return NULL;
 		}
 	}
-	if (!search_all(types, name, out))
+	x = names(types);
+	if (x && idd_dwx_recall(x, IDD_DWX_ANY_STRUCT, 0, name, &found, &at)) {
+		found = found &&
+			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
+			fill_struct(&die, out);
+	} else {
+		/* Found or not, never walked for again on this kernel. */
+		found = idd_dwu_walk_struct(types->dwarf, &types->resume_cu,
+					    name, &die) &&
+			fill_struct(&die, out);
+		if (x)
+			idd_dwx_remember(x, IDD_DWX_ANY_STRUCT, 0, name, found,
+					 found ? (int64_t)dwarf_dieoffset(&die)
+					       : 0);
+	}
+	if (!found)
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "vmlinux %s has no complete definition of "
 				 "struct %s",
@@ -803,7 +792,8 @@ static struct inodedump_error *dwarf_pointee(void *src,
 	if (m->kind != IDD_KIND_PTR || !member_type(&ptr, &target))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "member is not a pointer to a struct");
-	if (is_aggregate_tag(dwarf_tag(&target)) && is_complete(&target) &&
+	if (is_aggregate_tag(dwarf_tag(&target)) &&
+	    idd_dwu_is_complete(&target) &&
 	    fill_struct(&target, out))
 		return NULL;
 	name = dwarf_diename(&target);
@@ -827,7 +817,7 @@ static bool dwarf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 		int64_t value;
 
 		if (dwarf_tag(&child) != DW_TAG_enumerator ||
-		    !enumerator_value(&type, &child, &value))
+		    !idd_dwu_enumerator_value(&type, &child, &value))
 			continue;
 		fn(dwarf_diename(&child), value, arg);
 	} while (dwarf_siblingof(&child, &child) == 0);

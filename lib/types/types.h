@@ -278,6 +278,14 @@ bool idd_cache_map(const char *dir, const char *name,
 void idd_cache_unmap(struct idd_cache_file *f);
 bool idd_cache_store(const char *dir, const char *name,
 		     const struct idd_cache_part *parts, size_t nparts);
+/*
+ * A file written in place of dir/name: created (mode 0600, directories
+ * 0700) under a temporary name put in tmp, then renamed by commit (which
+ * removes it when that fails). -1 or false with errno set.
+ */
+int idd_cache_create(const char *dir, const char *name, char *tmp,
+		     size_t tmp_size);
+bool idd_cache_commit(const char *dir, const char *name, const char *tmp);
 
 /*
  * ---- btf*.c: BTF, parsed by libbpf or read on demand (btf_internal.h

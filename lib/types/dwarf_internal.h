@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * types: what the DWARF files share. dwarf.c (the type source) asks
+ * dwarf_unit.c to look through one unit, and keeps per vmlinux build-id in
+ * the cache what a run should not pay for again:
+ * - dwarf_inflate.c: which DWARF a vmlinux has (struct idd_dwarf_id), and
+ *   its compressed .debug_* sections inflated once into the cache, so the
+ *   next run maps them instead of inflating them all at dwarf_begin_elf;
+ * - dwarf_index.c: every answer a session needed of the DWARF by name
+ *   (units, structs, enums, enumerators, functions -> header or DIE
+ *   offsets or values, found or not), so a name is looked for in the DIEs
+ *   once per kernel, not once a run.
+ * Both are valid for a DWARF whatever its compression, and checked on open
+ * as untrusted input. Not installed.
+ */
+#ifndef IDD_TYPES_DWARF_INTERNAL_H
+#define IDD_TYPES_DWARF_INTERNAL_H
+
+#include <elfutils/libdw.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Which DWARF a vmlinux has, for a cached file to be valid for it: its
+ * build-id and a fingerprint of its .debug_* sections (names and inflated
+ * sizes; the build-id's hash covers their contents at link time). Not its
+ * mtime: a copy, or the same file with its sections inflated by objcopy,
+ * has the same DIE offsets.
+ */
+struct idd_dwarf_id {
+	char *build_id;		/* hex, malloc'd; NULL: none, no cache */
+	uint64_t fingerprint;
+	bool compressed;	/* a .debug_* section is (SHF_COMPRESSED) */
+	uint64_t inflated_size; /* of the sections the copy keeps */
+};
+
+/* dwarf_unit.c: one unit's top-level entries, by name */
+bool idd_dwu_is_complete(Dwarf_Die *die); /* a definition, with members */
+/* The first complete struct or union of that name. */
+bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out);
+/* The first enum of that name with enumerators: its DIE's offset. */
+bool idd_dwu_enum(Dwarf_Die *cudie, const char *enum_name, int64_t *at);
+/* An enumerator of any of the unit's enums (one namespace a unit). */
+bool idd_dwu_enumerator(Dwarf_Die *cudie, const char *name, int64_t *value);
+bool idd_dwu_enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out);
+/* A subprogram of that name (defined, or the abstract one inlined). */
+bool idd_dwu_function(Dwarf_Die *cudie, const char *name, int64_t *unused);
+bool idd_dwu_unit_die(Dwarf *dw, Dwarf_Off off, Dwarf_Die *out);
+/* The unit covering a code address, from elf's .debug_aranges. */
+bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu);
+/* Without an index: every unit walked (from *resume for a struct). */
+bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
+			 Dwarf_Die *out);
+bool idd_dwu_walk_unit(Dwarf *dw, const char *suffix, Dwarf_Off *cu);
+
+/* dwarf_inflate.c */
+void idd_dwarf_id_of(Elf *elf, struct idd_dwarf_id *out);
+void idd_dwarf_id_free(struct idd_dwarf_id *id);
+/*
+ * vmlinux's DWARF sections inflated (CACHE_DIR/dwarf.elf), made on the
+ * first run from the vmlinux open as fd: NULL when there is none to be had
+ * (*note malloc'd when a user should know why: it was damaged, or the
+ * cache cannot be written). *fd_out is the copy's, to close after
+ * elf_end().
+ */
+Elf *idd_dwarf_inflated(Elf *vmlinux, int fd, const struct idd_dwarf_id *id,
+			const char *cache_dir, int *fd_out, char **note);
+/* 64-bit hash of bytes, chained through seed (also the index's checksum). */
+uint64_t idd_dwarf_hash(uint64_t seed, const void *data, size_t size);
+
+/* dwarf_index.c */
+/* What a session asked of the DWARF by name, remembered: idd_dwx_recall(). */
+enum idd_dwx_question {
+	/* cu 0; value: the unit's header offset */
+	IDD_DWX_UNIT = 1,	 /* the first unit whose name ends so */
+	/* cu 0; value: the DIE's offset */
+	IDD_DWX_ANY_STRUCT,	 /* a complete struct in any unit */
+	IDD_DWX_UNIT_STRUCT,	 /* value: the DIE's offset */
+	IDD_DWX_UNIT_ENUM,	 /* value: the enum type's DIE offset */
+	IDD_DWX_UNIT_ENUMERATOR, /* value: the enumerator's value */
+	IDD_DWX_UNIT_FUNCTION,	 /* value: unused */
+	IDD_DWX_UNIT_NAMED,	 /* whether the unit's name ends so */
+	IDD_DWX_QUESTIONS	 /* (how many, plus one) */
+};
+
+struct idd_dwx;
+
+/*
+ * The index of the DWARF id names: cache_dir's if it is valid for id, else
+ * an empty one, stored there when closed (cache_dir NULL: kept for this
+ * session only). NULL: no memory. *note (malloc'd) says why an index on
+ * disk was not used.
+ */
+struct idd_dwx *idd_dwx_open(const struct idd_dwarf_id *id,
+			     const char *cache_dir, char **note);
+/* Whether the index came from the cache (true) or was made (false). */
+bool idd_dwx_from_cache(const struct idd_dwx *x);
+/* An answer remembered: true when known (*found, and *value if found). */
+bool idd_dwx_recall(const struct idd_dwx *x, enum idd_dwx_question q,
+		    Dwarf_Off cu, const char *name, bool *found,
+		    int64_t *value);
+void idd_dwx_remember(struct idd_dwx *x, enum idd_dwx_question q, Dwarf_Off cu,
+		      const char *name, bool found, int64_t value);
+/* Free; what was learned since the open is stored first (*note: why not). */
+void idd_dwx_close(struct idd_dwx *x, char **note);
+
+#endif

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * One unit of vmlinux DWARF looked through: its top-level entries for a
+ * complete struct or union, an enum, an enumerator, a function by name;
+ * the unit covering a code address (.debug_aranges); and, for a session
+ * without an index (dwarf_index.c), the walks of every unit that the index
+ * otherwise spares. dwarf.c asks; the index remembers the answers.
+ */
+#include <dwarf.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+
+#include "types/dwarf_internal.h"
+
+bool idd_dwu_is_complete(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+
+	return !dwarf_attr(die, DW_AT_declaration, &attr) && dwarf_haschildren(die);
+}
+
+static bool is_aggregate_tag(int tag)
+{
+	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
+bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(cudie, &die) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (!is_aggregate_tag(dwarf_tag(&die)))
+			continue;
+		n = dwarf_diename(&die);
+		if (n && !strcmp(n, name) && idd_dwu_is_complete(&die)) {
+			*out = die;
+			return true;
+		}
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
+/*
+ * Walk the CUs starting at *resume, wrapping around once, so that a run of
+ * lookups for related structs tends to stay in the CU that had the last one.
+ */
+bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
+			 Dwarf_Die *out)
+{
+	Dwarf_Off start = *resume;
+
+	for (int pass = 0; pass < 2; pass++) {
+		Dwarf_Off off = pass ? 0 : start, next;
+		size_t hsize;
+
+		while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL,
+				    NULL) == 0) {
+			Dwarf_Die cudie;
+
+			if (pass && off >= start)
+				break;
+			if (dwarf_offdie(dw, off + hsize, &cudie) &&
+			    idd_dwu_struct(&cudie, name, out)) {
+				*resume = off;
+				return true;
+			}
+			off = next;
+		}
+	}
+	return false;
+}
+
+bool idd_dwu_unit_die(Dwarf *dw, Dwarf_Off off, Dwarf_Die *out)
+{
+	Dwarf_Off next;
+	size_t hsize;
+
+	return dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0 &&
+	       dwarf_offdie(dw, off + hsize, out) != NULL;
+}
+
+/*
+ * The unit covering a code address, from .debug_aranges read directly:
+ * one pass over a small section instead of touching every unit header of
+ * .debug_info (libdw's own arange table maps far more).
+ */
+bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf_Data *data = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) ||
+		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
+		    strcmp(name, ".debug_aranges"))
+			continue;
+		if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return false;
+		data = elf_getdata(scn, NULL);
+		break;
+	}
+	if (!data || !data->d_buf)
+		return false;
+	const uint8_t *p = data->d_buf, *end = p + data->d_size;
+
+	while (p + 12 <= end) {
+		const uint8_t *set = p, *set_end;
+		uint64_t len, info;
+		bool dwarf64 = false;
+		unsigned asize, tuple;
+
+		memcpy(&len, p, 4);
+		len &= 0xffffffffu;
+		p += 4;
+		if (len == 0xffffffffu) {
+			if (p + 8 > end)
+				return false;
+			memcpy(&len, p, 8);
+			p += 8;
+			dwarf64 = true;
+		}
+		set_end = p + len;
+		if (len > (uint64_t)(end - p) || len < 8)
+			return false;
+		p += 2; /* version */
+		info = 0;
+		memcpy(&info, p, dwarf64 ? 8 : 4);
+		p += dwarf64 ? 8 : 4;
+		asize = *p++;
+		p++; /* segment selector size */
+		if (asize != 8)
+			return false;
+		tuple = 2 * asize;
+		/* Tuples start aligned to their size from the set's start. */
+		p = set + (((size_t)(p - set) + tuple - 1) / tuple) * tuple;
+		for (; p + tuple <= set_end; p += tuple) {
+			uint64_t start, length;
+
+			memcpy(&start, p, 8);
+			memcpy(&length, p + 8, 8);
+			if (!start && !length)
+				break;
+			if (addr >= start && addr - start < length) {
+				*cu = info;
+				return true;
+			}
+		}
+		p = set_end;
+	}
+	return false;
+}
+
+
+/* Without an index: the first unit by name, from the unit headers. */
+bool idd_dwu_walk_unit(Dwarf *dw, const char *suffix, Dwarf_Off *cu)
+{
+	size_t slen = strlen(suffix);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cudie;
+		const char *name;
+
+		if (dwarf_offdie(dw, off + hsize, &cudie) &&
+		    (name = dwarf_diename(&cudie))) {
+			size_t nlen = strlen(name);
+
+			if (nlen >= slen && !strcmp(name + nlen - slen, suffix)) {
+				*cu = off;
+				return true;
+			}
+		}
+		off = next;
+	}
+	return false;
+}
+
+
+/*
+ * An enumerator's value. libdw sign-extends DW_FORM_data1/2/4, so in an
+ * enum whose underlying type is unsigned (7.3's inode_state_flags_enum:
+ * I_WILL_FREE = 128 is data1 0x80) the value is read unsigned.
+ */
+bool idd_dwu_enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out)
+{
+	Dwarf_Attribute attr, tattr;
+	Dwarf_Die base;
+	Dwarf_Word enc, u;
+	Dwarf_Sword v;
+
+	if (!dwarf_attr(e, DW_AT_const_value, &attr))
+		return false;
+	if (dwarf_attr(type, DW_AT_type, &tattr) &&
+	    dwarf_formref_die(&tattr, &base) &&
+	    dwarf_attr_integrate(&base, DW_AT_encoding, &tattr) &&
+	    dwarf_formudata(&tattr, &enc) == 0 &&
+	    (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char) &&
+	    dwarf_formudata(&attr, &u) == 0) {
+		*out = (int64_t)u;
+		return true;
+	}
+	if (dwarf_formsdata(&attr, &v) != 0)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* One namespace of enumerators per unit: enum_hint is not needed. */
+bool idd_dwu_enumerator(Dwarf_Die *cudie, const char *name, int64_t *value)
+{
+	Dwarf_Die die;
+
+	if (dwarf_child(cudie, &die) != 0)
+		return false;
+	do {
+		Dwarf_Die e;
+
+		if (dwarf_tag(&die) != DW_TAG_enumeration_type ||
+		    dwarf_child(&die, &e) != 0)
+			continue;
+		do {
+			const char *n = dwarf_diename(&e);
+
+			if (n && !strcmp(n, name) &&
+			    idd_dwu_enumerator_value(&die, &e, value))
+				return true;
+		} while (dwarf_siblingof(&e, &e) == 0);
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
+/* The first enum of that name with enumerators among the unit's entries. */
+static bool enum_in(Dwarf_Die *cudie, const char *enum_name, Dwarf_Die *out)
+{
+	Dwarf_Die die, e;
+
+	if (dwarf_child(cudie, &die) != 0)
+		return false;
+	do {
+		const char *n = dwarf_diename(&die);
+
+		if (dwarf_tag(&die) == DW_TAG_enumeration_type && n &&
+		    !strcmp(n, enum_name) && dwarf_child(&die, &e) == 0) {
+			*out = die;
+			return true;
+		}
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
+/*
+ * A function the unit defines, inlined or not: a subprogram among its
+ * unit's top-level entries (an inlined static one is there as the
+ * abstract instance its inlined copies point to).
+ */
+bool idd_dwu_function(Dwarf_Die *cudie, const char *name, int64_t *unused)
+{
+	Dwarf_Die die;
+
+	(void)unused;
+	if (dwarf_child(cudie, &die) != 0)
+		return false;
+	do {
+		const char *n;
+
+		if (dwarf_tag(&die) == DW_TAG_subprogram &&
+		    (n = dwarf_diename(&die)) && !strcmp(n, name))
+			return true;
+	} while (dwarf_siblingof(&die, &die) == 0);
+	return false;
+}
+
+bool idd_dwu_enum(Dwarf_Die *cudie, const char *enum_name, int64_t *at)
+{
+	Dwarf_Die die;
+
+	if (!enum_in(cudie, enum_name, &die))
+		return false;
+	*at = (int64_t)dwarf_dieoffset(&die);
+	return true;
+}
+
