@@ -314,11 +314,15 @@ static struct inodedump_error *keep_slab(struct inodedump_inode *ino,
  * slab cache's (a table row), else the module that defines its i_op, else
  * nothing. Said to be inferred.
  */
-static struct inodedump_error *infer_fs(struct inodedump_inode *ino,
+static struct inodedump_error *infer_fs(struct inodedump *id,
+					struct inodedump_inode *ino,
 					const struct idd_slab_obj *o)
 {
 	char *from = NULL;
+	const char *fs;
 
+	if (!(o && o->ic && o->ic->fs && o->name[0]))
+		inodedump_error_free(name_ops(id, ino));
 	if (o && o->ic && o->ic->fs && o->name[0]) {
 		ino->fs_inferred = o->ic->fs;
 		from = idd_strdup_printf("its slab cache %s", o->name);
@@ -327,6 +331,16 @@ static struct inodedump_error *infer_fs(struct inodedump_inode *ino,
 		ino->fs_inferred = ino->i_op.module;
 		from = idd_strdup_printf("the module of its i_op %s",
 					 ino->i_op.symbol);
+	} else if (ino->i_op.state == IDD_OK &&
+		   (fs = idd_fs_of_builtin_ops(ino->i_op.symbol))) {
+		ino->fs_inferred = fs;
+		from = idd_strdup_printf("its i_op %s, built in, used by %s "
+					 "alone", ino->i_op.symbol, fs);
+	} else if (ino->i_fop.state == IDD_OK &&
+		   (fs = idd_fs_of_builtin_ops(ino->i_fop.symbol))) {
+		ino->fs_inferred = fs;
+		from = idd_strdup_printf("its i_fop %s, built in, used by %s "
+					 "alone", ino->i_fop.symbol, fs);
 	} else {
 		return NULL;
 	}
@@ -380,7 +394,7 @@ static struct inodedump_error *plausible(struct inodedump *id,
 		/* a part unread (the superblock's note is in ino's errors) */
 		free(*why);
 		*why = NULL;
-		return infer_fs(ino, o);
+		return infer_fs(id, ino, o);
 	}
 	if (*why &&
 	    idd_mode_type((unsigned)ino->mode.v) == INODEDUMP_INODE_INVALID) {

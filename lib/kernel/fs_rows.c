@@ -79,6 +79,37 @@ const struct idd_fs_table idd_fs_tables[] = {
 const size_t idd_fs_ntables = N(idd_fs_tables);
 
 /*
+ * Built-in operations tables that one filesystem's inodes alone point at:
+ * no module names their filesystem, and their inode cache (inode_cache)
+ * is shared. Kernel symbol names, matched without a ".N" suffix:
+ * fs/pipe.c's pipeanon_fops (6.15+, "pipe: introduce struct
+ * file_operations pipeanon_fops": anonymous pipes only; pipefifo_fops
+ * serves named FIFOs of every filesystem too, so it is not here);
+ * net/socket.c's sockfs_inode_ops (i_op) and socket_file_ops (i_fop).
+ */
+static const struct {
+	const char *sym, *fs;
+} builtin_ops[] = {
+	{ "pipeanon_fops", "pipefs" },
+	{ "sockfs_inode_ops", "sockfs" },
+	{ "socket_file_ops", "sockfs" },
+};
+
+const char *idd_fs_of_builtin_ops(const char *sym)
+{
+	size_t n;
+
+	if (!sym)
+		return NULL;
+	n = strcspn(sym, ".");
+	for (size_t i = 0; i < N(builtin_ops); i++)
+		if (strlen(builtin_ops[i].sym) == n &&
+		    !strncmp(builtin_ops[i].sym, sym, n))
+			return builtin_ops[i].fs;
+	return NULL;
+}
+
+/*
  * XFS's on-disk inode flags (fs/xfs/libxfs/xfs_format.h): a disk format,
  * the same in every kernel that has each bit.
  */

@@ -96,6 +96,11 @@ const struct idd_fs_table *idd_fs_table_find(const char *fs);
 /* A row of t by key, or NULL. */
 const struct idd_fs_row *idd_fs_row_find(const struct idd_fs_table *t,
 					 const char *key);
+/*
+ * The filesystem whose inodes alone point at the built-in operations
+ * table sym (an i_op or i_fop symbol), or NULL.
+ */
+const char *idd_fs_of_builtin_ops(const char *sym);
 /* A FLAGS or ENUM row's "table:NAME", or NULL. */
 const struct idd_fs_flag_table *idd_fs_flag_table_find(const char *name);
 
