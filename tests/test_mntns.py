@@ -230,6 +230,11 @@ def main():
                          f"{s['pid']} {s['comm']}")
                     agree += ok
                 for (ns, path), r in ours.items():
+                    # a -d 31 writer may drop the page of the mount that
+                    # names the namespace: then the row's namespace is
+                    # unknown, and the paths' note says which page
+                    if ns is None and not full and incomplete:
+                        continue
                     c.ok(f"{tag} {a}: {path} has a namespace", ns is not None,
                          str(r))
                     if drgn is not None:
