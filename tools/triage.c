@@ -280,14 +280,51 @@ enum look {
 };
 
 /*
- * The dump name in dfd looked at, not followed: its key, whether its
- * results are there already, whether it has settled, and, when it is a
- * regular file, opened (job->dump_fd).
+ * A regular, non-empty dump opened (job->dump_fd) and its fingerprint
+ * read through that fd: true. False with *why when it could not be
+ * opened or read, false and no *why when another file took its name.
+ */
+static bool open_and_fingerprint(struct dump_job *job, int dfd,
+				 const char *name, uint64_t *hash,
+				 const char **why)
+{
+	if ((job->dump_fd = open_dump(dfd, name, &job->st, why)) < 0)
+		return false;
+	if (dump_fingerprint(job->dump_fd, job->st.st_size, hash))
+		return true;
+	*why = strerror(errno);
+	close(job->dump_fd);
+	job->dump_fd = -1;
+	return false;
+}
+
+/*
+ * The key its results are stored under: size, mtime in whole seconds
+ * and, when it could be read, a hash of its header and last page. Not
+ * the mtime's nanoseconds: copies that lose them (debugfs rdump, cp -p
+ * onto a filesystem of whole seconds) are the same dump, not a new one.
+ */
+static char *dump_key(const struct stat *st, bool hashed, uint64_t hash)
+{
+	if (!hashed)
+		return xasprintf("size=%lld mtime=%lld", (long long)st->st_size,
+				 (long long)st->st_mtim.tv_sec);
+	return xasprintf("size=%lld mtime=%lld head=%016llx",
+			 (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+			 (unsigned long long)hash);
+}
+
+/*
+ * The dump name in dfd looked at, not followed: when it is a regular file,
+ * opened (job->dump_fd) and its first bytes hashed; its key, whether its
+ * results are there already, whether it has settled.
  */
 static enum look look_at(struct batch *b, struct row *r, struct dump_job *job,
 			 int dfd, const char *name, const char *json_name)
 {
-	const char *why;
+	const char *why = NULL, *refused;
+	bool hashed = false;
+	uint64_t hash = 0;
 	int code;
 
 	if (fstatat(dfd, name, &job->st, AT_SYMLINK_NOFOLLOW))
@@ -302,10 +339,13 @@ static enum look look_at(struct batch *b, struct row *r, struct dump_job *job,
 		say_once(r, job->error);
 		return LOOK_READ;
 	}
-	job->key = xasprintf("size=%lld mtime=%lld.%09ld",
-			     (long long)job->st.st_size,
-			     (long long)job->st.st_mtim.tv_sec,
-			     job->st.st_mtim.tv_nsec);
+	refused = not_regular(job->st.st_mode);
+	if (!refused && job->st.st_size) {
+		hashed = open_and_fingerprint(job, dfd, name, &hash, &why);
+		if (!hashed && !why)
+			return LOOK_CHANGED;
+	}
+	job->key = dump_key(&job->st, hashed, hash);
 	if (!b->opts->again &&
 	    triage_stored(dfd, json_name, job->key, &code, &r->unread,
 			  &r->reports, &r->violations)) {
@@ -322,14 +362,12 @@ static enum look look_at(struct batch *b, struct row *r, struct dump_job *job,
 				      age_of(&job->st.st_mtim)));
 		return LOOK_LATER;
 	}
-	if ((why = not_regular(job->st.st_mode))) {
-		job->error = why;
-		say_once(r, why);
+	if (refused) {
+		job->error = refused;
+		say_once(r, refused);
 	} else if (!job->st.st_size) {
 		job->error = "an empty file (0 bytes): its writer wrote nothing";
-	} else if ((job->dump_fd = open_dump(dfd, name, &job->st, &why)) < 0) {
-		if (!why)
-			return LOOK_CHANGED;
+	} else if (why) {
 		job->error = why;
 	}
 	if (job->error)

@@ -112,6 +112,43 @@ const char *not_regular(mode_t mode)
 }
 
 /* name in dfd opened for reading: a regular file, or -1 and *why. */
+/* FNV-1a over len bytes of fd from off: false when they cannot be read. */
+static bool hash_range(int fd, off_t off, size_t len, uint64_t *hash)
+{
+	unsigned char buf[4096];
+
+	while (len) {
+		ssize_t n = pread(fd, buf, len < sizeof(buf) ? len : sizeof(buf),
+				  off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!n)
+				errno = EIO; /* shorter than fstat said */
+			return false;
+		}
+		for (ssize_t i = 0; i < n; i++)
+			*hash = (*hash ^ buf[i]) * 0x100000001b3ULL;
+		off += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+bool dump_fingerprint(int fd, off_t size, uint64_t *hash)
+{
+	size_t head = (uint64_t)size < TRIAGE_HEAD_BYTES ? (size_t)size
+							  : TRIAGE_HEAD_BYTES;
+	size_t tail = (uint64_t)size - head < TRIAGE_TAIL_BYTES
+			      ? (size_t)size - head
+			      : TRIAGE_TAIL_BYTES;
+
+	*hash = 0xcbf29ce484222325ULL;
+	return hash_range(fd, 0, head, hash) &&
+	       hash_range(fd, size - (off_t)tail, tail, hash);
+}
+
 static int open_regular(int dfd, const char *name, const char **why)
 {
 	struct stat st;

@@ -12,6 +12,7 @@
 #define INODEDUMP_TRIAGE_IO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -34,6 +35,21 @@ void text_str(FILE *f, const char *s);
 char *escaped(const char *s);
 /* s as json_str() writes it, without the quotes: to go inside a string. */
 char *json_inside(const char *s);
+
+/*
+ * The bytes of an opened dump that tell it from another dump of the same
+ * size and mtime second, whatever its format: its first TRIAGE_HEAD_BYTES
+ * (a diskdump's header and sub-header blocks, an ELF core's headers and
+ * notes, a flattened file's header and first pages) and its last page.
+ */
+#define TRIAGE_HEAD_BYTES ((size_t)64 << 10)
+#define TRIAGE_TAIL_BYTES ((size_t)4 << 10)
+
+/*
+ * Those bytes of the regular file fd (size bytes long) hashed (FNV-1a,
+ * 64 bits) into *hash: false, errno set, when they cannot be read.
+ */
+bool dump_fingerprint(int fd, off_t size, uint64_t *hash);
 
 /* What a file of this mode is, when it is no regular file; else NULL. */
 const char *not_regular(mode_t mode);
