@@ -102,6 +102,8 @@ enum idd_dwx_question {
 	IDD_DWX_SYM_ADDR,	 /* name: a symbol; value: its link address */
 	IDD_DWX_SYM_NAME,	 /* cu: a link address, name ""; aux_name:
 				  * what names it (name or name+0x..) */
+	IDD_DWX_SYM_DATA,	 /* the same, data objects only (one pass
+				  * naming operations tables together) */
 	IDD_DWX_ARANGE,		 /* cu: a code address; value: the unit
 				  * .debug_aranges puts it in */
 	IDD_DWX_QUESTIONS	 /* (how many, plus one) */

@@ -620,6 +620,32 @@ static struct inodedump_error *drop_names_on_error(struct inodedump_error *err,
 }
 
 /*
+ * Every one of the n data addresses named from the answers kept (true), or
+ * none (false: out untouched). *err: no memory.
+ */
+static bool recalled_names(struct idd_symbols *syms, const uint64_t *addrs,
+			   size_t n, char **out,
+			   struct inodedump_error **err)
+{
+	struct idd_dwx_answer a;
+
+	*err = NULL;
+	if (!syms->answers)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (!idd_dwx_recall_answer(syms->answers, IDD_DWX_SYM_DATA,
+					   addrs[k] - syms->kaslr, "", &a))
+			return false;
+	for (size_t k = 0; k < n && !*err; k++) {
+		idd_dwx_recall_answer(syms->answers, IDD_DWX_SYM_DATA,
+				      addrs[k] - syms->kaslr, "", &a);
+		if (a.found && a.aux_name && !(out[k] = strdup(a.aux_name)))
+			*err = idd_nomem();
+	}
+	return true;
+}
+
+/*
  * Name several data addresses in one pass over the symbol table (or
  * through the index once built): a decode names its four operations
  * tables together.
@@ -643,6 +669,8 @@ struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
 			err = idd_symbols_name(syms, addrs[i], &out[i]);
 		return drop_names_on_error(err, out, n);
 	}
+	if (recalled_names(syms, addrs, n, out, &err))
+		return drop_names_on_error(err, out, n);
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t k = 0; k < n; k++) {
@@ -720,5 +748,10 @@ struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
 					  best[k].sym.st_value,
 					  best[k].sym.st_size,
 					  addrs[k] - syms->kaslr, &out[k]);
+	for (size_t k = 0; k < n && !err && syms->answers; k++)
+		idd_dwx_remember_answer(
+			syms->answers, IDD_DWX_SYM_DATA, addrs[k] - syms->kaslr,
+			"", &(struct idd_dwx_answer){ .found = out[k] != NULL,
+						      .aux_name = out[k] });
 	return drop_names_on_error(err, out, n);
 }
