@@ -83,6 +83,8 @@ static const char *str_at(const struct idd_dwx *x, uint32_t off)
 
 /* ---- the file ---- */
 
+static const char not_this_version[] = "it is not an index of this version";
+
 /* Why the mapped file cannot be used; NULL: it can, x points into it. */
 static const char *check_file(struct idd_dwx *x, const char *data,
 			      size_t size)
@@ -95,7 +97,7 @@ static const char *check_file(struct idd_dwx *x, const char *data,
 	memcpy(&h, data, sizeof(h));
 	if (memcmp(h.magic, DWX_MAGIC, sizeof(h.magic)) ||
 	    h.version != DWX_VERSION || h.header_size != sizeof(h))
-		return "it is not an index of this version";
+		return not_this_version;
 	if (h.build_id[sizeof(h.build_id) - 1] ||
 	    strcmp(h.build_id, x->build_id))
 		return "it was made for another build-id";
@@ -220,8 +222,14 @@ struct idd_dwx *idd_dwx_open(const struct idd_dwarf_id *id,
 		x->nmemo = x->pool_size = 0;
 		x->memo = NULL;
 		x->pool = NULL;
-		*note = idd_strdup_printf("the DWARF index in %s was not used "
-					  "(%s): made again", x->dir, why);
+		/*
+		 * An index an older inodedump wrote is no damage: made again
+		 * for this version without a word.
+		 */
+		if (why != not_this_version)
+			*note = idd_strdup_printf("the DWARF index in %s was "
+						  "not used (%s): made again",
+						  x->dir, why);
 	}
 	return TAKE_PTR(x);
 }
