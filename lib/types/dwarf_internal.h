@@ -8,8 +8,10 @@
  *   next run maps them instead of inflating them all at dwarf_begin_elf;
  * - dwarf_index.c: every answer a session needed of the DWARF by name
  *   (units, structs, enums, enumerators, functions -> header or DIE
- *   offsets or values, found or not), so a name is looked for in the DIEs
- *   once per kernel, not once a run.
+ *   offsets or values, found or not), of the layouts (sizes, members,
+ *   pointees, enumerators by DIE reference) and of vmlinux's symbol table
+ *   (symbols.c), so that each is looked for once per kernel, not once a
+ *   run: a warm decode reads no DIE and scans no symbol.
  * Both are valid for a DWARF whatever its compression, and checked on open
  * as untrusted input. Not installed.
  */
