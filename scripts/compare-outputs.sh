@@ -15,7 +15,9 @@
 # with an empty cache and once with the cache that run wrote (the cache
 # lives in one fixed folder, so that both records name the same path: run
 # one record at a time; so does the -k runs' per-kernel cache, emptied at
-# the start of a record). stdout, stderr and the exit code are recorded. Lines that name the binary's own build (none today)
+# the start of a record). The folders are under ${TMPDIR:-/tmp}: two
+# records made with the same TMPDIR compare; records under different
+# TMPDIRs may run at the same time (then compare only with their own). stdout, stderr and the exit code are recorded. Lines that name the binary's own build (none today)
 # would have to be filtered here; nothing else is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
