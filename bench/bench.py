@@ -21,6 +21,7 @@ import time
 from common import (CACHE, PY, ROOT, DRGN_SCRIPT, Stats, fixture_set, in_sid, log, mb,
                     measure, ms, run_once, sid_chroot)
 import follow_bench
+import kernels_bench
 import sweep_bench
 
 REPORT_RE = re.compile(r"encountered for inode ([0-9a-f]+)")
@@ -471,6 +472,10 @@ def main():
     ap.add_argument("--arch-only", action="store_true",
                     help="only one inode on arm64 and ppc64le dumps beside x86-64's "
                          "and drgn (issue 33)")
+    ap.add_argument("--kernels-only", action="store_true",
+                    help="only one inode, every feature on, on each kernel of issue 40 "
+                         "(x86-64 5.10/6.12/7.3, arm64 5.10/6.1/6.12/7.3, ppc64le 6.1), "
+                         "warm and cold beside drgn (bench/kernels_bench.py)")
     ap.add_argument("--baseline", metavar="BINARY",
                     help="another vmcore-inode (e.g. the build before a change), "
                          "timed in the same alternation as ours: a before/after table")
@@ -479,6 +484,10 @@ def main():
         sweep_bench.main(["--vmcore-inode", args.vmcore_inode] +
                          (["--runs", str(args.runs)] if args.runs else []) +
                          (["--baseline", args.baseline] if args.baseline else []) + rest)
+        return
+    if args.kernels_only:
+        kernels_bench.main(["--vmcore-inode", args.vmcore_inode, "--runs",
+                            str(args.runs or 5)] + rest)
         return
     if args.follow_only:
         follow_bench.main(["--vmcore-inode", args.vmcore_inode, "--runs",

@@ -8,6 +8,8 @@
 #                [--follow]        (--live --follow's latency in the follow73
 #                                   guest: bench/follow_bench.py)
 #   bench/run.sh --follow-only [--runs N]     (that section alone)
+#   bench/run.sh --kernels-only [--runs N] [--only SET,..]  (issue 40 item 3:
+#                             one inode on each kernel, warm and cold, beside drgn)
 #   bench/run.sh --sweep-only [--set big|big73] [--stages ..] [--formats ..]
 #                             (that section alone)
 #

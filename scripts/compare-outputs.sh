@@ -14,7 +14,10 @@
 # no vmlinux (types from the dump's BTF, symbols from its kallsyms), once
 # with an empty cache and once with the cache that run wrote (the cache
 # lives in one fixed folder, so that both records name the same path: run
-# one record at a time). stdout, stderr and the exit code are recorded. Lines that name the binary's own build (none today)
+# one record at a time; so does the -k runs' per-kernel cache, emptied at
+# the start of a record). The folders are under ${TMPDIR:-/tmp}: two
+# records made with the same TMPDIR compare; records under different
+# TMPDIRs may run at the same time (then compare only with their own). stdout, stderr and the exit code are recorded. Lines that name the binary's own build (none today)
 # would have to be filtered here; nothing else is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +28,13 @@ run)
 	bin=$(realpath "$2")
 	out=$3
 	mkdir -p "$out"
+	# The per-kernel cache of the -k runs: one fixed folder too, emptied
+	# first, so that a record does not depend on what the user's cache
+	# holds (or on another version's files there): in every record the
+	# first -k run on a kernel is cold, the later ones warm.
+	export XDG_CACHE_HOME=${TMPDIR:-/tmp}/inodedump-compare-kcache
+	rm -rf "$XDG_CACHE_HOME"
+	mkdir -p "$XDG_CACHE_HOME"
 	one() { # name args...
 		local name=$1
 		shift

@@ -71,7 +71,14 @@ struct inodedump_error *idd_session_lazy_btf(struct inodedump *id,
 					     struct idd_btfl **out)
 {
 	*out = NULL;
-	if (idd_types_btf(id->types))
+	/*
+	 * Not when the DWARF's answers are kept per kernel: the few structs
+	 * BTF is for here (fs/'s struct mount, found in DWARF only deep in
+	 * .debug_info) are then one lookup in them on every run after the
+	 * first, where a BTF parse costs 2 M instructions and maps 2 MB of
+	 * vmlinux's .BTF on every run.
+	 */
+	if (idd_types_btf(id->types) || idd_types_answers_kept(id->types))
 		return NULL;
 	if (!id->btf_tried) {
 		struct inodedump_error *err = idd_btfl_load(id->types, id->syms,

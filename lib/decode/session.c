@@ -513,6 +513,8 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 			       idd_types_fd(id->types), id->kaslr, &id->syms);
 	if (err)
 		goto fail;
+	/* vmlinux's symbols keep their answers with its DWARF's. */
+	idd_symbols_answers(id->syms, idd_types_answers(id->types));
 	find_kaslr(id);
 	err = idd_elf_build_id(idd_types_elf(id->types), &id->build_id_vmlinux);
 	if (err)

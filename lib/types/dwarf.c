@@ -15,6 +15,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -128,6 +129,18 @@ static struct idd_dwx *names(struct idd_dwarf *types)
 	return types->index;
 }
 
+struct idd_dwx *idd_dwarf_answers(struct idd_dwarf *types)
+{
+	return names(types);
+}
+
+bool idd_dwarf_answers_kept(struct idd_dwarf *types)
+{
+	struct idd_dwx *x = names(types);
+
+	return x && idd_dwx_kept(x);
+}
+
 /* libdw on the inflated copy when there is one, else on vmlinux. */
 static Dwarf *begin_dwarf(struct idd_dwarf *types)
 {
@@ -238,24 +251,76 @@ static bool unit_die(struct idd_dwarf *types, Dwarf_Off off, Dwarf_Die *out)
 	return idd_dwu_unit_die(types->dwarf, off, out);
 }
 
-static bool fill_struct(Dwarf_Die *die, struct idd_struct *out)
+/*
+ * A DIE by reference: its offset in vmlinux's .debug_info, or with DIE_ALT
+ * in the supplementary file's (dwz's .gnu_debugaltlink), whose offsets
+ * may equal vmlinux's own. Never 0: a unit's header is there.
+ */
+#define DIE_ALT (UINT64_C(1) << 63)
+/* The same enum read by dwarf_enum() (its values as signed data). */
+#define DIE_SDATA (UINT64_C(1) << 62)
+
+static uint64_t die_ref(struct idd_dwarf *types, Dwarf_Die *die)
 {
+	uint64_t off = dwarf_dieoffset(die);
+
+	if (die->cu && dwarf_cu_getdwarf(die->cu) != types->dwarf)
+		off |= DIE_ALT;
+	return off;
+}
+
+static bool die_at(struct idd_dwarf *types, uint64_t ref, Dwarf_Die *out)
+{
+	Dwarf *dw = types->dwarf;
+
+	if (!ref)
+		return false;
+	if ((ref & DIE_ALT) && !(dw = dwarf_getalt(types->dwarf)))
+		return false;
+	return dwarf_offdie(dw, ref & ~DIE_ALT, out) != NULL;
+}
+
+static bool fill_struct(struct idd_dwarf *types, Dwarf_Die *die,
+			struct idd_struct *out)
+{
+	struct idd_dwx *x = names(types);
 	Dwarf_Word size;
 
 	if (dwarf_aggregate_size(die, &size) != 0)
 		return false;
-	out->die = *die;
-	out->size = size;
+	*out = (struct idd_struct){ .die = die_ref(types, die),
+				    .dwarf = types, .size = size };
+	if (x)
+		idd_dwx_remember(x, IDD_DWX_SIZE, out->die, "", true,
+				 (int64_t)size);
 	return true;
 }
 
-/* The first complete struct/union "name" of one unit, filled. */
-static bool search_cu(Dwarf_Die *cudie, const char *name,
+/* The aggregate at ref: its size from the index, else from its DIE. */
+static bool struct_at(struct idd_dwarf *types, uint64_t ref,
 		      struct idd_struct *out)
+{
+	struct idd_dwx *x = names(types);
+	struct idd_dwx_answer a;
+	Dwarf_Die die;
+
+	if (x && idd_dwx_recall_answer(x, IDD_DWX_SIZE, ref, "", &a) &&
+	    a.found) {
+		*out = (struct idd_struct){ .die = ref, .dwarf = types,
+					    .size = (uint64_t)a.value };
+		return true;
+	}
+	return die_at(types, ref, &die) && fill_struct(types, &die, out);
+}
+
+/* The first complete struct/union "name" of one unit, filled. */
+static bool search_cu(struct idd_dwarf *types, Dwarf_Die *cudie,
+		      const char *name, struct idd_struct *out)
 {
 	Dwarf_Die die;
 
-	return idd_dwu_struct(cudie, name, &die) && fill_struct(&die, out);
+	return idd_dwu_struct(cudie, name, &die) &&
+	       fill_struct(types, &die, out);
 }
 
 static void cache_put(struct idd_dwarf *types, const char *name,
@@ -304,13 +369,26 @@ static bool unit_named(struct idd_dwarf *types, Dwarf_Off cu,
 static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 {
 	struct idd_dwarf *types = src;
+	struct idd_dwx *x = names(types);
 	Dwarf_Off cu;
+	int64_t at;
+	bool found;
 
 	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
-	    !code_addr ||
-	    !idd_dwu_aranges(types->dw_elf ? types->dw_elf : types->elf,
-			     code_addr, &cu) ||
-	    !unit_named(types, cu, suffix))
+	    !code_addr)
+		return;
+	if (x && idd_dwx_recall(x, IDD_DWX_ARANGE, code_addr, "", &found,
+				&at)) {
+		cu = (Dwarf_Off)at;
+	} else {
+		found = idd_dwu_aranges(types->dw_elf ? types->dw_elf
+						      : types->elf,
+					code_addr, &cu);
+		if (x)
+			idd_dwx_remember(x, IDD_DWX_ARANGE, code_addr, "",
+					 found, found ? (int64_t)cu : 0);
+	}
+	if (!found || !unit_named(types, cu, suffix))
 		return;
 	types->hints[types->nhints].suffix = strdup(suffix);
 	if (types->hints[types->nhints].suffix)
@@ -373,7 +451,7 @@ static bool struct_in_unit(struct idd_dwarf *types, const char *name,
 			   const char *cu_hint, struct idd_struct *out)
 {
 	struct idd_dwx *x;
-	Dwarf_Die cudie, die;
+	Dwarf_Die cudie;
 	Dwarf_Off cu;
 	int64_t at;
 	bool found;
@@ -388,19 +466,17 @@ static bool struct_in_unit(struct idd_dwarf *types, const char *name,
 		return false;
 	if (!(x = names(types))) {
 		found = find_cu(types, cu_hint, &cudie) &&
-			search_cu(&cudie, name, out);
+			search_cu(types, &cudie, name, out);
 	} else if (!find_unit(types, cu_hint, &cu)) {
 		return false; /* no such unit */
 	} else if (idd_dwx_recall(x, IDD_DWX_UNIT_STRUCT, cu, name, &found,
 				  &at)) {
-		found = found &&
-			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
-			fill_struct(&die, out);
+		found = found && struct_at(types, (uint64_t)at, out);
 	} else {
 		if (!unit_die(types, cu, &cudie))
 			return false;
-		found = search_cu(&cudie, name, out);
-		at = found ? (int64_t)dwarf_dieoffset(&out->die) : 0;
+		found = search_cu(types, &cudie, name, out);
+		at = found ? (int64_t)out->die : 0;
 		idd_dwx_remember(x, IDD_DWX_UNIT_STRUCT, cu, name, found, at);
 	}
 	if (found)
@@ -456,6 +532,95 @@ static bool ask_unit(struct idd_dwarf *types, const char *cu_hint,
 	return found;
 }
 
+/* An enumerator of the enum DIE e, as ref's flag says to read it. */
+static bool enumerator_of(Dwarf_Die *type, Dwarf_Die *e, uint64_t ref,
+			  int64_t *value)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Sword v;
+
+	if (dwarf_tag(e) != DW_TAG_enumerator)
+		return false;
+	if (!(ref & DIE_SDATA))
+		return idd_dwu_enumerator_value(type, e, value);
+	if (!dwarf_attr(e, DW_AT_const_value, &attr) ||
+	    dwarf_formsdata(&attr, &v) != 0)
+		return false;
+	*value = v;
+	return true;
+}
+
+/*
+ * Every enumerator of the enum type at ref (DIE_SDATA: dwarf_enum()'s
+ * reading), in order: from the index, else from the DIEs, then kept. The
+ * count is kept last, so that an index holds all of an enum or none.
+ */
+static bool enumerators(struct idd_dwarf *types, uint64_t ref,
+			idd_enumerator_fn fn, void *arg)
+{
+	struct idd_dwx *x = names(types);
+	struct idd_dwx_answer a, e;
+	Dwarf_Die type, child;
+	char key[24];
+	int64_t n = 0;
+
+	if (x && idd_dwx_recall_answer(x, IDD_DWX_ENUM_COUNT, ref, "", &a)) {
+		bool whole = a.found;
+
+		for (int64_t i = 0; whole && i < a.value; i++) {
+			snprintf(key, sizeof(key), "%" PRId64, i);
+			whole = idd_dwx_recall_answer(x, IDD_DWX_ENUM_AT, ref,
+						      key, &e) &&
+				e.found;
+		}
+		if (whole || !a.found) {
+			for (int64_t i = 0; a.found && i < a.value; i++) {
+				snprintf(key, sizeof(key), "%" PRId64, i);
+				idd_dwx_recall_answer(x, IDD_DWX_ENUM_AT, ref,
+						      key, &e);
+				fn(e.aux_name, e.value, arg);
+			}
+			return a.found;
+		}
+	}
+	if (!die_at(types, ref & ~DIE_SDATA, &type) ||
+	    dwarf_tag(&type) != DW_TAG_enumeration_type) {
+		if (x)
+			idd_dwx_remember(x, IDD_DWX_ENUM_COUNT, ref, "", false,
+					 0);
+		return false;
+	}
+	if (dwarf_child(&type, &child) != 0) {
+		/* No enumerators: no enum to read, as before the index. */
+		if (x)
+			idd_dwx_remember(x, IDD_DWX_ENUM_COUNT, ref, "", false,
+					 0);
+		return false;
+	}
+	{
+		do {
+			int64_t value;
+			const char *name;
+
+			if (!enumerator_of(&type, &child, ref, &value))
+				continue;
+			name = dwarf_diename(&child);
+			fn(name, value, arg);
+			if (!x)
+				continue;
+			snprintf(key, sizeof(key), "%" PRId64, n++);
+			idd_dwx_remember_answer(
+				x, IDD_DWX_ENUM_AT, ref, key,
+				&(struct idd_dwx_answer){ .found = true,
+							  .value = value,
+							  .aux_name = name });
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	if (x)
+		idd_dwx_remember(x, IDD_DWX_ENUM_COUNT, ref, "", true, n);
+	return true;
+}
+
 static bool dwarf_enumerator(void *src, const char *cu_hint,
 			     const char *enum_hint, const char *name,
 			     int64_t *value)
@@ -469,25 +634,11 @@ static bool dwarf_enum(void *src, const char *cu_hint,
 		       const char *enum_name, idd_enumerator_fn fn, void *arg)
 {
 	struct idd_dwarf *types = src;
-	Dwarf_Die die, e;
 	int64_t at;
 
-	if (!ask_unit(types, cu_hint, IDD_DWX_UNIT_ENUM, enum_name,
-		      idd_dwu_enum,
-		      &at) ||
-	    !dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) ||
-	    dwarf_child(&die, &e) != 0)
-		return false;
-	do {
-		Dwarf_Attribute attr;
-		Dwarf_Sword v;
-
-		if (dwarf_tag(&e) == DW_TAG_enumerator &&
-		    dwarf_attr(&e, DW_AT_const_value, &attr) &&
-		    dwarf_formsdata(&attr, &v) == 0)
-			fn(dwarf_diename(&e), v, arg);
-	} while (dwarf_siblingof(&e, &e) == 0);
-	return true;
+	return ask_unit(types, cu_hint, IDD_DWX_UNIT_ENUM, enum_name,
+			idd_dwu_enum, &at) &&
+	       enumerators(types, (uint64_t)at | DIE_SDATA, fn, arg);
 }
 
 static bool dwarf_function(void *src, const char *cu_hint, const char *name)
@@ -517,18 +668,15 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 	}
 	x = names(types);
 	if (x && idd_dwx_recall(x, IDD_DWX_ANY_STRUCT, 0, name, &found, &at)) {
-		found = found &&
-			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
-			fill_struct(&die, out);
+		found = found && struct_at(types, (uint64_t)at, out);
 	} else {
 		/* Found or not, never walked for again on this kernel. */
 		found = idd_dwu_walk_struct(types->dwarf, &types->resume_cu,
 					    name, &die) &&
-			fill_struct(&die, out);
+			fill_struct(types, &die, out);
 		if (x)
 			idd_dwx_remember(x, IDD_DWX_ANY_STRUCT, 0, name, found,
-					 found ? (int64_t)dwarf_dieoffset(&die)
-					       : 0);
+					 found ? (int64_t)out->die : 0);
 	}
 	if (!found)
 		return idd_error(INODEDUMP_ERR_TYPE,
@@ -568,14 +716,16 @@ static uint64_t member_location(Dwarf_Die *member)
 	return off;
 }
 
-static void describe_type(Dwarf_Die *type, struct idd_member *out)
+static void describe_type(struct idd_dwarf *types, Dwarf_Die *type,
+			  struct idd_member *out)
 {
 	Dwarf_Word size = 0;
 	Dwarf_Attribute attr;
 	Dwarf_Word enc;
 	int tag = dwarf_tag(type);
 
-	out->type = *type;
+	out->type = die_ref(types, type);
+	out->dwarf = types;
 	if (dwarf_aggregate_size(type, &size) != 0)
 		size = 0;
 	out->size = size;
@@ -749,14 +899,52 @@ static bool find_in(struct idd_dwarf *types, Dwarf_Die *agg,
 	return false;
 }
 
-static void dwarf_member(void *src, const struct idd_struct *s,
-			 const char *path, struct idd_member *out)
+/*
+ * A member's shape in an answer's aux[1]: size (32 bits), bit size and bit
+ * offset (8 each), sign (1), kind (4); its type's reference in aux[0].
+ */
+static void member_keep(struct idd_dwx *x, uint64_t agg, const char *path,
+			const struct idd_member *m)
 {
-	struct idd_dwarf *types = src;
-	Dwarf_Die agg = s->die;
+	struct idd_dwx_answer a = { .found = m->present };
+
+	if (m->present) {
+		if (m->size > UINT32_MAX || m->bit_size > 0xff ||
+		    m->bit_offset > 0xff)
+			return; /* not kept: read from the DIEs again */
+		a.value = (int64_t)m->offset;
+		a.aux[0] = m->type;
+		a.aux[1] = m->size | (uint64_t)m->bit_size << 32 |
+			   (uint64_t)m->bit_offset << 40 |
+			   (uint64_t)m->is_signed << 48 |
+			   (uint64_t)m->kind << 49;
+	}
+	idd_dwx_remember_answer(x, IDD_DWX_MEMBER, agg, path, &a);
+}
+
+static void member_recalled(struct idd_dwarf *types,
+			    const struct idd_dwx_answer *a,
+			    struct idd_member *out)
+{
+	*out = (struct idd_member){
+		.present = true,
+		.offset = (uint64_t)a->value,
+		.size = a->aux[1] & 0xffffffffu,
+		.bit_size = (a->aux[1] >> 32) & 0xff,
+		.bit_offset = (a->aux[1] >> 40) & 0xff,
+		.is_signed = (a->aux[1] >> 48) & 1,
+		.kind = (enum idd_kind)((a->aux[1] >> 49) & 0xf),
+		.type = a->aux[0],
+		.dwarf = types,
+	};
+}
+
+/* A member by dotted path, from the DIEs. */
+static void member_read(struct idd_dwarf *types, Dwarf_Die agg,
+			const char *path, struct idd_member *out)
+{
 	uint64_t offset = 0;
 
-	memset(out, 0, sizeof(*out));
 	for (const char *p = path;;) {
 		const char *dot = strchr(p, '.');
 		size_t len = dot ? (size_t)(dot - p) : strlen(p);
@@ -770,7 +958,7 @@ static void dwarf_member(void *src, const struct idd_struct *s,
 		if (!dot) {
 			out->present = true;
 			out->offset = offset;
-			describe_type(&type, out);
+			describe_type(types, &type, out);
 			describe_bitfield(&member, out);
 			return;
 		}
@@ -781,47 +969,68 @@ static void dwarf_member(void *src, const struct idd_struct *s,
 	}
 }
 
+static void dwarf_member(void *src, const struct idd_struct *s,
+			 const char *path, struct idd_member *out)
+{
+	struct idd_dwarf *types = src;
+	struct idd_dwx *x = names(types);
+	struct idd_dwx_answer a;
+	Dwarf_Die agg;
+
+	memset(out, 0, sizeof(*out));
+	if (x && idd_dwx_recall_answer(x, IDD_DWX_MEMBER, s->die, path, &a)) {
+		if (a.found)
+			member_recalled(types, &a, out);
+		return;
+	}
+	if (!die_at(types, s->die, &agg))
+		return;
+	member_read(types, agg, path, out);
+	if (x)
+		member_keep(x, s->die, path, out);
+}
+
 static struct inodedump_error *dwarf_pointee(void *src,
 					     const struct idd_member *m,
 					     struct idd_struct *out)
 {
 	struct idd_dwarf *types = src;
-	Dwarf_Die ptr = m->type, target;
+	struct idd_dwx *x = names(types);
+	struct idd_dwx_answer a;
+	struct inodedump_error *err;
+	Dwarf_Die ptr, target;
 	const char *name;
 
-	if (m->kind != IDD_KIND_PTR || !member_type(&ptr, &target))
+	/* Only what was found is kept: a failure is read again to say why. */
+	if (m->kind == IDD_KIND_PTR && x &&
+	    idd_dwx_recall_answer(x, IDD_DWX_POINTEE, m->type, "", &a) &&
+	    a.found && struct_at(types, (uint64_t)a.value, out))
+		return NULL;
+	if (m->kind != IDD_KIND_PTR || !die_at(types, m->type, &ptr) ||
+	    !member_type(&ptr, &target))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "member is not a pointer to a struct");
 	if (is_aggregate_tag(dwarf_tag(&target)) &&
 	    idd_dwu_is_complete(&target) &&
-	    fill_struct(&target, out))
-		return NULL;
-	name = dwarf_diename(&target);
-	if (!name)
+	    fill_struct(types, &target, out)) {
+		err = NULL;
+	} else if (!(name = dwarf_diename(&target))) {
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "pointer to an anonymous incomplete type");
-	/* Only declared in this CU: look for the definition elsewhere. */
-	return struct_any(types, name, out);
+	} else {
+		/* Only declared in this CU: the definition elsewhere. */
+		err = struct_any(types, name, out);
+	}
+	if (!err && x)
+		idd_dwx_remember(x, IDD_DWX_POINTEE, m->type, "", true,
+				 (int64_t)out->die);
+	return err;
 }
 
 static bool dwarf_member_enum(const struct idd_member *m, idd_enumerator_fn fn,
 			      void *arg)
 {
-	Dwarf_Die type = m->type, child;
-
-	if (dwarf_tag(&type) != DW_TAG_enumeration_type)
-		return false;
-	if (dwarf_child(&type, &child) != 0)
-		return false;
-	do {
-		int64_t value;
-
-		if (dwarf_tag(&child) != DW_TAG_enumerator ||
-		    !idd_dwu_enumerator_value(&type, &child, &value))
-			continue;
-		fn(dwarf_diename(&child), value, arg);
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return true;
+	return m->dwarf && enumerators(m->dwarf, m->type, fn, arg);
 }
 
 const struct idd_type_ops idd_dwarf_ops = {

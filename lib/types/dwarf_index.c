@@ -29,7 +29,7 @@
 #include "types/types.h"
 
 #define DWX_MAGIC "IDDDWX1\n"
-#define DWX_VERSION 1u
+#define DWX_VERSION 2u
 #define DWX_FILE "dwarf.index"
 
 struct dwx_header {
@@ -45,8 +45,11 @@ struct dwx_header {
 struct dwx_memo {
 	uint64_t cu;
 	int64_t value;
+	uint64_t aux[2]; /* more of an answer (a member's type and shape) */
 	uint32_t name;
 	uint16_t question, found;
+	uint32_t aux_name; /* a second string (an enumerator's name), or 0 */
+	uint32_t pad;
 };
 
 struct idd_dwx {
@@ -62,6 +65,13 @@ struct idd_dwx {
 	char *dir, *build_id;
 	uint64_t fingerprint;
 	bool from_cache;
+	/*
+	 * Every answer by its question: an open-addressing table of indexes
+	 * (i < nmemo: memo[i], else learned[i - nmemo]) plus one, 0 empty. A
+	 * warm decode asks ~1,000 questions of ~1,000 answers.
+	 */
+	uint32_t *slots;
+	size_t nslots;
 };
 
 static const char *str_at(const struct idd_dwx *x, uint32_t off)
@@ -72,6 +82,8 @@ static const char *str_at(const struct idd_dwx *x, uint32_t off)
 }
 
 /* ---- the file ---- */
+
+static const char not_this_version[] = "it is not an index of this version";
 
 /* Why the mapped file cannot be used; NULL: it can, x points into it. */
 static const char *check_file(struct idd_dwx *x, const char *data,
@@ -85,7 +97,7 @@ static const char *check_file(struct idd_dwx *x, const char *data,
 	memcpy(&h, data, sizeof(h));
 	if (memcmp(h.magic, DWX_MAGIC, sizeof(h.magic)) ||
 	    h.version != DWX_VERSION || h.header_size != sizeof(h))
-		return "it is not an index of this version";
+		return not_this_version;
 	if (h.build_id[sizeof(h.build_id) - 1] ||
 	    strcmp(h.build_id, x->build_id))
 		return "it was made for another build-id";
@@ -107,7 +119,8 @@ static const char *check_file(struct idd_dwx *x, const char *data,
 		if (x->memo[i].name >= x->pool_size ||
 		    !x->memo[i].question ||
 		    x->memo[i].question >= IDD_DWX_QUESTIONS ||
-		    x->memo[i].found > 1)
+		    x->memo[i].found > 1 ||
+		    x->memo[i].aux_name >= x->pool_size)
 			return "an answer is outside its strings";
 	return NULL;
 }
@@ -160,11 +173,14 @@ static char *store_note(const struct idd_dwx *x)
 				 "run", x->dir, strerror(errno));
 }
 
+static bool slots_grow(struct idd_dwx *x, size_t n);
+
 static void free_index(struct idd_dwx *x)
 {
 	if (!x)
 		return;
 	idd_cache_unmap(&x->file);
+	free(x->slots);
 	free(x->learned);
 	free(x->extra);
 	free(x->dir);
@@ -196,6 +212,8 @@ struct idd_dwx *idd_dwx_open(const struct idd_dwarf_id *id,
 	}
 	if (x->dir && idd_cache_map(x->dir, DWX_FILE, &x->file)) {
 		why = check_file(x, x->file.data, x->file.size);
+		if (!why && !slots_grow(x, x->nmemo))
+			return NULL;
 		if (!why) {
 			x->from_cache = true;
 			return TAKE_PTR(x);
@@ -204,8 +222,14 @@ struct idd_dwx *idd_dwx_open(const struct idd_dwarf_id *id,
 		x->nmemo = x->pool_size = 0;
 		x->memo = NULL;
 		x->pool = NULL;
-		*note = idd_strdup_printf("the DWARF index in %s was not used "
-					  "(%s): made again", x->dir, why);
+		/*
+		 * An index an older inodedump wrote is no damage: made again
+		 * for this version without a word.
+		 */
+		if (why != not_this_version)
+			*note = idd_strdup_printf("the DWARF index in %s was "
+						  "not used (%s): made again",
+						  x->dir, why);
 	}
 	return TAKE_PTR(x);
 }
@@ -213,6 +237,25 @@ struct idd_dwx *idd_dwx_open(const struct idd_dwarf_id *id,
 bool idd_dwx_from_cache(const struct idd_dwx *x)
 {
 	return x->from_cache;
+}
+
+bool idd_dwx_kept(const struct idd_dwx *x)
+{
+	return x->dir != NULL;
+}
+
+static const struct dwx_memo *memo_at(const struct idd_dwx *x, size_t i)
+{
+	return i < x->nmemo ? &x->memo[i] : &x->learned[i - x->nmemo];
+}
+
+static uint64_t question_hash(enum idd_dwx_question q, Dwarf_Off cu,
+			      const char *name)
+{
+	uint64_t h = idd_dwarf_hash((uint64_t)q * 0x9e3779b97f4a7c15u ^ cu,
+				    name, strlen(name));
+
+	return h ^ (h >> 29);
 }
 
 static bool same_question(const struct idd_dwx *x, const struct dwx_memo *m,
@@ -223,32 +266,136 @@ static bool same_question(const struct idd_dwx *x, const struct dwx_memo *m,
 	       !strcmp(str_at(x, m->name), name);
 }
 
+/* Put answer i (memo_at()) in the table; the table has room. */
+static void slot_put(struct idd_dwx *x, size_t i)
+{
+	const struct dwx_memo *m = memo_at(x, i);
+	size_t mask = x->nslots - 1;
+	size_t at = question_hash(m->question, m->cu, str_at(x, m->name)) &
+		    mask;
+
+	while (x->slots[at]) {
+		/* The first answer to a question is the one kept. */
+		if (same_question(x, memo_at(x, x->slots[at] - 1), m->question,
+				  m->cu, str_at(x, m->name)))
+			return;
+		at = (at + 1) & mask;
+	}
+	x->slots[at] = (uint32_t)(i + 1);
+}
+
+/* A table for n answers at most half full; false: no memory. */
+static bool slots_grow(struct idd_dwx *x, size_t n)
+{
+	size_t want = 64, total = x->nmemo + x->nlearned;
+	uint32_t *slots;
+
+	while (want < 2 * n)
+		want *= 2;
+	if (want <= x->nslots)
+		return true;
+	if (!(slots = calloc(want, sizeof(*slots))))
+		return false;
+	free(x->slots);
+	x->slots = slots;
+	x->nslots = want;
+	for (size_t i = 0; i < total; i++)
+		slot_put(x, i);
+	return true;
+}
+
+static const struct dwx_memo *find(const struct idd_dwx *x,
+				   enum idd_dwx_question q, Dwarf_Off cu,
+				   const char *name)
+{
+	size_t mask, at;
+
+	if (!x->nslots)
+		return NULL;
+	mask = x->nslots - 1;
+	for (at = question_hash(q, cu, name) & mask; x->slots[at];
+	     at = (at + 1) & mask) {
+		const struct dwx_memo *m = memo_at(x, x->slots[at] - 1);
+
+		if (same_question(x, m, q, cu, name))
+			return m;
+	}
+	return NULL;
+}
+
 bool idd_dwx_recall(const struct idd_dwx *x, enum idd_dwx_question q,
 		    Dwarf_Off cu, const char *name, bool *found,
 		    int64_t *value)
 {
-	const struct dwx_memo *m = NULL;
+	struct idd_dwx_answer a;
 
-	for (size_t i = 0; !m && i < x->nmemo; i++)
-		if (same_question(x, &x->memo[i], q, cu, name))
-			m = &x->memo[i];
-	for (size_t i = 0; !m && i < x->nlearned; i++)
-		if (same_question(x, &x->learned[i], q, cu, name))
-			m = &x->learned[i];
+	if (!idd_dwx_recall_answer(x, q, cu, name, &a))
+		return false;
+	*found = a.found;
+	if (a.found)
+		*value = a.value;
+	return true;
+}
+
+bool idd_dwx_recall_answer(const struct idd_dwx *x, enum idd_dwx_question q,
+			   Dwarf_Off cu, const char *name,
+			   struct idd_dwx_answer *out)
+{
+	const struct dwx_memo *m = find(x, q, cu, name);
+
 	if (!m)
 		return false;
-	*found = m->found;
-	if (m->found)
-		*value = m->value;
+	*out = (struct idd_dwx_answer){
+		.found = m->found,
+		.value = m->found ? m->value : 0,
+		.aux = { m->aux[0], m->aux[1] },
+		.aux_name = m->aux_name ? str_at(x, m->aux_name) : NULL,
+	};
 	return true;
+}
+
+/* name's copy among the strings: its offset, 0 when it cannot be kept. */
+static uint32_t keep_string(struct idd_dwx *x, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	uint32_t at;
+
+	if (x->pool_size + x->extra_size + n > UINT32_MAX)
+		return 0;
+	if (x->extra_size + n > x->extra_cap) {
+		size_t cap = x->extra_cap ? 2 * x->extra_cap : 1024;
+		char *p;
+
+		while (cap < x->extra_size + n)
+			cap *= 2;
+		if (!(p = realloc(x->extra, cap)))
+			return 0;
+		x->extra = p;
+		x->extra_cap = cap;
+	}
+	memcpy(x->extra + x->extra_size, name, n);
+	at = (uint32_t)(x->pool_size + x->extra_size);
+	x->extra_size += n;
+	return at;
 }
 
 void idd_dwx_remember(struct idd_dwx *x, enum idd_dwx_question q, Dwarf_Off cu,
 		      const char *name, bool found, int64_t value)
 {
-	size_t n = strlen(name) + 1;
+	idd_dwx_remember_answer(x, q, cu, name,
+				&(struct idd_dwx_answer){ .found = found,
+							  .value = value });
+}
 
-	if (x->pool_size + x->extra_size + n > UINT32_MAX)
+void idd_dwx_remember_answer(struct idd_dwx *x, enum idd_dwx_question q,
+			     Dwarf_Off cu, const char *name,
+			     const struct idd_dwx_answer *a)
+{
+	uint32_t at, aux_name = 0;
+
+	if (find(x, q, cu, name))
+		return;
+	if (!slots_grow(x, x->nmemo + x->nlearned + 1))
 		return;
 	if (x->nlearned == x->learned_cap) {
 		size_t cap = x->learned_cap ? 2 * x->learned_cap : 16;
@@ -259,26 +406,28 @@ void idd_dwx_remember(struct idd_dwx *x, enum idd_dwx_question q, Dwarf_Off cu,
 		x->learned = m;
 		x->learned_cap = cap;
 	}
-	if (x->extra_size + n > x->extra_cap) {
-		size_t cap = x->extra_cap ? 2 * x->extra_cap : 1024;
-		char *p;
-
-		while (cap < x->extra_size + n)
-			cap *= 2;
-		if (!(p = realloc(x->extra, cap)))
+	/* The strings start with "": offset 0 is no string (aux_name). */
+	if (!x->pool_size && !x->extra_size) {
+		if (!(x->extra = malloc(1024)))
 			return;
-		x->extra = p;
-		x->extra_cap = cap;
+		x->extra[0] = '\0';
+		x->extra_cap = 1024;
+		x->extra_size = 1;
 	}
-	memcpy(x->extra + x->extra_size, name, n);
+	if (!(at = keep_string(x, name)))
+		return;
+	if (a->found && a->aux_name && !(aux_name = keep_string(x, a->aux_name)))
+		return;
 	x->learned[x->nlearned++] = (struct dwx_memo){
 		.cu = cu,
-		.value = found ? value : 0,
-		.name = (uint32_t)(x->pool_size + x->extra_size),
+		.value = a->found ? a->value : 0,
+		.aux = { a->found ? a->aux[0] : 0, a->found ? a->aux[1] : 0 },
+		.name = at,
 		.question = (uint16_t)q,
-		.found = found,
+		.found = a->found,
+		.aux_name = aux_name,
 	};
-	x->extra_size += n;
+	slot_put(x, x->nmemo + x->nlearned - 1);
 }
 
 void idd_dwx_close(struct idd_dwx *x, char **note)

@@ -8,7 +8,8 @@
 
 struct idd_struct idd_member_struct(const struct idd_member *m)
 {
-	return (struct idd_struct){ .die = m->type, .btf_id = m->btf_type,
+	return (struct idd_struct){ .die = m->type, .dwarf = m->dwarf,
+				    .btf_id = m->btf_type,
 				    .btf = m->btf, .size = m->size };
 }
 

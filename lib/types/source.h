@@ -65,6 +65,10 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 				       struct idd_dwarf **out);
 struct Elf *idd_dwarf_elf(struct idd_dwarf *dw);
 int idd_dwarf_fd(struct idd_dwarf *dw);
+/* The per-kernel answers (dwarf_index.c) the symbols keep theirs in too. */
+struct idd_dwx *idd_dwarf_answers(struct idd_dwarf *dw);
+/* Whether those answers are kept in the cache for the next run. */
+bool idd_dwarf_answers_kept(struct idd_dwarf *dw);
 
 /* btf_source.c: types from BTF; the source is a struct idd_btf. */
 extern const struct idd_type_ops idd_btf_ops;

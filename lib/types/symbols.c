@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "types/dwarf_internal.h"
 #include "types/types.h"
 
 struct sym_entry {
@@ -38,6 +39,7 @@ struct idd_symbols {
 	struct {
 		char name[40];
 		bool found;
+		bool known; /* from the answers kept: in no scan */
 		uint64_t addr;
 	} pre[24];
 	size_t npre;
@@ -56,6 +58,7 @@ struct idd_symbols {
 	const char *strtab;
 	size_t strtab_size;
 	struct idd_kallsyms *ks; /* set: the dump's kallsyms instead */
+	struct idd_dwx *answers; /* kept per kernel; NULL: none */
 };
 
 struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
@@ -137,6 +140,11 @@ struct inodedump_error *idd_symbols_open(Elf *elf, int fd,
 	}
 	*out = syms;
 	return NULL;
+}
+
+void idd_symbols_answers(struct idd_symbols *syms, struct idd_dwx *answers)
+{
+	syms->answers = answers;
 }
 
 void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset)
@@ -324,18 +332,10 @@ void idd_symbols_expect_many(struct idd_symbols *syms)
 		build_index(syms);
 }
 
-struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
-					 uint64_t addr, char **name)
+/* The linear scan's answer for link (name or name+0x..), malloc'd. */
+static struct inodedump_error *scanned_name(struct idd_symbols *syms,
+					    uint64_t link, char **name)
 {
-	uint64_t link = addr - syms->kaslr;
-
-	*name = NULL;
-	if (syms->ks)
-		return idd_kallsyms_name(syms->ks, addr, name);
-	if (++syms->lookups > LINEAR_LOOKUPS && !syms->index)
-		build_index(syms);
-	if (syms->index)
-		return indexed_name(syms, link, name);
 	GElf_Sym best = { 0 };
 	const char *best_name = NULL;
 
@@ -375,6 +375,37 @@ struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
 	return *name ? NULL : idd_nomem();
 }
 
+struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
+					 uint64_t addr, char **name)
+{
+	uint64_t link = addr - syms->kaslr;
+	struct idd_dwx_answer a;
+	struct inodedump_error *err;
+
+	*name = NULL;
+	if (syms->ks)
+		return idd_kallsyms_name(syms->ks, addr, name);
+	if (++syms->lookups > LINEAR_LOOKUPS && !syms->index)
+		build_index(syms);
+	if (syms->index)
+		return indexed_name(syms, link, name);
+	/* The scan's answers only: the index (a sweep's) names fewer. */
+	if (syms->answers &&
+	    idd_dwx_recall_answer(syms->answers, IDD_DWX_SYM_NAME, link, "",
+				  &a)) {
+		if (a.found && a.aux_name && !(*name = strdup(a.aux_name)))
+			return idd_nomem();
+		return NULL;
+	}
+	err = scanned_name(syms, link, name);
+	if (!err && syms->answers)
+		idd_dwx_remember_answer(
+			syms->answers, IDD_DWX_SYM_NAME, link, "",
+			&(struct idd_dwx_answer){ .found = *name != NULL,
+						  .aux_name = *name });
+	return err;
+}
+
 /* A name's first four bytes, hashed to 16 bits (for a bitmap filter). */
 static unsigned prefix16(const char *s)
 {
@@ -391,7 +422,8 @@ void idd_symbols_prefetch(struct idd_symbols *syms, const char *const *names,
 	/* 4 bytes, not 1: on 6.x half the symbols begin "__pfx_" */
 	uint8_t first[65536 / 8] = { 0 };
 	bool byte0[256] = { false };
-	size_t start = syms->npre, left;
+	size_t start = syms->npre, left = 0;
+	int64_t link;
 
 	if (syms->ks)
 		return; /* kallsyms: looked up by its own index */
@@ -407,11 +439,24 @@ void idd_symbols_prefetch(struct idd_symbols *syms, const char *const *names,
 			continue;
 		strcpy(syms->pre[syms->npre].name, names[k]);
 		syms->pre[syms->npre].found = false;
+		syms->pre[syms->npre].known = false;
+		if (syms->answers &&
+		    idd_dwx_recall(syms->answers, IDD_DWX_SYM_ADDR, 0,
+				   names[k], &syms->pre[syms->npre].found,
+				   &link)) {
+			/* Known: looked for in no scan. */
+			syms->pre[syms->npre].known = true;
+			if (syms->pre[syms->npre].found)
+				syms->pre[syms->npre].addr =
+					(uint64_t)link + syms->kaslr;
+			syms->npre++;
+			continue;
+		}
 		first[prefix16(names[k]) / 8] |= 1u << (prefix16(names[k]) % 8);
 		byte0[(unsigned char)names[k][0]] = true;
 		syms->npre++;
+		left++;
 	}
-	left = syms->npre - start;
 	for (size_t i = 1; i < syms->count && left; i++) {
 		GElf_Sym sym;
 		const char *nm;
@@ -432,6 +477,7 @@ void idd_symbols_prefetch(struct idd_symbols *syms, const char *const *names,
 				continue;
 			for (want = start; want < syms->npre; want++)
 				if (!syms->pre[want].found &&
+				    !syms->pre[want].known &&
 				    !strcmp(raw, syms->pre[want].name))
 					break;
 			if (want == syms->npre)
@@ -441,17 +487,32 @@ void idd_symbols_prefetch(struct idd_symbols *syms, const char *const *names,
 			continue;
 		nm = sym_name(syms, sym.st_name);
 		for (size_t j = start; nm && j < syms->npre; j++)
-			if (!syms->pre[j].found && !strcmp(nm, syms->pre[j].name)) {
+			if (!syms->pre[j].found && !syms->pre[j].known &&
+			    !strcmp(nm, syms->pre[j].name)) {
 				syms->pre[j].found = true;
 				syms->pre[j].addr = sym.st_value + syms->kaslr;
 				left--;
 			}
 	}
+	for (size_t j = start; syms->answers && j < syms->npre; j++)
+		if (!syms->pre[j].known)
+			idd_dwx_remember(syms->answers, IDD_DWX_SYM_ADDR, 0,
+					 syms->pre[j].name, syms->pre[j].found,
+					 syms->pre[j].found
+						 ? (int64_t)(syms->pre[j].addr -
+							     syms->kaslr)
+						 : 0);
 }
+
+static bool scanned_address(struct idd_symbols *syms, const char *name,
+			    int64_t *link);
 
 bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			 uint64_t *addr)
 {
+	int64_t link;
+	bool found;
+
 	if (syms->ks)
 		return idd_kallsyms_address(syms->ks, name, addr);
 	for (size_t j = 0; j < syms->npre; j++)
@@ -460,6 +521,25 @@ bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 				*addr = syms->pre[j].addr;
 			return syms->pre[j].found;
 		}
+	if (syms->answers &&
+	    idd_dwx_recall(syms->answers, IDD_DWX_SYM_ADDR, 0, name, &found,
+			   &link)) {
+		if (found)
+			*addr = (uint64_t)link + syms->kaslr;
+		return found;
+	}
+	found = scanned_address(syms, name, &link);
+	if (syms->answers)
+		idd_dwx_remember(syms->answers, IDD_DWX_SYM_ADDR, 0, name,
+				 found, found ? link : 0);
+	if (found)
+		*addr = (uint64_t)link + syms->kaslr;
+	return found;
+}
+
+static bool scanned_address(struct idd_symbols *syms, const char *name,
+			    int64_t *link)
+{
 	for (size_t i = 1; i < syms->count; i++) {
 		GElf_Sym sym;
 		const char *n;
@@ -473,7 +553,7 @@ bool idd_symbols_address(struct idd_symbols *syms, const char *name,
 			continue;
 		n = sym_name(syms, sym.st_name);
 		if (n && !strcmp(n, name)) {
-			*addr = sym.st_value + syms->kaslr;
+			*link = (int64_t)sym.st_value;
 			return true;
 		}
 	}
@@ -540,6 +620,32 @@ static struct inodedump_error *drop_names_on_error(struct inodedump_error *err,
 }
 
 /*
+ * Every one of the n data addresses named from the answers kept (true), or
+ * none (false: out untouched). *err: no memory.
+ */
+static bool recalled_names(struct idd_symbols *syms, const uint64_t *addrs,
+			   size_t n, char **out,
+			   struct inodedump_error **err)
+{
+	struct idd_dwx_answer a;
+
+	*err = NULL;
+	if (!syms->answers)
+		return false;
+	for (size_t k = 0; k < n; k++)
+		if (!idd_dwx_recall_answer(syms->answers, IDD_DWX_SYM_DATA,
+					   addrs[k] - syms->kaslr, "", &a))
+			return false;
+	for (size_t k = 0; k < n && !*err; k++) {
+		idd_dwx_recall_answer(syms->answers, IDD_DWX_SYM_DATA,
+				      addrs[k] - syms->kaslr, "", &a);
+		if (a.found && a.aux_name && !(out[k] = strdup(a.aux_name)))
+			*err = idd_nomem();
+	}
+	return true;
+}
+
+/*
  * Name several data addresses in one pass over the symbol table (or
  * through the index once built): a decode names its four operations
  * tables together.
@@ -563,6 +669,8 @@ struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
 			err = idd_symbols_name(syms, addrs[i], &out[i]);
 		return drop_names_on_error(err, out, n);
 	}
+	if (recalled_names(syms, addrs, n, out, &err))
+		return drop_names_on_error(err, out, n);
 	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t k = 0; k < n; k++) {
@@ -640,5 +748,10 @@ struct inodedump_error *idd_symbols_names(struct idd_symbols *syms,
 					  best[k].sym.st_value,
 					  best[k].sym.st_size,
 					  addrs[k] - syms->kaslr, &out[k]);
+	for (size_t k = 0; k < n && !err && syms->answers; k++)
+		idd_dwx_remember_answer(
+			syms->answers, IDD_DWX_SYM_DATA, addrs[k] - syms->kaslr,
+			"", &(struct idd_dwx_answer){ .found = out[k] != NULL,
+						      .aux_name = out[k] });
 	return drop_names_on_error(err, out, n);
 }

@@ -82,6 +82,16 @@ int idd_types_fd(struct idd_types *types)
 	return types && types->dwarf ? idd_dwarf_fd(types->dwarf) : -1;
 }
 
+struct idd_dwx *idd_types_answers(struct idd_types *types)
+{
+	return types && types->dwarf ? idd_dwarf_answers(types->dwarf) : NULL;
+}
+
+bool idd_types_answers_kept(struct idd_types *types)
+{
+	return types && types->dwarf && idd_dwarf_answers_kept(types->dwarf);
+}
+
 void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		      uint64_t code_addr)
 {

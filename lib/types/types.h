@@ -36,8 +36,10 @@ struct inodedump_error *idd_types_open_btf(struct idd_btf *btf,
 struct idd_btf *idd_types_btf(struct idd_types *types);
 
 /* A complete struct/union definition. */
+struct idd_dwarf;
 struct idd_struct {
-	Dwarf_Die die;	      /* DWARF */
+	uint64_t die;	      /* DWARF: the DIE's reference (dwarf.c) */
+	struct idd_dwarf *dwarf; /* DWARF: the source it is of */
 	uint32_t btf_id;      /* BTF: the id, */
 	struct idd_btf *btf;  /* in this BTF (a module's), NULL: the types' */
 	uint64_t size;
@@ -109,7 +111,9 @@ struct idd_member {
 	unsigned bit_offset; /* from offset, little-endian bit numbering */
 	bool is_signed;
 	enum idd_kind kind;
-	Dwarf_Die type;	  /* peeled of typedefs and qualifiers (DWARF) */
+	/* DWARF: its type's DIE reference, peeled of typedefs and qualifiers */
+	uint64_t type;
+	struct idd_dwarf *dwarf;
 	struct idd_btf *btf; /* the same from BTF: its type id */
 	uint32_t btf_type;
 };
@@ -147,6 +151,16 @@ struct inodedump_error *idd_symbols_open(struct Elf *elf, int fd,
 					 struct idd_symbols **out);
 void idd_symbols_close(struct idd_symbols *syms);
 void idd_symbols_set_kaslr(struct idd_symbols *syms, uint64_t kaslr_offset);
+/*
+ * Whether the types are vmlinux DWARF whose answers are kept per kernel in
+ * the cache (dwarf_index.c): then a type looked for once is read from them
+ * on every later run at less cost than any parse of BTF.
+ */
+bool idd_types_answers_kept(struct idd_types *types);
+/* Those answers (NULL: none), for the symbols to keep theirs in too. */
+struct idd_dwx;
+struct idd_dwx *idd_types_answers(struct idd_types *types);
+void idd_symbols_answers(struct idd_symbols *syms, struct idd_dwx *answers);
 /*
  * *name: "name" or "name+0x10" for a runtime address, NULL when no symbol
  * covers it; malloc'd, the caller frees it.

@@ -203,6 +203,133 @@ static void lookups(void *arg)
 	idd_types_close(types);
 }
 
+/* ---- layouts: every member read from the DIEs, then from the index ---- */
+
+#define SHAPES 2048
+
+struct shape {
+	char path[160];
+	struct idd_member m;
+	uint64_t pointee_die, pointee_size; /* a pointer to a struct */
+	int64_t enum_sum;		    /* an enum: its values, summed */
+	int enum_count;
+};
+
+struct layout_run {
+	struct shape *shapes;
+	size_t n;
+	bool record; /* true: fill shapes; false: compare with them */
+	int compared, bitfields, pointees, enums;
+};
+
+static void sum_enumerator(const char *name, int64_t value, void *arg)
+{
+	struct shape *sh = arg;
+
+	(void)name;
+	sh->enum_sum += value;
+	sh->enum_count++;
+}
+
+static const char *const layout_structs[] = {
+	"inode", "super_block", "dentry", "address_space", "file",
+	"task_struct", "page", "kmem_cache", NULL
+};
+
+/* The names of a struct's direct members, as libdw alone reads them. */
+static size_t member_names(Dwarf *dw, const char *sname, char (*out)[96],
+			   size_t max)
+{
+	Dwarf_Die die, m;
+	size_t n = 0;
+
+	if (!top_level(dw, NULL, DW_TAG_structure_type, sname, &die) ||
+	    dwarf_child(&die, &m) != 0)
+		return 0;
+	do {
+		const char *name = dwarf_diename(&m);
+
+		if (dwarf_tag(&m) == DW_TAG_member && name && n < max)
+			snprintf(out[n++], 96, "%s", name);
+	} while (dwarf_siblingof(&m, &m) == 0);
+	return n;
+}
+
+static void layout_lookups(void *arg)
+{
+	struct layout_run *r = arg;
+	struct idd_types *types;
+	struct inodedump_error *err = idd_types_open(vmlinux, &types);
+	int fd = open(vmlinux, O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	static char names[512][96];
+	size_t k = 0;
+
+	CHECKF(!err && dw, "layouts: open");
+	if (err || !dw) {
+		inodedump_error_free(err);
+		return;
+	}
+	for (const char *const *sn = layout_structs; *sn; sn++) {
+		struct idd_struct s;
+		size_t n = member_names(dw, *sn, names, 512);
+
+		err = idd_types_struct(types, *sn, &s);
+		CHECKF(!err && n > 0, "layouts: struct %s, %zu members", *sn,
+		       n);
+		inodedump_error_free(err);
+		if (err)
+			continue;
+		for (size_t i = 0; i < n && k < SHAPES; i++, k++) {
+			struct shape now = { 0 }, *was = &r->shapes[k];
+			struct idd_struct p;
+
+			snprintf(now.path, sizeof(now.path), "%.40s.%.95s",
+				 *sn, names[i]);
+			idd_types_member(types, &s, names[i], &now.m);
+			if (now.m.kind == IDD_KIND_PTR &&
+			    !(err = idd_types_pointee_struct(types, &now.m,
+							     &p))) {
+				now.pointee_die = p.die;
+				now.pointee_size = p.size;
+			}
+			inodedump_error_free(err);
+			err = NULL;
+			if (now.m.kind == IDD_KIND_INT)
+				idd_types_member_enum(&now.m, sum_enumerator,
+						      &now);
+			if (r->record) {
+				*was = now;
+				continue;
+			}
+			r->compared++;
+			r->bitfields += now.m.bit_size != 0;
+			r->pointees += now.pointee_die != 0;
+			r->enums += now.enum_count > 0;
+			CHECKF(!strcmp(was->path, now.path) &&
+				       was->m.present == now.m.present &&
+				       was->m.offset == now.m.offset &&
+				       was->m.size == now.m.size &&
+				       was->m.bit_size == now.m.bit_size &&
+				       was->m.bit_offset == now.m.bit_offset &&
+				       was->m.is_signed == now.m.is_signed &&
+				       was->m.kind == now.m.kind &&
+				       was->m.type == now.m.type &&
+				       was->pointee_die == now.pointee_die &&
+				       was->pointee_size == now.pointee_size &&
+				       was->enum_sum == now.enum_sum &&
+				       was->enum_count == now.enum_count,
+			       "layouts: %s the same from the index", now.path);
+		}
+	}
+	r->n = k;
+	dwarf_end(dw);
+	elf_end(elf);
+	close(fd);
+	idd_types_close(types);
+}
+
 static char *cache_file(const char *name)
 {
 	static char path[512];
@@ -288,6 +415,27 @@ int main(int argc, char **argv)
 	CHECKF(!*stderr_text, "a run from the cache says nothing: %s",
 	       stderr_text);
 	CHECKF(size_of(index) == size, "it learned nothing new");
+
+	/* Every member of a few structs: first from the DIEs, then kept. */
+	{
+		static struct shape shapes[SHAPES];
+		struct layout_run lr = { .shapes = shapes, .record = true };
+
+		snprintf(cache, sizeof(cache), "%s/cache-layouts", base);
+		setenv("XDG_CACHE_HOME", cache, 1);
+		with_stderr_captured(layout_lookups, &lr);
+		CHECKF(!*stderr_text, "layouts read: %s", stderr_text);
+		lr.record = false;
+		with_stderr_captured(layout_lookups, &lr);
+		CHECKF(!*stderr_text, "layouts recalled: %s", stderr_text);
+		CHECKF(lr.compared > 300 && lr.bitfields > 0 &&
+			       lr.pointees > 20 && lr.enums > 0,
+		       "layouts: %d members compared (%d bitfields, %d "
+		       "pointers to structs, %d enums)",
+		       lr.compared, lr.bitfields, lr.pointees, lr.enums);
+		snprintf(cache, sizeof(cache), "%s/cache", base);
+		setenv("XDG_CACHE_HOME", cache, 1);
+	}
 
 	/* Damaged: one byte of its answers changed. */
 	flip_byte(index, size - 3);
