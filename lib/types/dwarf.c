@@ -56,7 +56,7 @@ struct member_entry {
 };
 
 struct member_table {
-	Dwarf_Off agg; /* the aggregate's DIE offset */
+	const void *agg; /* the aggregate's DIE (vmlinux's or the alt file's) */
 	struct member_entry *m;
 	size_t n;
 };
@@ -75,6 +75,7 @@ struct idd_dwarf {
 	Elf *dw_elf;	/* the inflated copy its DWARF is read from, if any */
 	int dw_fd;
 	Dwarf *dwarf;
+	struct idd_dwarf_alt *alt; /* dwz -m's supplementary file, if any */
 	char *path;
 	struct idd_dwarf_id id;
 	char *cache_dir;   /* the build-id's cache directory; NULL: none */
@@ -90,6 +91,11 @@ struct idd_dwarf {
 struct Elf *idd_dwarf_elf(struct idd_dwarf *types)
 {
 	return types->elf;
+}
+
+const char *idd_dwarf_alt_path(struct idd_dwarf *types)
+{
+	return types->alt ? types->alt->path : NULL;
 }
 
 int idd_dwarf_fd(struct idd_dwarf *types)
@@ -128,17 +134,51 @@ static struct idd_dwx *names(struct idd_dwarf *types)
 	return types->index;
 }
 
+/*
+ * The cache directory of this DWARF: the build-id's; for a vmlinux
+ * compressed by dwz, a folder in it per supplementary file (dwz keeps the
+ * build-id: the plain -dbg vmlinux and the one dwz made from it, each its
+ * own index of DIE offsets), the index's fingerprint covering both files.
+ */
+static struct inodedump_error *cache_place(struct idd_dwarf *types,
+					   const char *root)
+{
+	struct inodedump_error *err;
+	char *note = NULL;
+
+	idd_dwarf_id_of(types->elf, &types->id);
+	types->cache_dir = idd_cache_dir(types->id.build_id);
+	if ((err = idd_dwarf_alt_find(types->elf, types->path, root,
+				      &types->alt)) ||
+	    !types->alt)
+		return err;
+	if (types->cache_dir) {
+		char *dir = idd_strdup_printf("%s/dwz-%s", types->cache_dir,
+					      types->alt->build_id);
+
+		free(types->cache_dir);
+		if (!(types->cache_dir = dir))
+			return idd_nomem();
+	}
+	err = idd_dwarf_alt_begin(types->alt, types->cache_dir, &note);
+	cache_note(types, note);
+	if (err)
+		return err;
+	types->id.fingerprint = idd_dwarf_hash(types->id.fingerprint,
+					       &types->alt->id.fingerprint,
+					       sizeof(uint64_t));
+	return NULL;
+}
+
 /* libdw on the inflated copy when there is one, else on vmlinux. */
 static Dwarf *begin_dwarf(struct idd_dwarf *types)
 {
 	char *note;
 	Dwarf *dw;
 
-	idd_dwarf_id_of(types->elf, &types->id);
-	types->cache_dir = idd_cache_dir(types->id.build_id);
 	types->dw_elf = idd_dwarf_inflated(types->elf, types->fd, &types->id,
-					   types->cache_dir, &types->dw_fd,
-					   &note);
+					   types->cache_dir, IDD_DWARF_COPY,
+					   &types->dw_fd, &note);
 	cache_note(types, note);
 	if (types->dw_elf) {
 		dw = dwarf_begin_elf(types->dw_elf, DWARF_C_READ, NULL);
@@ -156,8 +196,10 @@ static Dwarf *begin_dwarf(struct idd_dwarf *types)
 }
 
 struct inodedump_error *idd_dwarf_open(const char *vmlinux,
+				       const char *debug_root,
 				       struct idd_dwarf **out)
 {
+	struct inodedump_error *err;
 	_cleanup_(types_closep) struct idd_dwarf *types =
 		calloc(1, sizeof(*types));
 	const char *why;
@@ -184,7 +226,11 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 				 "vmlinux %s is not an ELF file%s%s", vmlinux,
 				 e ? ": " : "", e ? elf_errmsg(e) : "");
 	}
+	if ((err = cache_place(types, debug_root)))
+		return err;
 	types->dwarf = begin_dwarf(types);
+	if (types->dwarf && types->alt)
+		dwarf_setalt(types->dwarf, types->alt->dwarf);
 	if (!types->dwarf)
 		return idd_error(INODEDUMP_ERR_VMLINUX,
 				 "vmlinux %s has no DWARF debug information "
@@ -214,6 +260,7 @@ static void dwarf_close(void *src)
 		free(types->units[i].suffix);
 	if (types->dwarf)
 		dwarf_end(types->dwarf);
+	idd_dwarf_alt_close(types->alt); /* after: libdw does not own it */
 	if (types->dw_elf)
 		elf_end(types->dw_elf);
 	if (types->dw_fd >= 0)
@@ -393,14 +440,13 @@ static bool struct_in_unit(struct idd_dwarf *types, const char *name,
 		return false; /* no such unit */
 	} else if (idd_dwx_recall(x, IDD_DWX_UNIT_STRUCT, cu, name, &found,
 				  &at)) {
-		found = found &&
-			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
+		found = found && idd_dwu_at(types->dwarf, at, &die) &&
 			fill_struct(&die, out);
 	} else {
 		if (!unit_die(types, cu, &cudie))
 			return false;
 		found = search_cu(&cudie, name, out);
-		at = found ? (int64_t)dwarf_dieoffset(&out->die) : 0;
+		at = found ? idd_dwu_ref(types->dwarf, &out->die) : 0;
 		idd_dwx_remember(x, IDD_DWX_UNIT_STRUCT, cu, name, found, at);
 	}
 	if (found)
@@ -475,7 +521,7 @@ static bool dwarf_enum(void *src, const char *cu_hint,
 	if (!ask_unit(types, cu_hint, IDD_DWX_UNIT_ENUM, enum_name,
 		      idd_dwu_enum,
 		      &at) ||
-	    !dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) ||
+	    !idd_dwu_at(types->dwarf, at, &die) ||
 	    dwarf_child(&die, &e) != 0)
 		return false;
 	do {
@@ -517,8 +563,7 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 	}
 	x = names(types);
 	if (x && idd_dwx_recall(x, IDD_DWX_ANY_STRUCT, 0, name, &found, &at)) {
-		found = found &&
-			dwarf_offdie(types->dwarf, (Dwarf_Off)at, &die) &&
+		found = found && idd_dwu_at(types->dwarf, at, &die) &&
 			fill_struct(&die, out);
 	} else {
 		/* Found or not, never walked for again on this kernel. */
@@ -527,7 +572,7 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 			fill_struct(&die, out);
 		if (x)
 			idd_dwx_remember(x, IDD_DWX_ANY_STRUCT, 0, name, found,
-					 found ? (int64_t)dwarf_dieoffset(&die)
+					 found ? idd_dwu_ref(types->dwarf, &die)
 					       : 0);
 	}
 	if (!found)
@@ -568,6 +613,52 @@ static uint64_t member_location(Dwarf_Die *member)
 	return off;
 }
 
+/*
+ * An array's size where libdw cannot tell it: a partial unit dwz made has
+ * no DW_AT_language, and without one libdw knows no default lower bound
+ * (dwarf_aggregate_size fails on a char[32] there). Such a unit only holds
+ * what the units importing it share, C units of vmlinux: the bound C's, 0.
+ */
+static bool array_size(Dwarf_Die *array, Dwarf_Word *size, int depth)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die elem, sub;
+	Dwarf_Word n = 1, each;
+
+	if (depth > 8 || !dwarf_attr_integrate(array, DW_AT_type, &attr) ||
+	    !dwarf_formref_die(&attr, &elem) || !peel(&elem, &elem))
+		return false;
+	if (dwarf_aggregate_size(&elem, &each) != 0 &&
+	    (dwarf_tag(&elem) != DW_TAG_array_type ||
+	     !array_size(&elem, &each, depth + 1)))
+		return false;
+	if (dwarf_child(array, &sub) != 0)
+		return false;
+	do {
+		Dwarf_Word count, lower = 0, upper;
+
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_attr(&sub, DW_AT_count, &attr)) {
+			if (dwarf_formudata(&attr, &count) != 0)
+				return false;
+		} else if (dwarf_attr(&sub, DW_AT_upper_bound, &attr) &&
+			   dwarf_formudata(&attr, &upper) == 0) {
+			if (dwarf_attr(&sub, DW_AT_lower_bound, &attr) &&
+			    dwarf_formudata(&attr, &lower) != 0)
+				return false;
+			if (upper + 1 < lower)
+				return false;
+			count = upper + 1 - lower;
+		} else {
+			count = 0; /* a flexible array member */
+		}
+		n *= count;
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	*size = n * each;
+	return true;
+}
+
 static void describe_type(Dwarf_Die *type, struct idd_member *out)
 {
 	Dwarf_Word size = 0;
@@ -576,7 +667,8 @@ static void describe_type(Dwarf_Die *type, struct idd_member *out)
 	int tag = dwarf_tag(type);
 
 	out->type = *type;
-	if (dwarf_aggregate_size(type, &size) != 0)
+	if (dwarf_aggregate_size(type, &size) != 0 &&
+	    (tag != DW_TAG_array_type || !array_size(type, &size, 0)))
 		size = 0;
 	out->size = size;
 	switch (tag) {
@@ -647,7 +739,7 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 static const struct member_table *members_of(struct idd_dwarf *types,
 					     Dwarf_Die *agg)
 {
-	Dwarf_Off at = dwarf_dieoffset(agg);
+	const void *at = agg->addr; /* one DIE's, whichever file it is in */
 	struct member_table *t;
 	Dwarf_Die child;
 	size_t cap = 0;

@@ -151,7 +151,7 @@ static void lookups(void *arg)
 {
 	const struct run *r = arg;
 	struct idd_types *types;
-	struct inodedump_error *err = idd_types_open(vmlinux, &types);
+	struct inodedump_error *err = idd_types_open(vmlinux, NULL, &types);
 	struct idd_struct s;
 	struct idd_member m;
 	int64_t v = 0;
