@@ -62,6 +62,35 @@ static struct inodedump_error *read_link(Elf *elf, const char *vmlinux,
 	return NULL;
 }
 
+/*
+ * "../" steps of a relative link taken from dir (a realpath: no symlink
+ * in it, so a step up is its parent), for the path said when it is missing.
+ */
+static char *join_lexically(const char *dir, const char *name)
+{
+	char *out = malloc(strlen(dir) + strlen(name) + 2), *end;
+
+	if (!out)
+		return NULL;
+	strcpy(out, dir);
+	end = out + strlen(out);
+	while (!strncmp(name, "../", 3) || !strncmp(name, "./", 2)) {
+		if (name[1] == '.') {
+			char *up = strrchr(out, '/');
+
+			end = up && up != out ? up : out + 1;
+			*end = '\0';
+			name += 3;
+		} else {
+			name += 2;
+		}
+	}
+	if (end > out && end[-1] != '/')
+		*end++ = '/';
+	strcpy(end, name);
+	return out;
+}
+
 /* The link's path: below root if absolute, else beside vmlinux's file. */
 static char *link_path(const char *vmlinux, const char *root,
 		       const char *name)
@@ -75,7 +104,7 @@ static char *link_path(const char *vmlinux, const char *root,
 	if (!real || !(slash = strrchr(real, '/')))
 		return NULL;
 	*slash = '\0';
-	return idd_strdup_printf("%s/%s", real, name);
+	return join_lexically(real[0] ? real : "/", name);
 }
 
 /*
