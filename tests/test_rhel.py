@@ -31,9 +31,10 @@ the same in both runs).
 A second run with the same cache reads what the first kept (the cache
 folder of this vmlinux and .dwz file, kernel/BUILD-ID/dwz-ALT-ID/: the
 index, the inflated copies), writing none of it again, and decodes the
-same. Broken shapes are errors that say what is missing, by path and
-build-id, and exit 3 (vmlinux unreadable) without output: the .dwz file missing; a .dwz file of
-another build (its build-id changed) where the link points.
+same. Broken shapes are errors that say what is wrong, by path and
+build-id, and exit 3 (vmlinux unreadable) without output: the .dwz file
+missing; a .dwz file of another build (its build-id changed) where the
+link points; a link that is not a file name and a build-id.
 """
 import json
 import os
@@ -244,6 +245,24 @@ def main():
         c.ok("a .dwz file of another build: said, with both build-ids",
              f"another build: build-id {obid}" in p.stderr and abid in p.stderr,
              p.stderr)
+        # A link that is not a name and a build-id (its bytes zeroed in a
+        # copy of vmlinux).
+        bad = os.path.join(tmp, "bad", f"usr/lib/debug/lib/modules/{rel}")
+        os.makedirs(bad)
+        link = elf_section(vml, ".gnu_debugaltlink")
+        data = bytearray(open(vml, "rb").read())
+        at = data.find(link)
+        c.ok("the link's bytes are in vmlinux once", at > 0 and
+             data.find(link, at + 1) < 0)
+        data[at:at + len(link)] = bytes(len(link))
+        with open(os.path.join(bad, "vmlinux"), "wb") as f:
+            f.write(data)
+        del data
+        p = run(["--debug-root", os.path.join(tmp, "bad"), dump, addrs[0]],
+                env=env_with(os.path.join(tmp, "cache-bad")))
+        c.eq("a damaged link: exit", p.returncode, EXIT_VMLINUX)
+        c.ok("a damaged link: said", ".gnu_debugaltlink section is not a file "
+             "name and a build-id" in p.stderr, p.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
