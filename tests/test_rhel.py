@@ -24,7 +24,8 @@ run with Debian's vmlinux (-k), with vmlinux found under --debug-root:
   - by the dump's build-id (the set's root as made);
   - by the dump's release (a root without .build-id/);
   - with the .dwz file found by its build-id only (no .dwz/ folder);
-each run's stderr saying how vmlinux was found. The truth's own values
+each run's stderr saying how vmlinux was found; and the -d 17 dump's
+--sweep, text and --jsonl, the same. The truth's own values
 (ino, mode, i_op, s_id) are checked on the Red Hat-shaped run's JSON of
 the -d 17 dump too (-d 31 leaves out pages some of them are on: exit 3,
 the same in both runs).
@@ -208,6 +209,18 @@ def main():
                      got[0].stderr[-500:])
                 if what == "by build-id" and dump == DUMPS[0]:
                     check_truth(c, w, got[1], truth)
+        # Every inode of every superblock (its units walked, its lists).
+        for extra in (["--sweep"], ["--sweep", "--jsonl"]):
+            path = os.path.join(fs, DUMPS[0])
+            cache = os.path.join(tmp, "cache-sweep")
+            want = run(["-k", os.path.join(fs, "vmlinux"), *extra, path],
+                       env=env_with(cache))
+            got = run(["--debug-root", root, *extra, path], env=env_with(cache))
+            what = " ".join(extra)
+            c.ok(f"{what}: output", want.stdout.count("\n") > 20, want.stdout[-300:])
+            c.eq(f"{what}: exit", got.returncode, want.returncode)
+            c.ok(f"{what}: identical", got.stdout == want.stdout,
+                 first_difference(got.stdout, want.stdout))
         # The per-build-id cache: a first run keeps, a second reads.
         cache = os.path.join(tmp, "cache-second")
         args = ["--debug-root", root, os.path.join(fs, DUMPS[0])] + addrs
