@@ -90,7 +90,11 @@ struct inodedump_open_opts {
 	const char *vmlinux;
 	/* Open even if VMCOREINFO's BUILD-ID differs from vmlinux's. */
 	bool ignore_build_id;
-	/* A directory laid out like / to look for vmlinux in (NULL: /). */
+	/*
+	 * A directory laid out like / to look for vmlinux in (NULL: /), and
+	 * the dwz supplementary file (.gnu_debugaltlink: Red Hat's
+	 * /usr/lib/debug/.dwz/…) of a vmlinux compressed by dwz -m.
+	 */
 	const char *debug_root;
 	/*
 	 * Open even when neither a vmlinux nor the dump's BTF gives the

@@ -20,6 +20,9 @@ packages=(
   crash git
   # the fs sets' disks (XFS, btrfs: made on the host)
   xfsprogs btrfs-progs
+  # the rhel612 set: Red Hat's debuginfo shape made with Debian's tools
+  # (dwz -m, eu-strip --reloc-debug-sections)
+  dwz elfutils
   # the arm64 sets: their guest (qemu-system-aarch64), arm64
   # makedumpfile runs (qemu-aarch64-static); vmcore-inode and the
   # arm64-64k sets' kernel cross-built (64 KiB pages: no Debian flavour)

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -93,6 +94,34 @@ def build_id(elf):
     out = subprocess.run(["readelf", "-n", elf], capture_output=True,
                          text=True, check=True).stdout
     return re.search(r"Build ID: ([0-9a-f]+)", out).group(1)
+
+
+def elf_section(path, name, flags=False):
+    """The bytes of section `name` of the ELF64 file at path, or None (none,
+    or SHT_NOBITS: a debug-only file); flags: (sh_flags, bytes)."""
+    with open(path, "rb") as f:
+        h = f.read(64)
+        shoff, = struct.unpack_from("<Q", h, 0x28)
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", h, 0x3a)
+        f.seek(shoff)
+        sh = f.read(shentsize * shnum)
+
+        def sect(i):
+            name_off, sh_type, sh_flags, _, off, size = struct.unpack_from(
+                "<IIQQQQ", sh, i * shentsize)
+            return name_off, sh_type, sh_flags, off, size
+        _, _, _, stroff, strsize = sect(shstrndx)
+        f.seek(stroff)
+        names = f.read(strsize)
+        for i in range(shnum):
+            n, sh_type, sh_flags, off, size = sect(i)
+            if names[n:names.index(b"\0", n)].decode() == name:
+                data = None
+                if sh_type != 8:  # SHT_NOBITS
+                    f.seek(off)
+                    data = f.read(size)
+                return (sh_flags, data) if flags else data
+    return (0, None) if flags else None
 
 
 def link_fixture(src, dst):

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 
-from fixture import Checker, FORMATS, read_truth, set_dir
+from fixture import Checker, FORMATS, elf_section, read_truth, set_dir
 from fixture import run as fixture_run
 from test_errors import dumped_pages  # noqa: E402
 
@@ -76,33 +76,6 @@ def dumps_of(d):
         if os.path.exists(p):
             out.append((extra.split(".")[0], p))
     return out
-
-
-def elf_section(path, name):
-    """The bytes of section `name` of the ELF64 file at path, or None."""
-    with open(path, "rb") as f:
-        h = f.read(64)
-        shoff, = struct.unpack_from("<Q", h, 0x28)
-        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", h, 0x3a)
-        f.seek(shoff)
-        sh = f.read(shentsize * shnum)
-
-        def sect(i):
-            name_off, _, _, _, off, size = struct.unpack_from(
-                "<IIQQQQ", sh, i * shentsize)
-            return name_off, off, size
-        _, stroff, strsize = sect(shstrndx)
-        f.seek(stroff)
-        names = f.read(strsize)
-        for i in range(shnum):
-            n, off, size = sect(i)
-            sh_type, = struct.unpack_from("<I", sh, i * shentsize + 4)
-            if names[n:names.index(b"\0", n)].decode() == name:
-                if sh_type == 8:  # SHT_NOBITS: a debug-only file
-                    return None
-                f.seek(off)
-                return f.read(size)
-    return None
 
 
 # Bytes after a btf_type's 12, by kind: a fixed part and a part per vlen.

@@ -431,6 +431,11 @@ static struct inodedump_error *session_facts(struct inodedump *id)
 	if (idd_target_page_size(id->target))
 		id->page_size_text = idd_strdup_printf(
 			"%llu", (unsigned long long)idd_target_page_size(id->target));
+	if (!id->types_source && idd_types_dwz(id->types))
+		id->types_source = idd_strdup_printf(
+			"vmlinux %s (DWARF, compressed by dwz: its "
+			"supplementary file %s)",
+			id->vmlinux, idd_types_dwz(id->types));
 	if (!id->types_source)
 		id->types_source = idd_strdup_printf("vmlinux %s (DWARF)",
 						     id->vmlinux);
@@ -499,7 +504,7 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 			return NULL;
 		}
 	}
-	err = idd_types_open(id->vmlinux, &id->types);
+	err = idd_types_open(id->vmlinux, cfg->debug_root, &id->types);
 	if (err)
 		goto fail;
 	if ((err = check_machine(id, cfg->dump_name)))

@@ -248,28 +248,18 @@ void idd_btfl_free(struct idd_btfl *b)
 /* vmlinux's .BTF section; *out NULL when it has none with contents. */
 static struct inodedump_error *from_vmlinux(Elf *elf, struct idd_btfl **out)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = idd_elf_section(elf, ".BTF");
+	GElf_Shdr shdr;
+	Elf_Data *d;
 
 	*out = NULL;
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!scn || !gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS)
 		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *name;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_PROGBITS ||
-		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
-		    strcmp(name, ".BTF"))
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || !d->d_size || d->d_size > BTF_MAX_SIZE)
-			return NULL;
-		/* Read in place: the mapping lives as long as the session. */
-		return btf_parse(d->d_buf, d->d_size, NULL, "in vmlinux", out);
-	}
-	return NULL;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size || d->d_size > BTF_MAX_SIZE)
+		return NULL;
+	/* Read in place: the mapping lives as long as the session. */
+	return btf_parse(d->d_buf, d->d_size, NULL, "in vmlinux", out);
 }
 
 /*

@@ -57,7 +57,7 @@ struct member_entry {
 };
 
 struct member_table {
-	Dwarf_Off agg; /* the aggregate's DIE offset */
+	const void *agg; /* the aggregate's DIE (vmlinux's or the alt file's) */
 	struct member_entry *m;
 	size_t n;
 };
@@ -76,6 +76,7 @@ struct idd_dwarf {
 	Elf *dw_elf;	/* the inflated copy its DWARF is read from, if any */
 	int dw_fd;
 	Dwarf *dwarf;
+	struct idd_dwarf_alt *alt; /* dwz -m's supplementary file, if any */
 	char *path;
 	struct idd_dwarf_id id;
 	char *cache_dir;   /* the build-id's cache directory; NULL: none */
@@ -91,6 +92,11 @@ struct idd_dwarf {
 struct Elf *idd_dwarf_elf(struct idd_dwarf *types)
 {
 	return types->elf;
+}
+
+const char *idd_dwarf_alt_path(struct idd_dwarf *types)
+{
+	return types->alt ? types->alt->path : NULL;
 }
 
 int idd_dwarf_fd(struct idd_dwarf *types)
@@ -141,17 +147,51 @@ bool idd_dwarf_answers_kept(struct idd_dwarf *types)
 	return x && idd_dwx_kept(x);
 }
 
+/*
+ * The cache directory of this DWARF: the build-id's; for a vmlinux
+ * compressed by dwz, a folder in it per supplementary file (dwz keeps the
+ * build-id: the plain -dbg vmlinux and the one dwz made from it, each its
+ * own index of DIE offsets), the index's fingerprint covering both files.
+ */
+static struct inodedump_error *cache_place(struct idd_dwarf *types,
+					   const char *root)
+{
+	struct inodedump_error *err;
+	char *note = NULL;
+
+	idd_dwarf_id_of(types->elf, &types->id);
+	types->cache_dir = idd_cache_dir(types->id.build_id);
+	if ((err = idd_dwarf_alt_find(types->elf, types->path, root,
+				      &types->alt)) ||
+	    !types->alt)
+		return err;
+	if (types->cache_dir) {
+		char *dir = idd_strdup_printf("%s/dwz-%s", types->cache_dir,
+					      types->alt->build_id);
+
+		free(types->cache_dir);
+		if (!(types->cache_dir = dir))
+			return idd_nomem();
+	}
+	err = idd_dwarf_alt_begin(types->alt, types->cache_dir, &note);
+	cache_note(types, note);
+	if (err)
+		return err;
+	types->id.fingerprint = idd_dwarf_hash(types->id.fingerprint,
+					       &types->alt->id.fingerprint,
+					       sizeof(uint64_t));
+	return NULL;
+}
+
 /* libdw on the inflated copy when there is one, else on vmlinux. */
 static Dwarf *begin_dwarf(struct idd_dwarf *types)
 {
 	char *note;
 	Dwarf *dw;
 
-	idd_dwarf_id_of(types->elf, &types->id);
-	types->cache_dir = idd_cache_dir(types->id.build_id);
 	types->dw_elf = idd_dwarf_inflated(types->elf, types->fd, &types->id,
-					   types->cache_dir, &types->dw_fd,
-					   &note);
+					   types->cache_dir, IDD_DWARF_COPY,
+					   &types->dw_fd, &note);
 	cache_note(types, note);
 	if (types->dw_elf) {
 		dw = dwarf_begin_elf(types->dw_elf, DWARF_C_READ, NULL);
@@ -169,8 +209,10 @@ static Dwarf *begin_dwarf(struct idd_dwarf *types)
 }
 
 struct inodedump_error *idd_dwarf_open(const char *vmlinux,
+				       const char *debug_root,
 				       struct idd_dwarf **out)
 {
+	struct inodedump_error *err;
 	_cleanup_(types_closep) struct idd_dwarf *types =
 		calloc(1, sizeof(*types));
 	const char *why;
@@ -197,7 +239,11 @@ struct inodedump_error *idd_dwarf_open(const char *vmlinux,
 				 "vmlinux %s is not an ELF file%s%s", vmlinux,
 				 e ? ": " : "", e ? elf_errmsg(e) : "");
 	}
+	if ((err = cache_place(types, debug_root)))
+		return err;
 	types->dwarf = begin_dwarf(types);
+	if (types->dwarf && types->alt)
+		dwarf_setalt(types->dwarf, types->alt->dwarf);
 	if (!types->dwarf)
 		return idd_error(INODEDUMP_ERR_VMLINUX,
 				 "vmlinux %s has no DWARF debug information "
@@ -227,6 +273,7 @@ static void dwarf_close(void *src)
 		free(types->units[i].suffix);
 	if (types->dwarf)
 		dwarf_end(types->dwarf);
+	idd_dwarf_alt_close(types->alt); /* after: libdw does not own it */
 	if (types->dw_elf)
 		elf_end(types->dw_elf);
 	if (types->dw_fd >= 0)
@@ -252,32 +299,21 @@ static bool unit_die(struct idd_dwarf *types, Dwarf_Off off, Dwarf_Die *out)
 }
 
 /*
- * A DIE by reference: its offset in vmlinux's .debug_info, or with DIE_ALT
- * in the supplementary file's (dwz's .gnu_debugaltlink), whose offsets
- * may equal vmlinux's own. Never 0: a unit's header is there.
+ * A DIE by reference (dwarf_unit.c's idd_dwu_ref(): its offset, with
+ * IDD_DWU_ALT when it is in dwz's supplementary file, whose offsets may
+ * equal vmlinux's own). Never 0: a unit's header is there.
  */
-#define DIE_ALT (UINT64_C(1) << 63)
 /* The same enum read by dwarf_enum() (its values as signed data). */
-#define DIE_SDATA (UINT64_C(1) << 62)
+#define DIE_SDATA (UINT64_C(1) << 61)
 
 static uint64_t die_ref(struct idd_dwarf *types, Dwarf_Die *die)
 {
-	uint64_t off = dwarf_dieoffset(die);
-
-	if (die->cu && dwarf_cu_getdwarf(die->cu) != types->dwarf)
-		off |= DIE_ALT;
-	return off;
+	return (uint64_t)idd_dwu_ref(types->dwarf, die);
 }
 
 static bool die_at(struct idd_dwarf *types, uint64_t ref, Dwarf_Die *out)
 {
-	Dwarf *dw = types->dwarf;
-
-	if (!ref)
-		return false;
-	if ((ref & DIE_ALT) && !(dw = dwarf_getalt(types->dwarf)))
-		return false;
-	return dwarf_offdie(dw, ref & ~DIE_ALT, out) != NULL;
+	return ref && idd_dwu_at(types->dwarf, (int64_t)ref, out);
 }
 
 static bool fill_struct(struct idd_dwarf *types, Dwarf_Die *die,
@@ -716,6 +752,52 @@ static uint64_t member_location(Dwarf_Die *member)
 	return off;
 }
 
+/*
+ * An array's size where libdw cannot tell it: a partial unit dwz made has
+ * no DW_AT_language, and without one libdw knows no default lower bound
+ * (dwarf_aggregate_size fails on a char[32] there). Such a unit only holds
+ * what the units importing it share, C units of vmlinux: the bound C's, 0.
+ */
+static bool array_size(Dwarf_Die *array, Dwarf_Word *size, int depth)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die elem, sub;
+	Dwarf_Word n = 1, each;
+
+	if (depth > 8 || !dwarf_attr_integrate(array, DW_AT_type, &attr) ||
+	    !dwarf_formref_die(&attr, &elem) || !peel(&elem, &elem))
+		return false;
+	if (dwarf_aggregate_size(&elem, &each) != 0 &&
+	    (dwarf_tag(&elem) != DW_TAG_array_type ||
+	     !array_size(&elem, &each, depth + 1)))
+		return false;
+	if (dwarf_child(array, &sub) != 0)
+		return false;
+	do {
+		Dwarf_Word count, lower = 0, upper;
+
+		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
+			continue;
+		if (dwarf_attr(&sub, DW_AT_count, &attr)) {
+			if (dwarf_formudata(&attr, &count) != 0)
+				return false;
+		} else if (dwarf_attr(&sub, DW_AT_upper_bound, &attr) &&
+			   dwarf_formudata(&attr, &upper) == 0) {
+			if (dwarf_attr(&sub, DW_AT_lower_bound, &attr) &&
+			    dwarf_formudata(&attr, &lower) != 0)
+				return false;
+			if (upper + 1 < lower)
+				return false;
+			count = upper + 1 - lower;
+		} else {
+			count = 0; /* a flexible array member */
+		}
+		n *= count;
+	} while (dwarf_siblingof(&sub, &sub) == 0);
+	*size = n * each;
+	return true;
+}
+
 static void describe_type(struct idd_dwarf *types, Dwarf_Die *type,
 			  struct idd_member *out)
 {
@@ -726,7 +808,8 @@ static void describe_type(struct idd_dwarf *types, Dwarf_Die *type,
 
 	out->type = die_ref(types, type);
 	out->dwarf = types;
-	if (dwarf_aggregate_size(type, &size) != 0)
+	if (dwarf_aggregate_size(type, &size) != 0 &&
+	    (tag != DW_TAG_array_type || !array_size(type, &size, 0)))
 		size = 0;
 	out->size = size;
 	switch (tag) {
@@ -797,7 +880,7 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 static const struct member_table *members_of(struct idd_dwarf *types,
 					     Dwarf_Die *agg)
 {
-	Dwarf_Off at = dwarf_dieoffset(agg);
+	const void *at = agg->addr; /* one DIE's, whichever file it is in */
 	struct member_table *t;
 	Dwarf_Die child;
 	size_t cap = 0;

@@ -2,7 +2,8 @@
 /*
  * A vmlinux's DWARF as the cache keeps it: which DWARF it is (build-id and
  * a fingerprint of its .debug_* sections), and its SHF_COMPRESSED sections
- * inflated once into CACHE_DIR/dwarf.elf. libdw inflates every compressed
+ * inflated once into CACHE_DIR/dwarf.elf (a dwz supplementary file's,
+ * dwarf_alt.c, into dwz.elf beside it). libdw inflates every compressed
  * .debug_* section at dwarf_begin_elf, on every run, although a decode
  * reads a few hundred DIEs (1.46 G instructions of 1.67 G for the committed
  * fixture); the copy is mapped instead. It holds only the sections dwarf.c's
@@ -23,7 +24,6 @@
 #include "types/dwarf_internal.h"
 #include "types/types.h"
 
-#define COPY_FILE "dwarf.elf"
 #define IDENTITY ".inodedump"
 #define IDENTITY_MAGIC "IDDINFL1"
 
@@ -295,12 +295,12 @@ static bool write_copy(struct writer *w, const struct idd_dwarf_id *id,
 
 /* Make the copy under a temporary name, then rename it into place. */
 static bool make_copy(int vmlinux_fd, const struct idd_dwarf_id *id,
-		      const char *dir)
+		      const char *dir, const char *file)
 {
 	struct writer w = { 0 };
 	struct identity ident = { 0 };
 	char tmp[4096 + 64];
-	int fd = idd_cache_create(dir, COPY_FILE, tmp, sizeof(tmp)), e = 0;
+	int fd = idd_cache_create(dir, file, tmp, sizeof(tmp)), e = 0;
 	bool ok;
 
 	if (fd < 0)
@@ -324,7 +324,7 @@ static bool make_copy(int vmlinux_fd, const struct idd_dwarf_id *id,
 		errno = e;
 		return false;
 	}
-	return idd_cache_commit(dir, COPY_FILE, tmp);
+	return idd_cache_commit(dir, file, tmp);
 }
 
 /* The copy in dir, opened and checked; NULL with *why when it is not fit. */
@@ -361,7 +361,8 @@ static Elf *open_copy(Elf *vmlinux, const struct idd_dwarf_id *id,
 }
 
 Elf *idd_dwarf_inflated(Elf *vmlinux, int fd, const struct idd_dwarf_id *id,
-			const char *cache_dir, int *fd_out, char **note)
+			const char *cache_dir, const char *file, int *fd_out,
+			char **note)
 {
 	_cleanup_free_ char *path = NULL;
 	const char *why;
@@ -370,7 +371,7 @@ Elf *idd_dwarf_inflated(Elf *vmlinux, int fd, const struct idd_dwarf_id *id,
 	*note = NULL;
 	*fd_out = -1;
 	if (!id->compressed || !id->build_id || !cache_dir ||
-	    !(path = idd_strdup_printf("%s/%s", cache_dir, COPY_FILE)))
+	    !(path = idd_strdup_printf("%s/%s", cache_dir, file)))
 		return NULL;
 	copy = open_copy(vmlinux, id, path, fd_out, &why);
 	if (copy)
@@ -378,12 +379,12 @@ Elf *idd_dwarf_inflated(Elf *vmlinux, int fd, const struct idd_dwarf_id *id,
 	if (why)
 		*note = idd_strdup_printf("the inflated DWARF %s was not used "
 					  "(%s): made again", path, why);
-	if (!make_copy(fd, id, cache_dir)) {
+	if (!make_copy(fd, id, cache_dir, file)) {
 		free(*note);
 		*note = idd_strdup_printf(
-			"cannot keep vmlinux's inflated DWARF in %s (%s): its "
+			"cannot keep the inflated DWARF %s (%s): its "
 			"compressed sections are inflated on every run",
-			cache_dir, strerror(errno));
+			path, strerror(errno));
 		return NULL;
 	}
 	copy = open_copy(vmlinux, id, path, fd_out, &why);

@@ -40,8 +40,15 @@ struct idd_dwarf_id {
 bool idd_dwu_is_complete(Dwarf_Die *die); /* a definition, with members */
 /* The first complete struct or union of that name. */
 bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out);
-/* The first enum of that name with enumerators: its DIE's offset. */
+/* The first enum of that name with enumerators: its DIE (idd_dwu_ref). */
 bool idd_dwu_enum(Dwarf_Die *cudie, const char *enum_name, int64_t *at);
+/*
+ * A DIE as the index keeps it: its offset, with IDD_DWU_ALT when it is in
+ * the supplementary file (dwz, dwarf_alt.c), not main's; and back.
+ */
+#define IDD_DWU_ALT ((int64_t)1 << 62)
+int64_t idd_dwu_ref(Dwarf *main, Dwarf_Die *die);
+bool idd_dwu_at(Dwarf *main, int64_t ref, Dwarf_Die *out);
 /* An enumerator of any of the unit's enums (one namespace a unit). */
 bool idd_dwu_enumerator(Dwarf_Die *cudie, const char *name, int64_t *value);
 bool idd_dwu_enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out);
@@ -66,9 +73,36 @@ void idd_dwarf_id_free(struct idd_dwarf_id *id);
  * elf_end().
  */
 Elf *idd_dwarf_inflated(Elf *vmlinux, int fd, const struct idd_dwarf_id *id,
-			const char *cache_dir, int *fd_out, char **note);
+			const char *cache_dir, const char *file, int *fd_out,
+			char **note);
+#define IDD_DWARF_COPY "dwarf.elf"	/* vmlinux's */
+#define IDD_DWARF_ALT_COPY "dwz.elf"	/* its dwz supplementary file's */
 /* 64-bit hash of bytes, chained through seed (also the index's checksum). */
 uint64_t idd_dwarf_hash(uint64_t seed, const void *data, size_t size);
+
+/* dwarf_alt.c: the supplementary file of a vmlinux compressed by dwz -m */
+struct idd_dwarf_alt {
+	char *name;	/* as .gnu_debugaltlink names it */
+	char *build_id; /* hex, as the link names it (and the file has) */
+	char *path;	/* where it was found */
+	int fd, dw_fd;
+	Elf *elf, *dw_elf; /* the file; its inflated copy, if any */
+	Dwarf *dwarf;
+	struct idd_dwarf_id id;
+};
+/*
+ * vmlinux's supplementary file found (below root; NULL: /) and checked:
+ * *out NULL when vmlinux has no .gnu_debugaltlink; an error naming the
+ * paths looked at and what each held when no file has its build-id.
+ */
+struct inodedump_error *idd_dwarf_alt_find(Elf *elf, const char *vmlinux,
+					   const char *root,
+					   struct idd_dwarf_alt **out);
+/* Its DWARF begun, from its copy inflated in cache_dir if compressed. */
+struct inodedump_error *idd_dwarf_alt_begin(struct idd_dwarf_alt *alt,
+					    const char *cache_dir,
+					    char **note);
+void idd_dwarf_alt_close(struct idd_dwarf_alt *alt);
 
 /* dwarf_index.c */
 /* What a session asked of the DWARF by name, remembered: idd_dwx_recall(). */

@@ -5,6 +5,13 @@
  * the unit covering a code address (.debug_aranges); and, for a session
  * without an index (dwarf_index.c), the walks of every unit that the index
  * otherwise spares. dwarf.c asks; the index remembers the answers.
+ *
+ * DWARF compressed by dwz keeps what several units (or files) share in
+ * partial units, in vmlinux or in its supplementary file (dwarf_alt.c),
+ * each unit importing them (DW_TAG_imported_unit) where its own entries
+ * stood: a unit's top-level entries are looked through with its imports
+ * in their place, so a name is found in the same order as in the DWARF
+ * dwz was given.
  */
 #include <dwarf.h>
 #include <gelf.h>
@@ -12,6 +19,7 @@
 #include <string.h>
 
 #include "types/dwarf_internal.h"
+#include "types/types.h"
 
 bool idd_dwu_is_complete(Dwarf_Die *die)
 {
@@ -25,24 +33,87 @@ static bool is_aggregate_tag(int tag)
 	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
 }
 
-bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out)
+/*
+ * The partial units one lookup has been through: dwz's imports form a DAG
+ * (a unit may be imported along several paths), each looked through once.
+ */
+#define SEEN_MAX 256
+#define IMPORT_DEPTH 16
+
+struct entries {
+	bool (*fn)(Dwarf_Die *die, void *arg); /* true: found, stop */
+	void *arg;
+	const void *seen[SEEN_MAX];
+	size_t nseen;
+};
+
+static bool seen_before(struct entries *w, const Dwarf_Die *unit)
+{
+	for (size_t i = 0; i < w->nseen; i++)
+		if (w->seen[i] == unit->addr)
+			return true;
+	if (w->nseen < SEEN_MAX)
+		w->seen[w->nseen++] = unit->addr;
+	return false;
+}
+
+static bool each_entry(struct entries *w, Dwarf_Die *unit, int depth)
 {
 	Dwarf_Die die;
 
-	if (dwarf_child(cudie, &die) != 0)
+	if (depth > IMPORT_DEPTH || dwarf_child(unit, &die) != 0)
 		return false;
 	do {
-		const char *n;
+		Dwarf_Attribute attr;
+		Dwarf_Die imported;
 
-		if (!is_aggregate_tag(dwarf_tag(&die)))
-			continue;
-		n = dwarf_diename(&die);
-		if (n && !strcmp(n, name) && idd_dwu_is_complete(&die)) {
-			*out = die;
+		if (dwarf_tag(&die) != DW_TAG_imported_unit) {
+			if (w->fn(&die, w->arg))
+				return true;
+		} else if (dwarf_attr(&die, DW_AT_import, &attr) &&
+			   dwarf_formref_die(&attr, &imported) &&
+			   !seen_before(w, &imported) &&
+			   each_entry(w, &imported, depth + 1)) {
 			return true;
 		}
 	} while (dwarf_siblingof(&die, &die) == 0);
 	return false;
+}
+
+/* fn on each top-level entry of cudie, its imports' in their place. */
+static bool unit_entries(Dwarf_Die *cudie, bool (*fn)(Dwarf_Die *, void *),
+			 void *arg)
+{
+	struct entries w = { .fn = fn, .arg = arg };
+
+	return each_entry(&w, cudie, 0);
+}
+
+struct named {
+	const char *name;
+	Dwarf_Die *out;
+	int64_t *value;
+};
+
+static bool complete_aggregate(Dwarf_Die *die, void *arg)
+{
+	struct named *q = arg;
+	const char *n;
+
+	if (!is_aggregate_tag(dwarf_tag(die)))
+		return false;
+	n = dwarf_diename(die);
+	if (!n || strcmp(n, q->name) || !idd_dwu_is_complete(die))
+		return false;
+	*q->out = *die;
+	return true;
+}
+
+bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out)
+{
+	struct named q = { .name = name, .out = out };
+
+	return unit_entries(cudie, complete_aggregate, &q);
 }
 
 /*
@@ -64,7 +135,9 @@ bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
 
 			if (pass && off >= start)
 				break;
+			/* A partial unit is looked through where imported. */
 			if (dwarf_offdie(dw, off + hsize, &cudie) &&
+			    dwarf_tag(&cudie) != DW_TAG_partial_unit &&
 			    idd_dwu_struct(&cudie, name, out)) {
 				*resume = off;
 				return true;
@@ -91,25 +164,15 @@ bool idd_dwu_unit_die(Dwarf *dw, Dwarf_Off off, Dwarf_Die *out)
  */
 bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu)
 {
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = idd_elf_section(elf, ".debug_aranges");
 	Elf_Data *data = NULL;
+	GElf_Shdr shdr;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+	if (!scn || !gelf_getshdr(scn, &shdr))
 		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr shdr;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &shdr) ||
-		    !(name = elf_strptr(elf, shstrndx, shdr.sh_name)) ||
-		    strcmp(name, ".debug_aranges"))
-			continue;
-		if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			return false;
-		data = elf_getdata(scn, NULL);
-		break;
-	}
+	if ((shdr.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return false;
+	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf)
 		return false;
 	const uint8_t *p = data->d_buf, *end = p + data->d_size;
@@ -217,47 +280,44 @@ bool idd_dwu_enumerator_value(Dwarf_Die *type, Dwarf_Die *e, int64_t *out)
 	return true;
 }
 
-/* One namespace of enumerators per unit: enum_hint is not needed. */
-bool idd_dwu_enumerator(Dwarf_Die *cudie, const char *name, int64_t *value)
+static bool named_enumerator(Dwarf_Die *die, void *arg)
 {
-	Dwarf_Die die;
+	struct named *q = arg;
+	Dwarf_Die e;
 
-	if (dwarf_child(cudie, &die) != 0)
+	if (dwarf_tag(die) != DW_TAG_enumeration_type ||
+	    dwarf_child(die, &e) != 0)
 		return false;
 	do {
-		Dwarf_Die e;
+		const char *n = dwarf_diename(&e);
 
-		if (dwarf_tag(&die) != DW_TAG_enumeration_type ||
-		    dwarf_child(&die, &e) != 0)
-			continue;
-		do {
-			const char *n = dwarf_diename(&e);
-
-			if (n && !strcmp(n, name) &&
-			    idd_dwu_enumerator_value(&die, &e, value))
-				return true;
-		} while (dwarf_siblingof(&e, &e) == 0);
-	} while (dwarf_siblingof(&die, &die) == 0);
+		if (n && !strcmp(n, q->name) &&
+		    idd_dwu_enumerator_value(die, &e, q->value))
+			return true;
+	} while (dwarf_siblingof(&e, &e) == 0);
 	return false;
 }
 
-/* The first enum of that name with enumerators among the unit's entries. */
-static bool enum_in(Dwarf_Die *cudie, const char *enum_name, Dwarf_Die *out)
+/* One namespace of enumerators per unit: enum_hint is not needed. */
+bool idd_dwu_enumerator(Dwarf_Die *cudie, const char *name, int64_t *value)
 {
-	Dwarf_Die die, e;
+	struct named q = { .name = name, .value = value };
 
-	if (dwarf_child(cudie, &die) != 0)
+	return unit_entries(cudie, named_enumerator, &q);
+}
+
+/* The first enum of that name with enumerators among the unit's entries. */
+static bool named_enum(Dwarf_Die *die, void *arg)
+{
+	struct named *q = arg;
+	const char *n = dwarf_diename(die);
+	Dwarf_Die e;
+
+	if (dwarf_tag(die) != DW_TAG_enumeration_type || !n ||
+	    strcmp(n, q->name) || dwarf_child(die, &e) != 0)
 		return false;
-	do {
-		const char *n = dwarf_diename(&die);
-
-		if (dwarf_tag(&die) == DW_TAG_enumeration_type && n &&
-		    !strcmp(n, enum_name) && dwarf_child(&die, &e) == 0) {
-			*out = die;
-			return true;
-		}
-	} while (dwarf_siblingof(&die, &die) == 0);
-	return false;
+	*q->out = *die;
+	return true;
 }
 
 /*
@@ -265,30 +325,51 @@ static bool enum_in(Dwarf_Die *cudie, const char *enum_name, Dwarf_Die *out)
  * unit's top-level entries (an inlined static one is there as the
  * abstract instance its inlined copies point to).
  */
+static bool named_function(Dwarf_Die *die, void *arg)
+{
+	struct named *q = arg;
+	const char *n;
+
+	return dwarf_tag(die) == DW_TAG_subprogram &&
+	       (n = dwarf_diename(die)) && !strcmp(n, q->name);
+}
+
 bool idd_dwu_function(Dwarf_Die *cudie, const char *name, int64_t *unused)
 {
-	Dwarf_Die die;
+	struct named q = { .name = name };
 
 	(void)unused;
-	if (dwarf_child(cudie, &die) != 0)
-		return false;
-	do {
-		const char *n;
-
-		if (dwarf_tag(&die) == DW_TAG_subprogram &&
-		    (n = dwarf_diename(&die)) && !strcmp(n, name))
-			return true;
-	} while (dwarf_siblingof(&die, &die) == 0);
-	return false;
+	return unit_entries(cudie, named_function, &q);
 }
 
 bool idd_dwu_enum(Dwarf_Die *cudie, const char *enum_name, int64_t *at)
 {
 	Dwarf_Die die;
+	struct named q = { .name = enum_name, .out = &die };
 
-	if (!enum_in(cudie, enum_name, &die))
+	if (!unit_entries(cudie, named_enum, &q))
 		return false;
-	*at = (int64_t)dwarf_dieoffset(&die);
+	*at = idd_dwu_ref(dwarf_cu_getdwarf(cudie->cu), &die);
 	return true;
+}
+
+int64_t idd_dwu_ref(Dwarf *main, Dwarf_Die *die)
+{
+	int64_t off = (int64_t)dwarf_dieoffset(die);
+
+	return dwarf_cu_getdwarf(die->cu) == main ? off : off | IDD_DWU_ALT;
+}
+
+bool idd_dwu_at(Dwarf *main, int64_t ref, Dwarf_Die *out)
+{
+	Dwarf *dw = main;
+
+	if (ref < 0)
+		return false;
+	if (ref & IDD_DWU_ALT) {
+		dw = dwarf_getalt(main);
+		ref &= ~IDD_DWU_ALT;
+	}
+	return dw && dwarf_offdie(dw, (Dwarf_Off)ref, out) != NULL;
 }
 

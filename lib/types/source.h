@@ -62,6 +62,7 @@ struct idd_type_ops {
 struct idd_dwarf;
 extern const struct idd_type_ops idd_dwarf_ops;
 struct inodedump_error *idd_dwarf_open(const char *vmlinux,
+				       const char *debug_root,
 				       struct idd_dwarf **out);
 struct Elf *idd_dwarf_elf(struct idd_dwarf *dw);
 int idd_dwarf_fd(struct idd_dwarf *dw);
@@ -69,6 +70,7 @@ int idd_dwarf_fd(struct idd_dwarf *dw);
 struct idd_dwx *idd_dwarf_answers(struct idd_dwarf *dw);
 /* Whether those answers are kept in the cache for the next run. */
 bool idd_dwarf_answers_kept(struct idd_dwarf *dw);
+const char *idd_dwarf_alt_path(struct idd_dwarf *dw); /* NULL: none */
 
 /* btf_source.c: types from BTF; the source is a struct idd_btf. */
 extern const struct idd_type_ops idd_btf_ops;

@@ -560,6 +560,25 @@ static bool scanned_address(struct idd_symbols *syms, const char *name,
 	return false;
 }
 
+Elf_Scn *idd_elf_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		const char *n;
+
+		if (gelf_getshdr(scn, &shdr) &&
+		    (n = elf_strptr(elf, shstrndx, shdr.sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
 struct inodedump_error *idd_elf_build_id(Elf *elf, char **hex)
 {
 	Elf_Scn *scn = NULL;

@@ -16,6 +16,7 @@ struct idd_types {
 };
 
 struct inodedump_error *idd_types_open(const char *vmlinux,
+				       const char *debug_root,
 				       struct idd_types **out)
 {
 	struct idd_types *types = calloc(1, sizeof(*types));
@@ -23,7 +24,7 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 
 	if (!types)
 		return idd_nomem();
-	err = idd_dwarf_open(vmlinux, &types->dwarf);
+	err = idd_dwarf_open(vmlinux, debug_root, &types->dwarf);
 	if (err) {
 		free(types);
 		return err;
@@ -75,6 +76,11 @@ struct idd_btf *idd_types_btf(struct idd_types *types)
 struct Elf *idd_types_elf(struct idd_types *types)
 {
 	return types && types->dwarf ? idd_dwarf_elf(types->dwarf) : NULL;
+}
+
+const char *idd_types_dwz(struct idd_types *types)
+{
+	return types && types->dwarf ? idd_dwarf_alt_path(types->dwarf) : NULL;
 }
 
 int idd_types_fd(struct idd_types *types)

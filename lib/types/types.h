@@ -15,12 +15,16 @@ struct idd_target;
  */
 struct idd_types;
 
+/* debug_root: where a dwz supplementary file is looked for (NULL: /). */
 struct inodedump_error *idd_types_open(const char *vmlinux,
+				       const char *debug_root,
 				       struct idd_types **out);
 void idd_types_close(struct idd_types *types);
 /* The ELF handle of vmlinux (for its symbol table and notes). */
 struct Elf *idd_types_elf(struct idd_types *types);
 int idd_types_fd(struct idd_types *types); /* vmlinux, open for reading */
+/* The dwz supplementary file vmlinux's DWARF is read with, or NULL. */
+const char *idd_types_dwz(struct idd_types *types);
 /* vmlinux's ELF machine (EM_*; 0: unreadable), *is64 its class. */
 unsigned idd_elf_machine(struct Elf *elf, bool *is64);
 
@@ -197,6 +201,8 @@ void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
  * has none; malloc'd, the caller frees it.
  */
 struct inodedump_error *idd_elf_build_id(struct Elf *elf, char **hex);
+/* The first section of that name, or NULL. */
+Elf_Scn *idd_elf_section(struct Elf *elf, const char *name);
 
 struct idd_modules;
 struct idd_kallsyms;

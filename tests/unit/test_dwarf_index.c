@@ -151,7 +151,7 @@ static void lookups(void *arg)
 {
 	const struct run *r = arg;
 	struct idd_types *types;
-	struct inodedump_error *err = idd_types_open(vmlinux, &types);
+	struct inodedump_error *err = idd_types_open(vmlinux, NULL, &types);
 	struct idd_struct s;
 	struct idd_member m;
 	int64_t v = 0;
@@ -259,7 +259,7 @@ static void layout_lookups(void *arg)
 {
 	struct layout_run *r = arg;
 	struct idd_types *types;
-	struct inodedump_error *err = idd_types_open(vmlinux, &types);
+	struct inodedump_error *err = idd_types_open(vmlinux, NULL, &types);
 	int fd = open(vmlinux, O_RDONLY);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;

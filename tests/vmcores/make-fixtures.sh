@@ -73,7 +73,7 @@ trap cleanup EXIT
 # here, which the kernel lane (kernels_lane) builds meanwhile.
 ALL_SETS="stock stock4 stock73 writers big big73 fs612 fs73 old510 kdump612"
 ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live ppc64le"
-ALL_SETS="$ALL_SETS patched wrapped debugvfs73 nobtf kdump73 arm64-64k arm64-64k-a57"
+ALL_SETS="$ALL_SETS patched wrapped debugvfs73 nobtf kdump73 arm64-64k arm64-64k-a57 rhel612"
 # The sets whose recipe_prepare builds a kernel here, in the order the
 # kernel lane builds them (patched's is build-kernel.sh, first).
 KERNEL_SETS="debugvfs73 nobtf arm64-64k"

@@ -44,10 +44,12 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # qemu-system-arm, qemu-user-static, gcc-aarch64-linux-gnu: the arm64
 # sets' guest, makedumpfile and vmcore-inode (keyed by those recipes); the
 # arm64-64k kernel's cross compiler (its version is in that kernel's key);
-# qemu-system-ppc: the ppc64le set's guest.
+# qemu-system-ppc: the ppc64le set's guest. dwz, elfutils: the rhel612
+# set's Red Hat-shaped debuginfo (dwz -m, eu-strip).
 PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole
 qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static
-gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-ppc:qemu-system-ppc64"
+gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-ppc:qemu-system-ppc64
+dwz:dwz elfutils:eu-strip"
 
 check_packages() {
 	step "check Debian packages"
