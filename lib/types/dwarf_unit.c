@@ -50,7 +50,7 @@ bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out)
  * lookups for related structs tends to stay in the CU that had the last one.
  */
 bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
-			 Dwarf_Die *out)
+			 size_t *units, Dwarf_Die *out)
 {
 	Dwarf_Off start = *resume;
 
@@ -62,8 +62,10 @@ bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
 				    NULL) == 0) {
 			Dwarf_Die cudie;
 
-			if (pass && off >= start)
+			if ((pass && off >= start) || (units && !*units))
 				break;
+			if (units)
+				(*units)--;
 			if (dwarf_offdie(dw, off + hsize, &cudie) &&
 			    idd_dwu_struct(&cudie, name, out)) {
 				*resume = off;
