@@ -59,6 +59,20 @@ static const char *const pages_cu[] = { "kernel/vmcore_info.c",
 					"kernel/crash_core.c",
 					"mm/page_alloc.c" };
 #define SLAB_CU "mm/slub.c"
+
+/*
+ * Whether pages_cu[i] is one of the two units vmcoreinfo_append_str may
+ * be in and .debug_aranges put it in the other: then this kernel's
+ * VMCOREINFO code is not in pages_cu[i] (kernel/vmcore_info.c is 6.9's;
+ * before, kernel/crash_core.c), and the unit is not looked for by name,
+ * a walk of every unit's name that finds none (100 M instructions on
+ * Debian 11's first run).
+ */
+static bool not_the_unit(struct inodedump *id, size_t i)
+{
+	return i < 2 && !idd_types_anchored(id->types, pages_cu[i]) &&
+	       idd_types_anchored(id->types, pages_cu[1 - i]);
+}
 #define NAME_MAX_CACHE 64
 
 struct page_layout {
@@ -299,11 +313,13 @@ static struct page_layout *layout(struct inodedump *id)
 	member(id->types, &page, "page_type", &l->page_type);
 	member(id->types, &page, "_refcount.counter", &l->refcount);
 	for (size_t i = 0; i < sizeof(pages_cu) / sizeof(pages_cu[0]); i++)
-		if (idd_types_enum(id->types, pages_cu[i], "pageflags",
+		if (!not_the_unit(id, i) &&
+		    idd_types_enum(id->types, pages_cu[i], "pageflags",
 				   collect_flag, l))
 			break;
 	for (size_t i = 0; i < sizeof(pages_cu) / sizeof(pages_cu[0]); i++)
-		if (idd_types_enum(id->types, pages_cu[i], "pagetype",
+		if (!not_the_unit(id, i) &&
+		    idd_types_enum(id->types, pages_cu[i], "pagetype",
 				   collect_type, l))
 			break;
 	if (!l->ntypes)

@@ -27,6 +27,7 @@
 
 #include "core/cleanup.h"
 #include "target/target.h"
+#include "types/btf_internal.h"
 #include "types/dwarf_internal.h"
 #include "types/source.h"
 #include "types/types.h"
@@ -87,6 +88,9 @@ struct idd_dwarf {
 	size_t ncache;
 	/* Where the last successful search ended: the next starts there. */
 	Dwarf_Off resume_cu;
+	/* vmlinux's own .BTF, parsed at the first walk of every unit. */
+	struct idd_btf *own_btf;
+	bool own_btf_tried;
 };
 
 struct Elf *idd_dwarf_elf(struct idd_dwarf *types)
@@ -271,6 +275,7 @@ static void dwarf_close(void *src)
 		free(types->hints[i].suffix);
 	for (size_t i = 0; i < types->nunits; i++)
 		free(types->units[i].suffix);
+	idd_btf_free(types->own_btf);
 	if (types->dwarf)
 		dwarf_end(types->dwarf);
 	idd_dwarf_alt_close(types->alt); /* after: libdw does not own it */
@@ -429,6 +434,16 @@ static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 	types->hints[types->nhints].suffix = strdup(suffix);
 	if (types->hints[types->nhints].suffix)
 		types->hints[types->nhints++].cu = cu;
+}
+
+static bool dwarf_anchored(void *src, const char *suffix)
+{
+	struct idd_dwarf *types = src;
+
+	for (size_t i = 0; i < types->nhints; i++)
+		if (!strcmp(types->hints[i].suffix, suffix))
+			return true;
+	return false;
 }
 
 /*
@@ -686,6 +701,54 @@ static bool dwarf_function(void *src, const char *cu_hint, const char *name)
 			&unused);
 }
 
+#define WALK_BEFORE_BTF 16 /* units: ~13 M instructions, the BTF's parse */
+
+/*
+ * Whether vmlinux's own BTF says it has no complete struct or union of
+ * that name: then its DWARF has none either, for pahole made the BTF from
+ * this DWARF, every unit's complete aggregates kept (deduplicated by
+ * name and shape, never dropped). A struct newer than the kernel (5.10 has
+ * no struct slab) then costs no walk of every unit: on Debian 11's vmlinux
+ * that walk is 2.1 G instructions on the first run. No BTF, or a BTF
+ * without struct inode (not the kernel's?): false, the DWARF is walked.
+ */
+static bool btf_lacks_struct(struct idd_dwarf *types, const char *name)
+{
+	if (!types->own_btf_tried) {
+		Elf_Scn *scn = NULL;
+		size_t shstrndx;
+
+		types->own_btf_tried = true;
+		if (elf_getshdrstrndx(types->elf, &shstrndx) != 0)
+			return false;
+		while ((scn = elf_nextscn(types->elf, scn))) {
+			GElf_Shdr sh;
+			const char *sname;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+			    !(sname = elf_strptr(types->elf, shstrndx,
+						 sh.sh_name)) ||
+			    strcmp(sname, ".BTF"))
+				continue;
+			if ((d = elf_getdata(scn, NULL)) && d->d_buf) {
+				struct inodedump_error *err = idd_btf_parse(
+					d->d_buf, d->d_size, "in vmlinux",
+					&types->own_btf);
+
+				inodedump_error_free(err);
+			}
+			break;
+		}
+		if (types->own_btf &&
+		    !idd_btf_lookup(types->own_btf, "inode", 0)) {
+			idd_btf_free(types->own_btf);
+			types->own_btf = NULL;
+		}
+	}
+	return types->own_btf && !idd_btf_lookup(types->own_btf, name, 0);
+}
+
 /* The first complete definition in any unit. */
 static struct inodedump_error *struct_any(struct idd_dwarf *types,
 					  const char *name,
@@ -706,10 +769,20 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 	if (x && idd_dwx_recall(x, IDD_DWX_ANY_STRUCT, 0, name, &found, &at)) {
 		found = found && struct_at(types, (uint64_t)at, out);
 	} else {
-		/* Found or not, never walked for again on this kernel. */
+		/*
+		 * Found or not, never walked for again on this kernel. A few
+		 * units first (a struct is most often found early); then, if
+		 * vmlinux's BTF lacks it, no walk of the rest.
+		 */
+		size_t units = WALK_BEFORE_BTF;
+
 		found = idd_dwu_walk_struct(types->dwarf, &types->resume_cu,
-					    name, &die) &&
-			fill_struct(types, &die, out);
+					    name, &units, &die);
+		if (!found && !units && !btf_lacks_struct(types, name))
+			found = idd_dwu_walk_struct(types->dwarf,
+						    &types->resume_cu, name,
+						    NULL, &die);
+		found = found && fill_struct(types, &die, out);
 		if (x)
 			idd_dwx_remember(x, IDD_DWX_ANY_STRUCT, 0, name, found,
 					 found ? (int64_t)out->die : 0);
@@ -1125,6 +1198,7 @@ const struct idd_type_ops idd_dwarf_ops = {
 	.enum_values = dwarf_enum,
 	.member_enum = dwarf_member_enum,
 	.anchor = dwarf_anchor,
+	.anchored = dwarf_anchored,
 	.find_struct_in_unit = dwarf_struct_in_unit,
 	.function = dwarf_function,
 };

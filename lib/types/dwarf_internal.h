@@ -57,9 +57,12 @@ bool idd_dwu_function(Dwarf_Die *cudie, const char *name, int64_t *unused);
 bool idd_dwu_unit_die(Dwarf *dw, Dwarf_Off off, Dwarf_Die *out);
 /* The unit covering a code address, from elf's .debug_aranges. */
 bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu);
-/* Without an index: every unit walked (from *resume for a struct). */
+/*
+ * Without an index: every unit walked (from *resume for a struct); units
+ * non-NULL: at most that many, *units left (0: the walk was cut short).
+ */
 bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
-			 Dwarf_Die *out);
+			 size_t *units, Dwarf_Die *out);
 bool idd_dwu_walk_unit(Dwarf *dw, const char *suffix, Dwarf_Off *cu);
 
 /* dwarf_inflate.c */

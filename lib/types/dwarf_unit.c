@@ -121,7 +121,7 @@ bool idd_dwu_struct(Dwarf_Die *cudie, const char *name, Dwarf_Die *out)
  * lookups for related structs tends to stay in the CU that had the last one.
  */
 bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
-			 Dwarf_Die *out)
+			 size_t *units, Dwarf_Die *out)
 {
 	Dwarf_Off start = *resume;
 
@@ -133,8 +133,10 @@ bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
 				    NULL) == 0) {
 			Dwarf_Die cudie;
 
-			if (pass && off >= start)
+			if ((pass && off >= start) || (units && !*units))
 				break;
+			if (units)
+				(*units)--;
 			/* A partial unit is looked through where imported. */
 			if (dwarf_offdie(dw, off + hsize, &cudie) &&
 			    dwarf_tag(&cudie) != DW_TAG_partial_unit &&

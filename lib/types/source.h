@@ -51,6 +51,8 @@ struct idd_type_ops {
 			    void *arg);
 	/* Where cu_hint's unit is (idd_types_anchor()); NULL: no units. */
 	void (*anchor)(void *src, const char *cu_hint, uint64_t code_addr);
+	/* Whether anchor() placed cu_hint's unit; NULL: no units. */
+	bool (*anchored)(void *src, const char *cu_hint);
 	/*
 	 * Whether the unit cu_hint defines or inlines a function of that
 	 * name (idd_types_function()); NULL: the source cannot tell.

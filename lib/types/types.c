@@ -105,6 +105,12 @@ void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		types->ops->anchor(types->src, cu_hint, code_addr);
 }
 
+bool idd_types_anchored(struct idd_types *types, const char *cu_hint)
+{
+	return types && types->ops->anchored &&
+	       types->ops->anchored(types->src, cu_hint);
+}
+
 bool idd_types_function(struct idd_types *types, const char *cu_hint,
 			const char *name)
 {

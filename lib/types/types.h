@@ -75,6 +75,8 @@ struct inodedump_error *idd_types_struct_only_in(struct idd_types *types,
  */
 void idd_types_anchor(struct idd_types *types, const char *cu_hint,
 		      uint64_t code_addr);
+/* Whether idd_types_anchor() placed cu_hint's unit (false: no units). */
+bool idd_types_anchored(struct idd_types *types, const char *cu_hint);
 /*
  * Whether the CU cu_hint defines (or inlines) function name: true only
  * where the types say so (DWARF); false where they do not, or cannot tell

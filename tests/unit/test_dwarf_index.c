@@ -27,7 +27,7 @@ static char base[64] = "/tmp/idd-test-dwarf-index-XXXXXX";
 /* ---- the truth, from libdw alone ---- */
 
 struct truth {
-	uint64_t inode_size, i_ino;
+	uint64_t inode_size, i_ino, mnt_namespace_size;
 	int64_t dcache_directory_type;
 };
 
@@ -86,6 +86,10 @@ static bool read_truth(struct truth *t)
 					t->i_ino = w;
 			} while (dwarf_siblingof(&m, &m) == 0);
 		}
+		if (top_level(dw, NULL, DW_TAG_structure_type, "mnt_namespace",
+			      &m) &&
+		    dwarf_aggregate_size(&m, &w) == 0)
+			t->mnt_namespace_size = w;
 		if (top_level(dw, "fs/dcache.c", DW_TAG_enumeration_type,
 			      "dentry_flags", &die) &&
 		    dwarf_child(&die, &m) == 0) {
@@ -106,7 +110,7 @@ static bool read_truth(struct truth *t)
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return ok && t->inode_size && t->i_ino;
+	return ok && t->inode_size && t->i_ino && t->mnt_namespace_size;
 }
 
 /* ---- a session's lookups, with what it wrote on stderr ---- */
@@ -173,6 +177,15 @@ static void lookups(void *arg)
 		       (unsigned long long)m.offset);
 		err = idd_types_struct(types, "idd_no_such_struct", &s);
 		CHECKF(err != NULL, "%s: an absent struct is absent", r->label);
+		inodedump_error_free(err);
+		/*
+		 * Defined only in units of fs/, far past the few units walked
+		 * before vmlinux's BTF is asked whether to walk the rest.
+		 */
+		err = idd_types_struct(types, "mnt_namespace", &s);
+		CHECKF(!err && s.size == r->t->mnt_namespace_size,
+		       "%s: struct mnt_namespace anywhere, %llu bytes",
+		       r->label, (unsigned long long)s.size);
 		inodedump_error_free(err);
 		/* (not "inode": a struct found once is found by name) */
 		err = idd_types_struct_only_in(types, "dentry",
