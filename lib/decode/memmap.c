@@ -168,18 +168,26 @@ static struct inodedump_error *first_map(const struct idd_memmap *m,
 static void init_sections(struct idd_memmap *m, struct idd_target *t,
 			  const struct idd_memmap_inputs *in)
 {
-	uint64_t bits, phys, len, psize = idd_target_page_size(t), nsec;
+	uint64_t bits = 0, phys = 0, len = 0, nsec;
+	uint64_t psize = idd_target_page_size(t);
 	uint64_t nr = 0, map = 0;
 	unsigned pshift = 0;
 	struct inodedump_error *err;
 
-	if (!info_number(t, "SYMBOL(mem_section)", 16, &m->root) || !m->root ||
-	    !info_number(t, "NUMBER(SECTION_SIZE_BITS)", 10, &bits) ||
-	    !info_number(t, "NUMBER(MAX_PHYSMEM_BITS)", 10, &phys) ||
-	    !info_number(t, "LENGTH(mem_section)", 10, &len)) {
-		unknown(m, "VMCOREINFO has SYMBOL(mem_section) (SPARSEMEM) but "
-			   "not all of SECTION_SIZE_BITS, MAX_PHYSMEM_BITS and "
-			   "LENGTH(mem_section)", NULL, NULL);
+	char missing[128] = "";
+
+	if (!info_number(t, "SYMBOL(mem_section)", 16, &m->root) || !m->root)
+		strcat(missing, " SYMBOL(mem_section) as an address");
+	if (!info_number(t, "NUMBER(SECTION_SIZE_BITS)", 10, &bits))
+		strcat(missing, " NUMBER(SECTION_SIZE_BITS)");
+	if (!info_number(t, "NUMBER(MAX_PHYSMEM_BITS)", 10, &phys))
+		strcat(missing, " NUMBER(MAX_PHYSMEM_BITS)");
+	if (!info_number(t, "LENGTH(mem_section)", 10, &len))
+		strcat(missing, " LENGTH(mem_section)");
+	if (missing[0]) {
+		unknown(m, "the kernel is SPARSEMEM (VMCOREINFO has "
+			   "SYMBOL(mem_section)) but its VMCOREINFO lacks",
+			"", missing);
 		return;
 	}
 	if (!info_number(t, "SIZE(mem_section)", 10, &m->ms_bytes))

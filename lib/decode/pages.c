@@ -916,8 +916,12 @@ bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 	struct page_what w;
 
 	*unread = false;
-	if (!l || !l->usable)
+	if (!l)
 		return false;
+	if (!l->usable) {
+		*unread = true; /* not known (why_not): never "in no slab" */
+		return false;
+	}
 	if (!classify(id, l, pfn, false, &w)) {
 		*unread = true; /* its struct page is not in the dump */
 		return false;
