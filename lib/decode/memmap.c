@@ -173,8 +173,7 @@ static void init_sections(struct idd_memmap *m, struct idd_target *t,
 	uint64_t nr = 0, map = 0;
 	unsigned pshift = 0;
 	struct inodedump_error *err;
-
-	char missing[128] = "";
+	char missing[128] = ""; /* the keys VMCOREINFO lacks */
 
 	if (!info_number(t, "SYMBOL(mem_section)", 16, &m->root) || !m->root)
 		strcat(missing, " SYMBOL(mem_section) as an address");
