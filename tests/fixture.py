@@ -171,6 +171,20 @@ def run(args, text=True, **kw):
                           text=text, **kw)
 
 
+def what(args, dump, addrs):
+    """vmcore-inode ARGS --json --what A... DUMP: (process, its answers)."""
+    cmd = [*args, "--json"]
+    for a in addrs:
+        cmd += ["--what", a]
+    p = run(cmd + [dump])
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        raise SystemExit(f"FAIL --what output is not JSON ({e}); exit "
+                         f"{p.returncode}; stderr {p.stderr[:2000]}")
+    return p, doc["what"]
+
+
 def run_json(vmlinux, dump, addrs, extra=()):
     p = run(["-k", vmlinux, "--json", *extra, dump, *addrs])
     try:

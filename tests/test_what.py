@@ -28,7 +28,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, run, set_dir  # noqa: E402
+from fixture import Checker, run, set_dir, what  # noqa: E402
 import sid_drgn  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,19 +73,6 @@ def truth_lines(d, base):
     if not rows:
         raise SystemExit(f"FAIL no 'what' lines in the slab truth of {d}")
     return rows
-
-
-def what(args, dump, addrs):
-    cmd = [*args, "--json"]
-    for a in addrs:
-        cmd += ["--what", a]
-    p = run(cmd + [dump])
-    try:
-        doc = json.loads(p.stdout)
-    except json.JSONDecodeError as e:
-        raise SystemExit(f"FAIL --what output is not JSON ({e}); exit "
-                         f"{p.returncode}; stderr {p.stderr[:2000]}")
-    return p, doc["what"]
 
 
 def main():

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/bytes.h"
+#include "decode/memmap.h"
 #include "decode/session.h"
 
 /* makedumpfile's dump-level bits. */
@@ -78,7 +79,8 @@ static bool not_the_unit(struct inodedump *id, size_t i)
 struct page_layout {
 	bool usable;
 	const char *why_not;
-	uint64_t size, vmemmap;
+	uint64_t size;
+	struct idd_memmap mm; /* where each frame's struct page is */
 	uint64_t page_offset; /* the direct map's start (0: not known) */
 	char *why_buf;	      /* why_not when it is made (freed with l) */
 	struct idd_member flags, mapping, private_, compound, page_type,
@@ -216,6 +218,7 @@ void idd_pages_layout_free(struct page_layout *l)
 	free(l->excluded);
 	free(l->excluded_kinds);
 	free(l->why_buf);
+	idd_memmap_fini(&l->mm);
 	free(l);
 }
 
@@ -267,6 +270,72 @@ static void layout_members(struct inodedump *id, struct page_layout *l)
 		    area.size && fa.size / area.size <= 32)
 			l->orders = (unsigned)(fa.size / area.size);
 	}
+}
+
+/*
+ * The architecture's virtual memmap (frame 0's struct page), or 0 and
+ * why not; the memory model itself is chosen by idd_memmap_init() from
+ * VMCOREINFO first.
+ */
+static uint64_t arch_vmemmap(struct inodedump *id,
+			     const struct idd_target_kernel_map *km,
+			     struct page_layout *l)
+{
+	uint64_t v;
+	struct inodedump_error *e;
+
+	if (km->vmemmap_start)
+		return km->vmemmap_start - km->first_pfn * l->size;
+	if (!km->vmemmap_var) {
+		l->why_not = "where this kernel's memory map (struct page) is "
+			     "is not known for its architecture";
+		return 0;
+	}
+	if (!idd_symbols_address(id->syms, km->vmemmap_var, &v)) {
+		l->why_buf = idd_strdup_printf("vmlinux has no %s (no virtual "
+					       "mem_map)", km->vmemmap_var);
+		l->why_not = l->why_buf ? l->why_buf
+					: "vmlinux has no virtual mem_map";
+		return 0;
+	}
+	if ((e = idd_target_read_u64(id->target, v, &v))) {
+		l->why_buf = idd_strdup_printf("%s cannot be read: %s",
+					       km->vmemmap_var,
+					       inodedump_error_message(e));
+		inodedump_error_free(e);
+		l->why_not = l->why_buf ? l->why_buf
+					: "the memory map cannot be read";
+		return 0;
+	}
+	return v;
+}
+
+static void memmap_init(struct inodedump *id,
+			const struct idd_target_kernel_map *km,
+			struct page_layout *l)
+{
+	struct idd_memmap_inputs in = {
+		.page_bytes = l->size,
+		.flags_offset = l->flags.offset,
+		.flags_present = l->flags.present,
+		.flat_pfn_offset = km->flat_pfn_offset,
+		.flat_pfn_offset_known = km->flat_pfn_offset_known,
+	};
+	struct idd_struct ms;
+
+	in.vmemmap = arch_vmemmap(id, km, l);
+	in.vmemmap_why = l->why_not;
+	if (find_struct(id->types, "mem_section", NULL, &ms)) {
+		struct idd_member map;
+
+		member(id->types, &ms, "section_mem_map", &map);
+		if (map.present) {
+			in.section_bytes = ms.size;
+			in.section_map_offset = map.offset;
+		}
+	}
+	idd_memmap_init(&l->mm, id->target, &in);
+	l->why_not = NULL;
 }
 
 static struct page_layout *layout(struct inodedump *id)
@@ -337,32 +406,10 @@ static struct page_layout *layout(struct inodedump *id)
 			l->page_offset = 0; /* not known */
 		inodedump_error_free(e);
 	}
-	if (km.vmemmap_start) {
-		l->vmemmap = km.vmemmap_start - km.first_pfn * l->size;
-	} else if (!km.vmemmap_var) {
-		l->why_not = "where this kernel's memory map (struct page) is "
-			     "is not known for its architecture";
+	memmap_init(id, &km, l);
+	if (l->mm.model == IDD_MEMMAP_UNKNOWN) {
+		l->why_not = l->mm.why;
 		return l;
-	} else if (!idd_symbols_address(id->syms, km.vmemmap_var,
-					&l->vmemmap)) {
-		l->why_buf = idd_strdup_printf("vmlinux has no %s (no virtual "
-					       "mem_map)", km.vmemmap_var);
-		l->why_not = l->why_buf ? l->why_buf
-					: "vmlinux has no virtual mem_map";
-		return l;
-	} else {
-		struct inodedump_error *e =
-			idd_target_read_u64(id->target, l->vmemmap, &l->vmemmap);
-
-		if (e) {
-			l->why_buf = idd_strdup_printf("%s cannot be "
-						       "read: %s", km.vmemmap_var,
-						       inodedump_error_message(e));
-			inodedump_error_free(e);
-			l->why_not = l->why_buf ? l->why_buf
-						: "the memory map cannot be read";
-			return l;
-		}
 	}
 	if (!l->size || !l->flags.present || !l->mapping.present ||
 	    l->nr_flags < 0) {
@@ -376,11 +423,11 @@ static struct page_layout *layout(struct inodedump *id)
 
 /* A struct page's fields from its bytes. */
 static void page_from(const struct page_layout *l, uint64_t pfn,
-		      const uint8_t *buf, struct page_info *p)
+		      uint64_t addr, const uint8_t *buf, struct page_info *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->pfn = pfn;
-	p->addr = l->vmemmap + pfn * l->size;
+	p->addr = addr;
 	p->flags = idd_member_uval(&l->flags, buf);
 	p->mapping = idd_member_uval(&l->mapping, buf);
 	if (l->private_.present)
@@ -398,17 +445,19 @@ static bool read_page(struct inodedump *id, const struct page_layout *l,
 		      uint64_t pfn, struct page_info *p)
 {
 	uint8_t buf[256];
+	uint64_t addr;
 	struct inodedump_error *err;
 
 	if (l->size > sizeof(buf))
 		return false;
-	err = idd_target_read(id->target, l->vmemmap + pfn * l->size, buf,
-			      l->size);
+	err = idd_memmap_page(&l->mm, id->target, pfn, &addr);
+	if (!err)
+		err = idd_target_read(id->target, addr, buf, l->size);
 	if (err) {
 		inodedump_error_free(err);
 		return false;
 	}
-	page_from(l, pfn, buf, p);
+	page_from(l, pfn, addr, buf, p);
 	return true;
 }
 
@@ -468,9 +517,27 @@ static bool head_of(const struct page_layout *l, const struct page_info *p,
 		*head = p->addr & m;
 	else
 		*head = m;
-	return *head >= l->vmemmap && *head <= p->addr &&
-	       (p->addr - *head) % l->size == 0 &&
-	       (p->addr - *head) / l->size < (1u << 20);
+	return *head <= p->addr && (p->addr - *head) % l->size == 0 &&
+	       (p->addr - *head) / l->size < (1u << 20) &&
+	       (p->addr - *head) / l->size <= p->pfn;
+}
+
+/*
+ * The head's pfn: n struct pages before the tail's is n frames before it
+ * while both are in one run of the memory map (always with vmemmap; in
+ * the tail's memory section else), or as the kernel's page_to_pfn says.
+ */
+static bool head_pfn(struct inodedump *id, const struct page_layout *l,
+		     const struct page_info *p, uint64_t head, uint64_t *pfn)
+{
+	uint64_t n = (p->addr - head) / l->size,
+		 run = idd_memmap_run(&l->mm, p->pfn - n);
+
+	if (run == UINT64_MAX || run > n) {
+		*pfn = p->pfn - n;
+		return true;
+	}
+	return idd_memmap_pfn(&l->mm, id->target, head, pfn);
 }
 
 /* The buddy block holding pfn: its head, whose order (private) covers it. */
@@ -577,7 +644,7 @@ static bool classify(struct inodedump *id, const struct page_layout *l,
 		     uint64_t pfn, bool detail, struct page_what *w)
 {
 	const struct page_info *h;
-	uint64_t head;
+	uint64_t head, head_frame;
 	const char *type;
 
 	memset(w, 0, sizeof(*w));
@@ -585,7 +652,8 @@ static bool classify(struct inodedump *id, const struct page_layout *l,
 		return false;
 	w->head = w->self;
 	if (head_of(l, &w->self, &head) && head != w->self.addr &&
-	    !read_page(id, l, (head - l->vmemmap) / l->size, &w->head))
+	    (!head_pfn(id, l, &w->self, head, &head_frame) ||
+	     !read_page(id, l, head_frame, &w->head) || w->head.addr != head))
 		w->head = w->self;
 	h = &w->head;
 	type = page_type_name(l, h);
@@ -773,6 +841,27 @@ static void judge(const struct page_layout *l, const struct page_what *w,
 				 "excluded) keeps it");
 }
 
+/*
+ * Why pfn's struct page was not read, for a person (malloc'd): not in
+ * the dump (either: tail), or where it is could not be found.
+ */
+static char *page_unread(struct inodedump *id, const struct page_layout *l,
+			 uint64_t pfn, const char *tail)
+{
+	uint64_t addr;
+	struct inodedump_error *err =
+		idd_memmap_page(&l->mm, id->target, pfn, &addr);
+	char *s;
+
+	if (!err)
+		return idd_strdup_printf("its struct page at 0x%" PRIx64
+					 " is not in the dump%s", addr, tail);
+	s = idd_strdup_printf("where its struct page is cannot be read: %s",
+			      inodedump_error_message(err));
+	inodedump_error_free(err);
+	return s;
+}
+
 char *idd_explain_filtered(void *arg, uint64_t phys)
 {
 	struct inodedump *id = arg;
@@ -787,11 +876,14 @@ char *idd_explain_filtered(void *arg, uint64_t phys)
 	if (!l->usable)
 		return idd_strdup_printf("what the page was is not known (%s)",
 					 l->why_not);
-	if (!classify(id, l, phys / psize, true, &w))
-		return idd_strdup_printf(
-			"what the page was is not known (its struct page at "
-			"0x%" PRIx64 " is not in the dump either)",
-			l->vmemmap + phys / psize * l->size);
+	if (!classify(id, l, phys / psize, true, &w)) {
+		char *why = page_unread(id, l, phys / psize, " either"),
+		     *s = idd_strdup_printf("what the page was is not known "
+					    "(%s)", why ? why : "");
+
+		free(why);
+		return s;
+	}
 	flag_names(l, &w.head, flags, sizeof(flags));
 	type = page_type_name(l, &w.head);
 	snprintf(buf, sizeof(buf),
@@ -808,14 +900,14 @@ struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
 					   uint64_t page, uint64_t *va)
 {
 	const struct page_layout *l = layout(id);
-	uint64_t psize = idd_target_page_size(id->target);
+	uint64_t psize = idd_target_page_size(id->target), pfn;
 
-	if (!l || !l->usable || !l->page_offset || !psize || page < l->vmemmap ||
-	    (page - l->vmemmap) % l->size)
+	if (!l || !l->usable || !l->page_offset || !psize ||
+	    !idd_memmap_pfn(&l->mm, id->target, page, &pfn))
 		return idd_error_at(INODEDUMP_ERR_FAULT, page,
 				    "struct page 0x%" PRIx64 ": where its memory "
 				    "is mapped is not known", page);
-	*va = l->page_offset + (page - l->vmemmap) / l->size * psize;
+	*va = l->page_offset + pfn * psize;
 	return NULL;
 }
 
@@ -840,8 +932,12 @@ bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 	struct page_what w;
 
 	*unread = false;
-	if (!l || !l->usable)
+	if (!l)
 		return false;
+	if (!l->usable) {
+		*unread = true; /* not known (why_not): never "in no slab" */
+		return false;
+	}
 	if (!classify(id, l, pfn, false, &w)) {
 		*unread = true; /* its struct page is not in the dump */
 		return false;
@@ -863,11 +959,14 @@ char *idd_pages_describe(struct inodedump *id, uint64_t pfn)
 	if (!l->usable)
 		return idd_strdup_printf("what the page is is not known (%s)",
 					 l->why_not);
-	if (!classify(id, l, pfn, true, &w))
-		return idd_strdup_printf(
-			"what the page is is not known (its struct page at "
-			"0x%" PRIx64 " is not in the dump)",
-			l->vmemmap + pfn * l->size);
+	if (!classify(id, l, pfn, true, &w)) {
+		char *why = page_unread(id, l, pfn, ""),
+		     *s = idd_strdup_printf("what the page is is not known "
+					    "(%s)", why ? why : "");
+
+		free(why);
+		return s;
+	}
 	return idd_strdup_printf("pfn 0x%" PRIx64 " (struct page 0x%" PRIx64
 				 "): %s", w.self.pfn, w.self.addr, w.detail);
 }
@@ -896,11 +995,24 @@ bool idd_pages_each_slab(struct inodedump *id,
 	per = 4096 / l->size ? 4096 / l->size : 1;
 	if (!(buf = malloc(per * l->size)))
 		return false;
-	for (uint64_t pfn = 0; more && pfn < max; pfn += per) {
-		uint64_t n = max - pfn < per ? max - pfn : per;
-		struct inodedump_error *err = idd_target_read(
-			id->target, l->vmemmap + pfn * l->size, buf, n * l->size);
+	for (uint64_t pfn = 0, n; more && pfn < max; pfn += n) {
+		uint64_t addr, run = idd_memmap_run(&l->mm, pfn);
+		struct inodedump_error *err =
+			idd_memmap_page(&l->mm, id->target, pfn, &addr);
 
+		n = max - pfn < per ? max - pfn : per;
+		if (run < n) /* a section's map ends: the next is elsewhere */
+			n = run;
+		if (err && err->code == INODEDUMP_ERR_FAULT &&
+		    !err->has_address) {
+			/* a hole: the section has no memory map, no frames */
+			inodedump_error_free(err);
+			n = run < max - pfn ? run : max - pfn;
+			continue;
+		}
+		if (!err)
+			err = idd_target_read(id->target, addr, buf,
+					      n * l->size);
 		if (err) {
 			/* the first one said: a reader that failed is no gap */
 			if (!*first_error)
@@ -912,7 +1024,8 @@ bool idd_pages_each_slab(struct inodedump *id,
 		for (uint64_t i = 0; more && i < n; i++) {
 			struct page_info p;
 
-			page_from(l, pfn + i, buf + i * l->size, &p);
+			page_from(l, pfn + i, addr + i * l->size,
+				  buf + i * l->size, &p);
 			if ((p.compound & 1) || !is_slab(l, &p))
 				continue;
 			more = fn(p.addr, p.pfn, arg);

@@ -184,7 +184,8 @@ void idd_pages_layout_free(struct page_layout *l);
 /*
  * pages.c: is pfn part of a slab? *slab: the head's struct page (which is
  * the struct slab), *head_pfn its pfn; *unread: its struct page is not
- * in the dump (false returned, and not because it is no slab's).
+ * in the dump, or where it is is not known (false returned, and not
+ * because it is no slab's).
  */
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 		    uint64_t *head_pfn, bool *unread);

@@ -271,6 +271,13 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 	out->direct_pa0 = (release >= 504 ? -(1ULL << va_bits)
 					  : -(1ULL << (va_bits - 1))) -
 			  phys_offset;
+	/* FLATMEM (before arm64 made SPARSEMEM_VMEMMAP its only model):
+	 * ARCH_PFN_OFFSET is PHYS_PFN_OFFSET, asm/memory.h */
+	if (idd_vmcoreinfo_number(info, "PAGESIZE", 10, &page) && page &&
+	    !(page & (page - 1))) {
+		out->flat_pfn_offset = phys_offset / page;
+		out->flat_pfn_offset_known = true;
+	}
 	if (idd_vmcoreinfo_number(info, "SYMBOL(vmemmap)", 16, &start) &&
 	    start) {
 		out->vmemmap_start = start;

@@ -240,6 +240,10 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 	(void)info;
 	out->direct_pa0 = PAGE_OFFSET;
 	out->vmemmap_var = "vmemmap";
+	/* FLATMEM (!NUMA): ARCH_PFN_OFFSET is MEMORY_START >> PAGE_SHIFT,
+	 * MEMORY_START 0UL on PPC64 (asm/page.h) */
+	out->flat_pfn_offset = 0;
+	out->flat_pfn_offset_known = true;
 }
 
 static const char *const aliases[] = { "ppc64le", NULL };

@@ -89,6 +89,9 @@ struct idd_target_kernel_map {
 	uint64_t vmemmap_start; /* the struct page of frame first_pfn */
 	uint64_t first_pfn;
 	const char *vmemmap_var; /* else: holds frame 0's struct page's address */
+	/* FLATMEM's ARCH_PFN_OFFSET (mem_map's first frame), when known */
+	uint64_t flat_pfn_offset;
+	bool flat_pfn_offset_known;
 };
 void idd_target_kernel_map(struct idd_target *t,
 			   struct idd_target_kernel_map *out);

@@ -123,13 +123,20 @@ static bool owns_vmcoreinfo(const struct idd_vmcoreinfo *info)
 	       idd_vmcoreinfo_get(info, "NUMBER(phys_base)");
 }
 
-/* The kernel's variables (KASLR moves both; 4.11+). */
+/*
+ * The kernel's variables (KASLR moves both; 4.11+). vmemmap_base exists
+ * in every x86-64 kernel, SPARSEMEM_VMEMMAP or not: the memory model is
+ * chosen from VMCOREINFO (decode/memmap.c). x86 defines no
+ * ARCH_PFN_OFFSET: asm-generic's 0 (a FLATMEM kernel is 32-bit only).
+ */
 static void kernel_map(const struct idd_vmcoreinfo *info,
 		       struct idd_target_kernel_map *out)
 {
 	(void)info;
 	out->direct_var = "page_offset_base";
 	out->vmemmap_var = "vmemmap_base";
+	out->flat_pfn_offset = 0;
+	out->flat_pfn_offset_known = true;
 }
 
 const struct idd_arch_ops idd_x86_64_arch = {

@@ -17,7 +17,11 @@
  *  3. victim_new, a fresh new_inode() on the same tmpfs superblock, gets
  *     the same treatment: the second report. It has no path; the
  *     vfsdbg_victim_new global points at it.
- *  4. One "inodedump-truth: " line per inode, then
+ *  4. One "inodedump-truth: " line per inode, then one "inodedump-page: "
+ *     line per inode: where the kernel itself finds the inode's struct
+ *     page (virt_to_page(), whatever its memory model), its pfn, its
+ *     slab's head page, and kmem_dump_obj()'s slab provenance (cache,
+ *     object start, offset, object size); then
  *     "inodedump-trigger: done reports=2".
  *
  * The module has no exit routine: it cannot be unloaded, so the references
@@ -26,6 +30,7 @@
 #include <linux/ctype.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/namei.h>
@@ -290,6 +295,23 @@ static void print_truth(char *buf, const struct role *role)
 	pr_info("inodedump-truth: %s\n", buf);
 }
 
+/*
+ * The kernel's own answer to "which struct page, which slab object": a
+ * dump reader's memory-model walk and slab lookup are checked against it
+ * (drgn 0.0.22 and 0.3.0 know no SPARSEMEM without VMEMMAP).
+ */
+static void print_page(const struct role *role)
+{
+	void *obj = role->inode;
+	struct page *page = virt_to_page(obj);
+
+	pr_info("inodedump-page: role=%s addr=%px pfn=0x%lx page=%px head=%px",
+		role->name, obj, page_to_pfn(page), page,
+		&virt_to_folio(obj)->page);
+	if (!kmem_dump_obj(obj))
+		pr_cont(" slab -\n");
+}
+
 static int __init vfsdbg_trigger_init(void)
 {
 	struct role *victim;
@@ -324,6 +346,8 @@ static int __init vfsdbg_trigger_init(void)
 
 	for (i = 0; i < nr_roles; i++)
 		print_truth(buf, &role_table[i]);
+	for (i = 0; i < nr_roles; i++)
+		print_page(&role_table[i]);
 	kfree(buf);
 	pr_info("inodedump-trigger: done reports=%d\n", err ? 1 : 2);
 	return 0;
