@@ -67,6 +67,7 @@ struct page_layout {
 	uint64_t size, vmemmap;
 	uint64_t page_offset; /* the direct map's start (0: not known) */
 	char *why_buf;	      /* why_not when it is made (freed with l) */
+	const char *derived;  /* vmemmap worked out, not given: how */
 	struct idd_member flags, mapping, private_, compound, page_type,
 		refcount;
 	bool compound_info; /* 7.x: a tail's word may be a mask */
@@ -323,6 +324,7 @@ static struct page_layout *layout(struct inodedump *id)
 	}
 	if (km.vmemmap_start) {
 		l->vmemmap = km.vmemmap_start - km.first_pfn * l->size;
+		l->derived = km.vmemmap_derived;
 	} else if (!km.vmemmap_var) {
 		l->why_not = "where this kernel's memory map (struct page) is "
 			     "is not known for its architecture";
@@ -803,6 +805,27 @@ struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
 	return NULL;
 }
 
+const char *idd_pages_memmap_derived(struct inodedump *id)
+{
+	const struct page_layout *l = layout(id);
+
+	return l && l->usable ? l->derived : NULL;
+}
+
+void idd_pages_memmap_refute(struct inodedump *id, char *why)
+{
+	struct page_layout *l = layout(id);
+
+	if (!l) {
+		free(why);
+		return;
+	}
+	free(l->why_buf);
+	l->why_buf = why;
+	l->why_not = why ? why : "the memory map worked out did not hold";
+	l->usable = false;
+}
+
 bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa)
 {
 	const struct page_layout *l = layout(id);
@@ -823,7 +846,7 @@ bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 	const struct page_layout *l = layout(id);
 	struct page_what w;
 
-	*unread = false;
+	*unread = l && !l->usable; /* where the memory map is: not known */
 	if (!l || !l->usable)
 		return false;
 	if (!classify(id, l, pfn, false, &w)) {
@@ -983,8 +1006,11 @@ static void count_excluded(struct inodedump *id, struct page_layout *l)
 		n[EX_FREE], n[EX_CACHE], n[EX_USER], n[EX_ALWAYS], n[EX_SLAB],
 		n[EX_KERNEL], n[EX_UNREAD] ? "; struct page not read: " : "");
 	if (n[EX_UNREAD] && l->excluded_kinds) {
-		char *s = idd_strdup_printf("%s%" PRIu64, l->excluded_kinds,
-					    n[EX_UNREAD]);
+		char *s = idd_strdup_printf("%s%" PRIu64 "%s%s%s",
+					    l->excluded_kinds, n[EX_UNREAD],
+					    l->usable ? "" : " (",
+					    l->usable ? "" : l->why_not,
+					    l->usable ? "" : ")");
 
 		free(l->excluded_kinds);
 		l->excluded_kinds = s;

@@ -109,6 +109,11 @@ static void percpu_members(struct inodedump *id, struct slab_layout *l)
 	}
 	idd_symbols_address(id->syms, "__per_cpu_offset", &l->per_cpu_offset);
 	idd_symbols_address(id->syms, "__cpu_online_mask", &l->online_mask);
+	/* no symbol: a kernel without SMP, unless kallsyms keeps no data */
+	if (!l->per_cpu_offset && idd_symbols_text_only(id->syms))
+		l->percpu_why = "the CPUs' slabs: no symbol __per_cpu_offset "
+				"(the dump's kallsyms keep text symbols only; "
+				"the kernel's debuginfo, -k VMLINUX, has it)";
 	l->nr_cpus = read_u32_symbol(id, "nr_cpu_ids", 1);
 	l->nr_nodes = read_u32_symbol(id, "nr_node_ids", 1);
 	if (l->nr_cpus > 8192)
@@ -173,6 +178,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	member(id, &s, "freelist", &l->s_freelist);
 	member(id, &s, "objects", &l->s_objects);
 	member(id, &s, "inuse", &l->s_inuse);
+	member(id, &s, "frozen", &l->s_frozen);
 	if (!find(id->types, "kmem_cache", &s)) {
 		l->why_not = "this kernel's types have no struct kmem_cache";
 		return l;
@@ -221,10 +227,24 @@ const char *idd_slab_describe(struct inodedump *id)
 		return NULL;
 	if (!l->usable)
 		return l->why_not;
-	if (!l->describe)
+	if (!l->describe) {
+		char counts[224];
+
+		if (l->percpu_why)
+			snprintf(counts, sizeof(counts),
+				 "how many CPUs and nodes not known, the CPUs' "
+				 "freelists not read (nr_cpu_ids, nr_node_ids, "
+				 "__per_cpu_offset "
+				 "are not in the dump's kallsyms: it keeps text "
+				 "symbols only)");
+		else
+			snprintf(counts, sizeof(counts),
+				 "%" PRIu32 " CPU%s, %" PRIu32 " node%s",
+				 l->nr_cpus, l->nr_cpus == 1 ? "" : "s",
+				 l->nr_nodes, l->nr_nodes == 1 ? "" : "s");
 		l->describe = idd_strdup_printf(
 			"SLUB (%s, kmem_cache); freelists %s; free objects "
-			"also %s%s; %" PRIu32 " CPU%s, %" PRIu32 " node%s",
+			"also %s%s; %s",
 			l->cache_in_page ? "struct page" : "struct slab",
 			!l->c_random.present ? "not hardened"
 					     : "hardened (kmem_cache.random)",
@@ -233,8 +253,8 @@ const char *idd_slab_describe(struct inodedump *id)
 				? (l->cc_slab.present ? ", in sheaves and barns"
 						      : "in the CPUs' sheaves and the barns")
 				: "",
-			l->nr_cpus, l->nr_cpus == 1 ? "" : "s", l->nr_nodes,
-			l->nr_nodes == 1 ? "" : "s");
+			counts);
+	}
 	return l->describe;
 }
 
@@ -373,11 +393,20 @@ static void object_state(struct inodedump *id, struct slab_layout *l,
 {
 	struct find_one f = { o->start, o->where, sizeof(o->where) };
 	struct unread u = { 0 };
+	/*
+	 * CPUs whose slabs cannot be read (no __per_cpu_offset) hold none of
+	 * this slab's objects when it is not frozen: a CPU's lockless
+	 * freelist is its active slab's, which SLUB freezes (partial slabs
+	 * keep their free objects in the slab's own freelist); not so where
+	 * CPUs keep sheaves of any slab's objects.
+	 */
+	bool no_cpu_holds = l->percpu_why && !s->frozen && !c->cpu_sheaves;
 	bool found;
 
 	found = idd_slab_walk_freelist(id, l, c, s, s->freelist, "on the slab's freelist",
 			      is_wanted, &f, &u) ||
-		idd_slab_walk_cpus(id, l, c, s->addr, is_wanted, &f, &u) ||
+		(!no_cpu_holds &&
+		 idd_slab_walk_cpus(id, l, c, s->addr, is_wanted, &f, &u)) ||
 		idd_slab_walk_barns(id, l, c, is_wanted, &f, &u);
 	if (u.text) {
 		add_unread(o, u.text);
@@ -400,16 +429,15 @@ static struct idd_btf *module_btf(struct inodedump *id)
 	char *cache;
 	struct idd_btf *btf = NULL;
 	struct inodedump_error *err;
-	bool cached;
-	uint64_t at;
+	struct idd_btf_whence w;
 
 	if (id->module_btf_tried)
 		return id->module_btf;
 	id->module_btf_tried = true;
 	cache = idd_cache_dir(idd_target_vmcoreinfo(id->target, "BUILD-ID"));
-	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &cached,
-				&at);
+	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &w);
 	free(cache);
+	free(w.none);
 	/* the BTF is there but could not be read: damage, not absence */
 	id->module_btf_unreadable = err && err->code != INODEDUMP_ERR_TYPE;
 	inodedump_error_free(err);
@@ -717,6 +745,8 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 		o->cache = idd_member_uval(&l->s_cache, buf);
 		s.freelist = idd_member_uval(&l->s_freelist, buf);
 		s.objects = (uint32_t)idd_member_uval(&l->s_objects, buf);
+		s.frozen = !l->s_frozen.present ||
+			   idd_member_uval(&l->s_frozen, buf);
 		err = idd_slab_read_cache(id, l, o->cache, &c);
 	}
 	if (err) {
@@ -774,6 +804,90 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 	return NULL;
 }
 
+/*
+ * The kmem_cache whose slab holds addr (its slab_cache), with its name;
+ * false (why in why) when addr is in no slab the memory map shows.
+ */
+static bool cache_of(struct inodedump *id, struct slab_layout *l,
+		     uint64_t addr, struct cache_info *c, char *why,
+		     size_t len)
+{
+	uint64_t psize = idd_target_page_size(id->target), pa, slab, head,
+		 cache;
+	bool unread;
+	struct inodedump_error *err;
+
+	if (!psize || !idd_pages_direct_phys(id, addr, &pa) ||
+	    !idd_pages_slab(id, pa / psize, &slab, &head, &unread)) {
+		snprintf(why, len, "0x%" PRIx64 " is in no slab it shows%s",
+			 addr, unread ? " (its struct page is not in the dump)"
+				      : "");
+		return false;
+	}
+	err = idd_target_read_u64(id->target, slab + l->s_cache.offset, &cache);
+	if (!err)
+		err = idd_slab_read_cache(id, l, cache, c);
+	if (err) {
+		snprintf(why, len, "the slab of 0x%" PRIx64 ": %s", addr,
+			 inodedump_error_message(err));
+		inodedump_error_free(err);
+		return false;
+	}
+	free(c->name_why);
+	c->name_why = NULL;
+	return true;
+}
+
+/*
+ * A memory map the target worked out (VMCOREINFO gives none) is checked
+ * once against struct pages the kernel's own pointers lead to, before
+ * any answer rests on it: the vmap_area first on VMCOREINFO's
+ * vmap_area_list is in a slab of the cache "vmap_area"; that cache is in
+ * a slab of "kmem_cache", which is in a slab of itself. Refuted, the
+ * memory map is not used (what a page is: not known, and why).
+ */
+static void check_memmap(struct inodedump *id, struct slab_layout *l)
+{
+	const char *derived = idd_pages_memmap_derived(id);
+	const char *list = idd_target_vmcoreinfo(id->target,
+						 "SYMBOL(vmap_area_list)");
+	const char *off = idd_target_vmcoreinfo(id->target,
+						"OFFSET(vmap_area.list)");
+	struct cache_info area = { 0 }, meta = { 0 }, self = { 0 };
+	uint64_t next = 0;
+	char why[512] = "";
+	struct inodedump_error *err;
+
+	if (l->memmap_checked || !derived)
+		return;
+	l->memmap_checked = true;
+	if (!list || !off || !l->s_cache.present) {
+		snprintf(why, sizeof(why), "VMCOREINFO has no vmap_area_list "
+			 "to check it with");
+	} else if ((err = idd_target_read_u64(id->target,
+					      strtoull(list, NULL, 16),
+					      &next))) {
+		snprintf(why, sizeof(why), "vmap_area_list: %s",
+			 inodedump_error_message(err));
+		inodedump_error_free(err);
+	} else if (cache_of(id, l, next - strtoull(off, NULL, 10), &area, why,
+			    sizeof(why)) &&
+		   cache_of(id, l, area.addr, &meta, why, sizeof(why)) &&
+		   cache_of(id, l, meta.addr, &self, why, sizeof(why)) &&
+		   (strcmp(area.name, "vmap_area") ||
+		    strcmp(meta.name, "kmem_cache") || self.addr != meta.addr)) {
+		snprintf(why, sizeof(why), "a vmap_area's slab is of \"%s\", "
+			 "whose slab is of \"%s\", whose slab is of \"%s\" "
+			 "(\"vmap_area\", \"kmem_cache\" twice, if it "
+			 "held)", area.name, meta.name, self.name);
+	}
+	if (why[0])
+		idd_pages_memmap_refute(
+			id, idd_strdup_printf("%s, and a check of it against "
+					      "the kernel's own struct pages "
+					      "failed: %s", derived, why));
+}
+
 struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 					unsigned int flags,
 					struct idd_slab_obj *o)
@@ -787,6 +901,8 @@ struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 	o->addr = addr;
 	if (!l)
 		return idd_nomem();
+	if (l->usable)
+		check_memmap(id, l);
 	mapped = psize && (idd_target_walk(id->target, addr, &pa) ||
 			   idd_pages_direct_phys(id, addr, &pa));
 	if (!l->usable) {

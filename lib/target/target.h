@@ -89,6 +89,13 @@ struct idd_target_kernel_map {
 	uint64_t vmemmap_start; /* the struct page of frame first_pfn */
 	uint64_t first_pfn;
 	const char *vmemmap_var; /* else: holds frame 0's struct page's address */
+	/*
+	 * vmemmap_start worked out from the kernel's own definitions where
+	 * VMCOREINFO does not give it (what it was derived from), NULL when
+	 * VMCOREINFO gives it: the layers above check such a one against a
+	 * struct page they know before they trust it.
+	 */
+	const char *vmemmap_derived;
 };
 void idd_target_kernel_map(struct idd_target *t,
 			   struct idd_target_kernel_map *out);
