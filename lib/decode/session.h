@@ -208,14 +208,6 @@ bool idd_pages_each_slab(struct inodedump *id,
  * walk (a caller's reader has none); false outside the direct map.
  */
 bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa);
-/*
- * How the memory map was worked out where VMCOREINFO does not give it
- * (NULL: given, or not usable); and, when a check of it against the
- * kernel's own struct pages fails, why (malloc'd, taken): no page is then
- * read through it.
- */
-const char *idd_pages_memmap_derived(struct inodedump *id);
-void idd_pages_memmap_refute(struct inodedump *id, char *why);
 /* pages.c: the direct-map address of the memory of struct page page. */
 struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
 					   uint64_t page, uint64_t *va);

@@ -804,90 +804,6 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 	return NULL;
 }
 
-/*
- * The kmem_cache whose slab holds addr (its slab_cache), with its name;
- * false (why in why) when addr is in no slab the memory map shows.
- */
-static bool cache_of(struct inodedump *id, struct slab_layout *l,
-		     uint64_t addr, struct cache_info *c, char *why,
-		     size_t len)
-{
-	uint64_t psize = idd_target_page_size(id->target), pa, slab, head,
-		 cache;
-	bool unread;
-	struct inodedump_error *err;
-
-	if (!psize || !idd_pages_direct_phys(id, addr, &pa) ||
-	    !idd_pages_slab(id, pa / psize, &slab, &head, &unread)) {
-		snprintf(why, len, "0x%" PRIx64 " is in no slab it shows%s",
-			 addr, unread ? " (its struct page is not in the dump)"
-				      : "");
-		return false;
-	}
-	err = idd_target_read_u64(id->target, slab + l->s_cache.offset, &cache);
-	if (!err)
-		err = idd_slab_read_cache(id, l, cache, c);
-	if (err) {
-		snprintf(why, len, "the slab of 0x%" PRIx64 ": %s", addr,
-			 inodedump_error_message(err));
-		inodedump_error_free(err);
-		return false;
-	}
-	free(c->name_why);
-	c->name_why = NULL;
-	return true;
-}
-
-/*
- * A memory map the target worked out (VMCOREINFO gives none) is checked
- * once against struct pages the kernel's own pointers lead to, before
- * any answer rests on it: the vmap_area first on VMCOREINFO's
- * vmap_area_list is in a slab of the cache "vmap_area"; that cache is in
- * a slab of "kmem_cache", which is in a slab of itself. Refuted, the
- * memory map is not used (what a page is: not known, and why).
- */
-static void check_memmap(struct inodedump *id, struct slab_layout *l)
-{
-	const char *derived = idd_pages_memmap_derived(id);
-	const char *list = idd_target_vmcoreinfo(id->target,
-						 "SYMBOL(vmap_area_list)");
-	const char *off = idd_target_vmcoreinfo(id->target,
-						"OFFSET(vmap_area.list)");
-	struct cache_info area = { 0 }, meta = { 0 }, self = { 0 };
-	uint64_t next = 0;
-	char why[512] = "";
-	struct inodedump_error *err;
-
-	if (l->memmap_checked || !derived)
-		return;
-	l->memmap_checked = true;
-	if (!list || !off || !l->s_cache.present) {
-		snprintf(why, sizeof(why), "VMCOREINFO has no vmap_area_list "
-			 "to check it with");
-	} else if ((err = idd_target_read_u64(id->target,
-					      strtoull(list, NULL, 16),
-					      &next))) {
-		snprintf(why, sizeof(why), "vmap_area_list: %s",
-			 inodedump_error_message(err));
-		inodedump_error_free(err);
-	} else if (cache_of(id, l, next - strtoull(off, NULL, 10), &area, why,
-			    sizeof(why)) &&
-		   cache_of(id, l, area.addr, &meta, why, sizeof(why)) &&
-		   cache_of(id, l, meta.addr, &self, why, sizeof(why)) &&
-		   (strcmp(area.name, "vmap_area") ||
-		    strcmp(meta.name, "kmem_cache") || self.addr != meta.addr)) {
-		snprintf(why, sizeof(why), "a vmap_area's slab is of \"%s\", "
-			 "whose slab is of \"%s\", whose slab is of \"%s\" "
-			 "(\"vmap_area\", \"kmem_cache\" twice, if it "
-			 "held)", area.name, meta.name, self.name);
-	}
-	if (why[0])
-		idd_pages_memmap_refute(
-			id, idd_strdup_printf("%s, and a check of it against "
-					      "the kernel's own struct pages "
-					      "failed: %s", derived, why));
-}
-
 struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 					unsigned int flags,
 					struct idd_slab_obj *o)
@@ -901,8 +817,6 @@ struct inodedump_error *idd_slab_object(struct inodedump *id, uint64_t addr,
 	o->addr = addr;
 	if (!l)
 		return idd_nomem();
-	if (l->usable)
-		check_memmap(id, l);
 	mapped = psize && (idd_target_walk(id->target, addr, &pa) ||
 			   idd_pages_direct_phys(id, addr, &pa));
 	if (!l->usable) {

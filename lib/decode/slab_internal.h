@@ -39,7 +39,6 @@ struct slab_layout {
 	const char *percpu_why;
 	int swab; /* -1: not known yet */
 	bool cache_in_page; /* before 5.17: struct page holds the slab */
-	bool memmap_checked; /* a memory map worked out: checked once */
 	char *describe;	    /* INODEDUMP_FACT_SLAB, made on first ask */
 	/* inode.i_sb, super_block.s_type, file_system_type.name (-1: not yet) */
 	int fs_of_inode; /* 1: found, 0: this kernel's types lack one */
