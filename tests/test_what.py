@@ -21,6 +21,11 @@ object holds; the mid-inode address is not. On each -d 31 dump of the
 same moment: every definite answer equals drgn's; where the writer
 dropped what it takes, the state is "unknown" and "unread" says why —
 never a different answer.
+
+arm64-510 and arm64-61 (Debian's arm64 5.10 and 6.1: kallsyms of text
+symbols only) from the dump alone: no __per_cpu_offset, so the CPUs'
+slabs cannot be read: each state is drgn's or "unknown" with that
+reason (exit 4), never another; with vmlinux, drgn's.
 """
 import json
 import os
@@ -32,6 +37,19 @@ from fixture import Checker, run, set_dir, what  # noqa: E402
 import sid_drgn  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Sets whose kallsyms keeps text symbols only: from the dump alone the
+# CPUs' slabs (__per_cpu_offset) are not known.
+PERCPU_UNKNOWN = {"arm64-510", "arm64-61"}
+
+
+def check_state(c, tag, s, want, percpu_unknown):
+    """s's state is drgn's; where the CPUs' slabs cannot be read it may
+    be "unknown", saying so."""
+    if percpu_unknown and s["state"] == "unknown":
+        c.ok(f"{tag}: unknown, for the CPUs' slabs", "__per_cpu_offset" in
+             (s.get("unread") or ""), str(s))
+    else:
+        c.eq(f"{tag}: state", s["state"], want)
 
 
 def any_chroot(d):
@@ -94,8 +112,9 @@ def main():
         c.ok(f"{name}: truth has kind {k}", k in kinds, f"kinds {sorted(kinds)}")
 
     for sname, args in sessions.items():
+        percpu_unknown = sname == "btf" and name in PERCPU_UNKNOWN
         p, got = what(args, os.path.join(d, base), addrs)
-        c.eq(f"{name} {sname} {base}: exit", p.returncode, 0)
+        c.eq(f"{name} {sname} {base}: exit", p.returncode, 4 if percpu_unknown else 0)
         c.eq(f"{name} {sname}: one answer per address", len(got), len(rows))
         for r, w in zip(rows, got):
             tag = f"{name} {sname} {base} {r['kind']} {r['addr']}"
@@ -110,7 +129,7 @@ def main():
             c.eq(f"{tag}: object_size", s["object_size"], int(r["object_size"]))
             c.eq(f"{tag}: stride", s["stride"], int(r["size"]))
             c.eq(f"{tag}: object", s["object"], "0x" + r["start"])
-            c.eq(f"{tag}: state", s["state"], r["state"])
+            check_state(c, tag, s, r["state"], percpu_unknown)
             if r["kind"] == "inode":
                 inode = s.get("inode") or {}
                 c.eq(f"{tag}: the object's inode is this address",
@@ -128,8 +147,12 @@ def main():
             tag = f"{name} {sname} {base} freed {r['addr']}"
             p = run([*args, os.path.join(d, base), r["addr"]])
             if p.returncode == 3:
+                # where the CPUs' slabs are unknown, a free object on one
+                # is refused for its bytes instead (it is not an inode)
                 c.ok(f"{tag}: refused, saying it is a freed object",
-                     "freed object" in p.stderr, p.stderr[:400])
+                     "freed object" in p.stderr or
+                     (percpu_unknown and "does not look like a struct inode"
+                      in p.stderr), p.stderr[-400:])
             else:
                 c.ok(f"{tag}: decoded only marked FREED", "FREED" in p.stdout,
                      p.stdout[:400])
@@ -138,8 +161,12 @@ def main():
                 g = json.loads(p.stdout)["inodes"][0]
             except (json.JSONDecodeError, KeyError, IndexError):
                 g = {}
-            c.eq(f"{tag}: --force: the slab says free",
-                 (g.get("slab") or {}).get("state"), "free")
+            if percpu_unknown and (g.get("slab") or {}).get("state") == "unknown":
+                c.ok(f"{tag}: --force: the slab says unknown, for the CPUs' slabs",
+                     "__per_cpu_offset" in str(g.get("slab")), str(g.get("slab")))
+            else:
+                c.eq(f"{tag}: --force: the slab says free",
+                     (g.get("slab") or {}).get("state"), "free")
         for f in filtered:
             p, got = what(args, os.path.join(d, f), addrs)
             c.ok(f"{name} {sname} {f}: exit 0 or 4", p.returncode in (0, 4),

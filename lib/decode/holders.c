@@ -349,7 +349,8 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 	}
 	if (!idd_symbols_address(id->syms, "init_task", &init_task)) {
 		hs->stopped = idd_error(INODEDUMP_ERR_TYPE,
-					"no symbol init_task in vmlinux");
+					"no symbol init_task in %s",
+					idd_session_symbols_whence(id));
 		return idd_error_is_nomem(hs->stopped) ? hs->stopped : NULL;
 	}
 	/* tasks.next, from the list node (tasks) rather than the task. */

@@ -62,6 +62,7 @@ struct idd_ns_info {
 	bool initial;	/* init_task's namespace */
 	bool has_task;	/* pid, comm: the lowest pid in it */
 	bool walk_cut;	/* none found, but the task walk stopped early */
+	bool no_walk;	/* none found: no task walk (no init_task symbol) */
 	uint64_t pid;
 	char comm[16];
 };

@@ -51,6 +51,7 @@ struct idd_mntns {
 	struct ns_entry *v;
 	size_t n, cap;
 	char *walk_error; /* why the task walk stopped early */
+	bool no_walk;	  /* ... or was not made: no init_task symbol */
 };
 
 void idd_mntns_free(struct idd_mntns *m)
@@ -302,7 +303,10 @@ static struct inodedump_error *walk_tasks(struct inodedump *id,
 
 	m->walked = true;
 	if (!(init_task = m->init_task)) {
-		m->walk_error = idd_strdup_printf("no symbol init_task");
+		m->walk_error = idd_strdup_printf(
+			"no symbol init_task in %s",
+			idd_session_symbols_whence(id));
+		m->no_walk = true;
 		return m->walk_error ? NULL : idd_nomem();
 	}
 	head = init_task + m->tasks.offset;
@@ -432,7 +436,8 @@ struct inodedump_error *idd_mntns_lookup(struct inodedump *id, uint64_t ns,
 	out->inum = e->inum_ok ? e->inum : 0;
 	out->initial = ns == m->initial;
 	out->has_task = e->has_task;
-	out->walk_cut = !e->has_task && m->walk_error;
+	out->walk_cut = !e->has_task && m->walk_error && !m->no_walk;
+	out->no_walk = !e->has_task && m->no_walk;
 	out->pid = e->pid;
 	memcpy(out->comm, e->comm, sizeof(out->comm));
 	return NULL;

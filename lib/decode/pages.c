@@ -83,6 +83,7 @@ struct page_layout {
 	struct idd_memmap mm; /* where each frame's struct page is */
 	uint64_t page_offset; /* the direct map's start (0: not known) */
 	char *why_buf;	      /* why_not when it is made (freed with l) */
+	const char *derived;  /* vmemmap worked out, not given: how */
 	struct idd_member flags, mapping, private_, compound, page_type,
 		refcount;
 	bool compound_info; /* 7.x: a tail's word may be a mask */
@@ -337,6 +338,7 @@ static void memmap_init(struct inodedump *id,
 	idd_memmap_init(&l->mm, id->target, &in);
 	l->why_not = NULL;
 }
+static void check_derived(struct inodedump *id, struct page_layout *l);
 
 static struct page_layout *layout(struct inodedump *id)
 {
@@ -411,6 +413,9 @@ static struct page_layout *layout(struct inodedump *id)
 		l->why_not = l->mm.why;
 		return l;
 	}
+	/* A virtual memmap the target worked out: checked once usable. */
+	if (l->mm.model == IDD_MEMMAP_VMEMMAP && km.vmemmap_start)
+		l->derived = km.vmemmap_derived;
 	if (!l->size || !l->flags.present || !l->mapping.present ||
 	    l->nr_flags < 0) {
 		l->why_not = "this kernel's struct page or page flags are not "
@@ -418,6 +423,8 @@ static struct page_layout *layout(struct inodedump *id)
 		return l;
 	}
 	l->usable = true;
+	if (l->derived)
+		check_derived(id, l);
 	return l;
 }
 
@@ -894,6 +901,93 @@ char *idd_explain_filtered(void *arg, uint64_t phys)
 	return strdup(buf);
 }
 
+/*
+ * The kmem_cache whose slab holds the direct-map address va, through the
+ * memory map as laid out, and its name; false (why) when it is not seen.
+ */
+static bool cache_at(struct inodedump *id, const struct page_layout *l,
+		     uint64_t va, uint64_t *cache, char *name, char *why,
+		     size_t len)
+{
+	uint64_t psize = idd_target_page_size(id->target), name_addr;
+	struct page_what w;
+	char *s = NULL;
+	bool truncated;
+	struct inodedump_error *err = NULL;
+
+	if (!psize || !l->page_offset || va < l->page_offset ||
+	    !classify(id, l, (va - l->page_offset) / psize, false, &w) ||
+	    w.kind != PK_SLAB) {
+		snprintf(why, len, "0x%" PRIx64 " is in no slab it shows", va);
+		return false;
+	}
+	if (!l->slab_cache.present || !l->cache_name.present ||
+	    (err = idd_target_read_u64(id->target,
+				       w.head.addr + l->slab_cache.offset,
+				       cache)) ||
+	    (err = idd_target_read_u64(id->target,
+				       *cache + l->cache_name.offset,
+				       &name_addr)) ||
+	    (err = idd_target_read_string(id->target, name_addr,
+					  NAME_MAX_CACHE, &s, &truncated))) {
+		snprintf(why, len, "the cache of 0x%" PRIx64 "'s slab: %s", va,
+			 err ? inodedump_error_message(err)
+			     : "no slab_cache or name in the types");
+		inodedump_error_free(err);
+		return false;
+	}
+	snprintf(name, NAME_MAX_CACHE + 1, "%s", s);
+	free(s);
+	return true;
+}
+
+/*
+ * A memory map the target worked out (VMCOREINFO gives none) is checked
+ * before anything is read through it, against struct pages the kernel's
+ * own pointers lead to: the vmap_area first on VMCOREINFO's
+ * vmap_area_list is in a slab of "vmap_area", that cache in a slab of
+ * "kmem_cache", which is in a slab of itself. Refuted, the memory map is
+ * not used, and why is said wherever a page would have been.
+ */
+static void check_derived(struct inodedump *id, struct page_layout *l)
+{
+	const char *list = idd_target_vmcoreinfo(id->target,
+						 "SYMBOL(vmap_area_list)");
+	const char *off = idd_target_vmcoreinfo(id->target,
+						"OFFSET(vmap_area.list)");
+	uint64_t next = 0, area, meta, self;
+	char n1[NAME_MAX_CACHE + 1], n2[NAME_MAX_CACHE + 1],
+		n3[NAME_MAX_CACHE + 1], why[384] = "";
+	struct inodedump_error *err = NULL;
+
+	if (!list || !off)
+		snprintf(why, sizeof(why), "VMCOREINFO has no vmap_area_list "
+			 "to check it with");
+	else if ((err = idd_target_read_u64(id->target,
+					    strtoull(list, NULL, 16), &next)))
+		snprintf(why, sizeof(why), "vmap_area_list: %s",
+			 inodedump_error_message(err));
+	else if (cache_at(id, l, next - strtoull(off, NULL, 10), &area, n1,
+			  why, sizeof(why)) &&
+		 cache_at(id, l, area, &meta, n2, why, sizeof(why)) &&
+		 cache_at(id, l, meta, &self, n3, why, sizeof(why)) &&
+		 (strcmp(n1, "vmap_area") || strcmp(n2, "kmem_cache") ||
+		  self != meta))
+		snprintf(why, sizeof(why), "a vmap_area's slab is of \"%s\", "
+			 "whose slab is of \"%s\", whose slab is of \"%s\" "
+			 "(\"vmap_area\", then \"kmem_cache\" twice, were "
+			 "it right)", n1, n2, n3);
+	inodedump_error_free(err);
+	if (!why[0])
+		return;
+	l->usable = false;
+	l->why_buf = idd_strdup_printf("%s, and a check of it against the "
+				       "kernel's own struct pages failed: %s",
+				       l->derived, why);
+	l->why_not = l->why_buf ? l->why_buf
+				: "the memory map worked out did not hold";
+}
+
 /* ---- a page asked about (slab.c, --what) ---- */
 
 struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
@@ -1112,8 +1206,11 @@ static void count_excluded(struct inodedump *id, struct page_layout *l)
 		n[EX_FREE], n[EX_CACHE], n[EX_USER], n[EX_ALWAYS], n[EX_SLAB],
 		n[EX_KERNEL], n[EX_UNREAD] ? "; struct page not read: " : "");
 	if (n[EX_UNREAD] && l->excluded_kinds) {
-		char *s = idd_strdup_printf("%s%" PRIu64, l->excluded_kinds,
-					    n[EX_UNREAD]);
+		char *s = idd_strdup_printf("%s%" PRIu64 "%s%s%s",
+					    l->excluded_kinds, n[EX_UNREAD],
+					    l->usable ? "" : " (",
+					    l->usable ? "" : l->why_not,
+					    l->usable ? "" : ")");
 
 		free(l->excluded_kinds);
 		l->excluded_kinds = s;

@@ -3,7 +3,8 @@
  * The session's notes — what it could not trust about the dump, said by
  * every run and making it partial — and the kernel's release, with whence
  * it came: what depends on the kernel's version is never decided on an
- * empty or malformed answer without a note.
+ * empty or malformed answer without a note. And whence the session's
+ * symbols come, for the messages of a symbol not there.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -185,4 +186,15 @@ void idd_session_note_kaslr(struct inodedump *id)
 			 idd_target_vmcoreinfo(id->target, "KERNELOFFSET")
 				 ? " that is a hex number"
 				 : " (or none to trust)");
+}
+
+const char *idd_session_symbols_whence(struct inodedump *id)
+{
+	if (!idd_symbols_kallsyms(id->syms))
+		return "vmlinux";
+	return idd_symbols_text_only(id->syms)
+		       ? "the dump's kallsyms (it keeps text symbols only: its "
+			 "kernel was built with CONFIG_KALLSYMS_ALL off; the "
+			 "kernel's debuginfo, -k VMLINUX, has them)"
+		       : "the dump's kallsyms";
 }

@@ -335,8 +335,8 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 	const char *whence;
 	struct idd_btf *btf;
 	struct inodedump_error *err;
-	bool ks_cached, btf_cached;
-	uint64_t at;
+	bool ks_cached;
+	struct idd_btf_whence w;
 
 	if (!release)
 		release = "?";
@@ -353,16 +353,20 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 	kept = idd_symbols_kallsyms(id->syms);
 	whence = idd_kallsyms_whence(kept);
 	id->symbols_source = idd_strdup_printf(
-		"the dump's kallsyms (%zu symbols%s%s%s%s)",
+		"the dump's kallsyms (%zu symbols%s%s%s%s%s)",
 		idd_kallsyms_count(kept),
 		ks_cached ? ", cached in "
 			  : idd_kallsyms_is_lazy(kept) ? ", read on demand" : "",
-		ks_cached ? cache : "", whence ? "; " : "", whence ? whence : "");
+		ks_cached ? cache : "", whence ? "; " : "", whence ? whence : "",
+		idd_symbols_text_only(id->syms)
+			? "; text symbols only, none of the kernel's data "
+			  "(it was built with CONFIG_KALLSYMS_ALL off): "
+			  "operations tables are shown by address, unnamed"
+			: "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
 	if (!id->symbols_source || !id->vmlinux_source)
 		return idd_nomem();
-	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &btf_cached,
-				&at);
+	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &w);
 	if (err) {
 		_cleanup_free_ char *why =
 			types_optional
@@ -386,30 +390,48 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 		return without_types(id, err, why);
 	}
 	if (!btf) {
+		_cleanup_free_ char *none = w.none;
+		_cleanup_free_ char *why =
+			none ? idd_strdup_printf("no vmlinux, and the dump has "
+						 "no BTF (%s)", none)
+			     : NULL;
+
 		err = idd_error(INODEDUMP_ERR_VMLINUX,
 				"no vmlinux for release %s (tried %s), and the "
-				"dump has no BTF (kallsyms has no __start_BTF: "
-				"its kernel was built without "
-				"CONFIG_DEBUG_INFO_BTF): install the kernel's "
+				"dump has no BTF (%s): install the kernel's "
 				"debuginfo (Debian: linux-image-%s-dbg), give "
 				"it with -k, or set DEBUGINFOD_URLS to a server "
 				"that has it",
-				release, tried, release);
+				release, tried, none ? none : "?", release);
 		if (!types_optional || idd_error_is_nomem(err))
 			return err;
-		return without_types(id, err,
-				     "no vmlinux, and the dump has no BTF "
-				     "(kallsyms has no __start_BTF: its kernel "
-				     "was built without CONFIG_DEBUG_INFO_BTF)");
+		if (!why) {
+			inodedump_error_free(err);
+			return idd_nomem();
+		}
+		return without_types(id, err, why);
 	}
 	id->types_source =
-		btf_cached ? idd_strdup_printf("the dump's BTF (%zu bytes, "
-					       "cached in %s)",
-					       idd_btf_size(btf), cache)
-			   : idd_strdup_printf("the dump's BTF (%zu bytes at "
-					       "0x%llx%s)", idd_btf_size(btf),
-					       (unsigned long long)at,
-					       idd_btf_reading(btf));
+		w.cached ? idd_strdup_printf("the dump's BTF (%zu bytes, "
+					     "cached in %s)",
+					     idd_btf_size(btf), cache)
+		: w.by_header
+			? idd_strdup_printf(
+				  "the dump's BTF (%zu bytes at 0x%llx%s; "
+				  "found by its header%s, kallsyms having no "
+				  "__start_BTF, and checked: struct inode, "
+				  "and %zu of VMCOREINFO's sizes and offsets "
+				  "agree)",
+				  idd_btf_size(btf), (unsigned long long)w.at,
+				  idd_btf_reading(btf),
+				  w.place_cached ? " where an earlier run "
+						   "found it"
+						 : "",
+				  w.agreed)
+			: idd_strdup_printf("the dump's BTF (%zu bytes at "
+					    "0x%llx%s)", idd_btf_size(btf),
+					    (unsigned long long)w.at,
+					    idd_btf_reading(btf));
 	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))
 		return err;
@@ -830,4 +852,3 @@ const char *inodedump_fact(struct inodedump *id, const char *name)
 		return idd_slab_describe(id);
 	return NULL;
 }
-

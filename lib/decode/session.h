@@ -118,6 +118,12 @@ void idd_session_note(struct inodedump *id, const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
 /* A note that begins with head was made (one note for many causes). */
 bool idd_session_noted(const struct inodedump *id, const char *head);
+/*
+ * Where the session's symbols come from, for "no symbol X in ..."
+ * messages: vmlinux, the dump's kallsyms, or a kallsyms of text symbols
+ * only (its kernel's data symbols are not in it).
+ */
+const char *idd_session_symbols_whence(struct inodedump *id);
 void idd_session_notes_free(struct inodedump *id);
 void idd_session_find_release(struct inodedump *id);
 void idd_session_note_kaslr(struct inodedump *id);
@@ -184,8 +190,8 @@ void idd_pages_layout_free(struct page_layout *l);
 /*
  * pages.c: is pfn part of a slab? *slab: the head's struct page (which is
  * the struct slab), *head_pfn its pfn; *unread: its struct page is not
- * in the dump, or where it is is not known (false returned, and not
- * because it is no slab's).
+ * in the dump, or where the memory map is is not known (false returned,
+ * and not because it is no slab's).
  */
 bool idd_pages_slab(struct inodedump *id, uint64_t pfn, uint64_t *slab,
 		    uint64_t *head_pfn, bool *unread);

@@ -109,6 +109,11 @@ static void percpu_members(struct inodedump *id, struct slab_layout *l)
 	}
 	idd_symbols_address(id->syms, "__per_cpu_offset", &l->per_cpu_offset);
 	idd_symbols_address(id->syms, "__cpu_online_mask", &l->online_mask);
+	/* no symbol: a kernel without SMP, unless kallsyms keeps no data */
+	if (!l->per_cpu_offset && idd_symbols_text_only(id->syms))
+		l->percpu_why = "the CPUs' slabs: no symbol __per_cpu_offset "
+				"(the dump's kallsyms keep text symbols only; "
+				"the kernel's debuginfo, -k VMLINUX, has it)";
 	l->nr_cpus = read_u32_symbol(id, "nr_cpu_ids", 1);
 	l->nr_nodes = read_u32_symbol(id, "nr_node_ids", 1);
 	if (l->nr_cpus > 8192)
@@ -173,6 +178,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	member(id, &s, "freelist", &l->s_freelist);
 	member(id, &s, "objects", &l->s_objects);
 	member(id, &s, "inuse", &l->s_inuse);
+	member(id, &s, "frozen", &l->s_frozen);
 	if (!find(id->types, "kmem_cache", &s)) {
 		l->why_not = "this kernel's types have no struct kmem_cache";
 		return l;
@@ -221,10 +227,24 @@ const char *idd_slab_describe(struct inodedump *id)
 		return NULL;
 	if (!l->usable)
 		return l->why_not;
-	if (!l->describe)
+	if (!l->describe) {
+		char counts[224];
+
+		if (l->percpu_why)
+			snprintf(counts, sizeof(counts),
+				 "how many CPUs and nodes not known, the CPUs' "
+				 "freelists not read (nr_cpu_ids, nr_node_ids, "
+				 "__per_cpu_offset "
+				 "are not in the dump's kallsyms: it keeps text "
+				 "symbols only)");
+		else
+			snprintf(counts, sizeof(counts),
+				 "%" PRIu32 " CPU%s, %" PRIu32 " node%s",
+				 l->nr_cpus, l->nr_cpus == 1 ? "" : "s",
+				 l->nr_nodes, l->nr_nodes == 1 ? "" : "s");
 		l->describe = idd_strdup_printf(
 			"SLUB (%s, kmem_cache); freelists %s; free objects "
-			"also %s%s; %" PRIu32 " CPU%s, %" PRIu32 " node%s",
+			"also %s%s; %s",
 			l->cache_in_page ? "struct page" : "struct slab",
 			!l->c_random.present ? "not hardened"
 					     : "hardened (kmem_cache.random)",
@@ -233,8 +253,8 @@ const char *idd_slab_describe(struct inodedump *id)
 				? (l->cc_slab.present ? ", in sheaves and barns"
 						      : "in the CPUs' sheaves and the barns")
 				: "",
-			l->nr_cpus, l->nr_cpus == 1 ? "" : "s", l->nr_nodes,
-			l->nr_nodes == 1 ? "" : "s");
+			counts);
+	}
 	return l->describe;
 }
 
@@ -373,11 +393,20 @@ static void object_state(struct inodedump *id, struct slab_layout *l,
 {
 	struct find_one f = { o->start, o->where, sizeof(o->where) };
 	struct unread u = { 0 };
+	/*
+	 * CPUs whose slabs cannot be read (no __per_cpu_offset) hold none of
+	 * this slab's objects when it is not frozen: a CPU's lockless
+	 * freelist is its active slab's, which SLUB freezes (partial slabs
+	 * keep their free objects in the slab's own freelist); not so where
+	 * CPUs keep sheaves of any slab's objects.
+	 */
+	bool no_cpu_holds = l->percpu_why && !s->frozen && !c->cpu_sheaves;
 	bool found;
 
 	found = idd_slab_walk_freelist(id, l, c, s, s->freelist, "on the slab's freelist",
 			      is_wanted, &f, &u) ||
-		idd_slab_walk_cpus(id, l, c, s->addr, is_wanted, &f, &u) ||
+		(!no_cpu_holds &&
+		 idd_slab_walk_cpus(id, l, c, s->addr, is_wanted, &f, &u)) ||
 		idd_slab_walk_barns(id, l, c, is_wanted, &f, &u);
 	if (u.text) {
 		add_unread(o, u.text);
@@ -400,16 +429,15 @@ static struct idd_btf *module_btf(struct inodedump *id)
 	char *cache;
 	struct idd_btf *btf = NULL;
 	struct inodedump_error *err;
-	bool cached;
-	uint64_t at;
+	struct idd_btf_whence w;
 
 	if (id->module_btf_tried)
 		return id->module_btf;
 	id->module_btf_tried = true;
 	cache = idd_cache_dir(idd_target_vmcoreinfo(id->target, "BUILD-ID"));
-	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &cached,
-				&at);
+	err = idd_btf_from_dump(id->syms, id->target, cache, &btf, &w);
 	free(cache);
+	free(w.none);
 	/* the BTF is there but could not be read: damage, not absence */
 	id->module_btf_unreadable = err && err->code != INODEDUMP_ERR_TYPE;
 	inodedump_error_free(err);
@@ -717,6 +745,8 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 		o->cache = idd_member_uval(&l->s_cache, buf);
 		s.freelist = idd_member_uval(&l->s_freelist, buf);
 		s.objects = (uint32_t)idd_member_uval(&l->s_objects, buf);
+		s.frozen = !l->s_frozen.present ||
+			   idd_member_uval(&l->s_frozen, buf);
 		err = idd_slab_read_cache(id, l, o->cache, &c);
 	}
 	if (err) {

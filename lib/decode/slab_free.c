@@ -200,6 +200,7 @@ struct inodedump_error *idd_slab_read_slab(struct inodedump *id,
 	*cache = idd_member_uval(&l->s_cache, buf);
 	s->freelist = idd_member_uval(&l->s_freelist, buf);
 	s->objects = (uint32_t)idd_member_uval(&l->s_objects, buf);
+	s->frozen = !l->s_frozen.present || idd_member_uval(&l->s_frozen, buf);
 	if (l->s_inuse.present)
 		s->inuse = (uint32_t)idd_member_uval(&l->s_inuse, buf);
 	return NULL;
@@ -216,6 +217,10 @@ bool idd_slab_walk_cpus(struct inodedump *id, struct slab_layout *l,
 {
 	char why[320], where[64];
 
+	if (l->percpu_why) {
+		idd_slab_unread_add(u, true, l->percpu_why);
+		return false;
+	}
 	for (uint32_t cpu = 0; cpu < l->nr_cpus; cpu++) {
 		uint64_t pc, v, fl, cache = 0;
 		struct slab_info s = {0};

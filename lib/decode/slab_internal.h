@@ -17,7 +17,7 @@ struct slab_layout {
 	bool usable;
 	const char *why_not;
 	/* struct slab (struct page before 5.17) */
-	struct idd_member s_cache, s_freelist, s_objects, s_inuse;
+	struct idd_member s_cache, s_freelist, s_objects, s_inuse, s_frozen;
 	uint64_t slab_bytes;
 	/* struct kmem_cache */
 	struct idd_member c_name, c_kobj_name, c_ctor, c_size, c_object_size, c_offset, c_random,
@@ -32,6 +32,11 @@ struct slab_layout {
 		sh_barn_list, barn_full;
 	uint64_t per_cpu_offset, online_mask;
 	uint32_t nr_cpus, nr_nodes;
+	/*
+	 * Why the CPUs' slabs cannot be read (no __per_cpu_offset in a
+	 * kallsyms of text symbols only), NULL when they can.
+	 */
+	const char *percpu_why;
 	int swab; /* -1: not known yet */
 	bool cache_in_page; /* before 5.17: struct page holds the slab */
 	char *describe;	    /* INODEDUMP_FACT_SLAB, made on first ask */
@@ -59,6 +64,7 @@ struct cache_info {
 struct slab_info {
 	uint64_t addr, base, freelist;
 	uint32_t objects, inuse; /* inuse: 0 where this kernel has none */
+	bool frozen; /* a CPU's active slab (SLUB's frozen bit) */
 };
 
 /*

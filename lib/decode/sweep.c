@@ -915,7 +915,8 @@ struct inodedump_error *inodedump_sweep(struct inodedump *id,
 	idd_symbols_expect_many(id->syms);
 	if (!idd_symbols_address(id->syms, "super_blocks", &w.head))
 		return idd_error(INODEDUMP_ERR_TYPE,
-				 "no symbol super_blocks in vmlinux");
+				 "no symbol super_blocks in %s",
+				 idd_session_symbols_whence(id));
 	err = OPTS_GET(opts, threads, 0) >= 2 ? walk_two_threads(&w)
 					       : walk_superblocks(&w);
 	for (size_t i = 0; i < st.ndamaged; i++) {

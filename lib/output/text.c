@@ -262,6 +262,9 @@ static void text_ns(struct text *t, const struct idd_ns_info *ns, bool covered)
 			} else if (ns->walk_cut) {
 				fputs(", its task unknown: the task walk was "
 				      "cut short", t->out);
+			} else if (ns->no_walk) {
+				fputs(", its task unknown: no task walk (no "
+				      "symbol init_task)", t->out);
 			} else {
 				fputs(", no task in it", t->out);
 			}

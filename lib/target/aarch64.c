@@ -248,6 +248,35 @@ static unsigned release_of(const struct idd_vmcoreinfo *info)
 }
 
 /*
+ * VMEMMAP_START of 5.4 to 5.10 (the "flipped" layout, before VMCOREINFO
+ * had NUMBER(VMEMMAP_START)), from arch/arm64/include/asm/memory.h of
+ * that era: the memory map sits 2 MiB below the top, sized to cover the
+ * linear map, (_PAGE_END(VA_BITS_MIN) - PAGE_OFFSET) >> (PAGE_SHIFT -
+ * STRUCT_PAGE_MAX_SHIFT), STRUCT_PAGE_MAX_SHIFT being order_base_2 of
+ * sizeof(struct page) (VMCOREINFO's SIZE(page), the kernel's own type).
+ * False for other releases, or without SIZE(page).
+ */
+static bool vmemmap_start_510(const struct idd_vmcoreinfo *info,
+			      unsigned release, uint64_t va_bits,
+			      unsigned page_shift, uint64_t *start)
+{
+	uint64_t sz, va_min = va_bits > 48 ? 48 : va_bits, span;
+	unsigned order = 0;
+
+	if (release < 504 || release > 510 ||
+	    !idd_vmcoreinfo_number(info, "SIZE(page)", 10, &sz) || !sz ||
+	    sz > 4096)
+		return false;
+	while ((1ULL << order) < sz)
+		order++;
+	if (order > page_shift)
+		return false;
+	span = (-(1ULL << (va_min - 1))) - (-(1ULL << va_bits));
+	*start = -(span >> (page_shift - order)) - (2ULL << 20);
+	return true;
+}
+
+/*
  * The linear map: PAGE_OFFSET is the bottom of the kernel's half (-(1 <<
  * VA_BITS)) since 5.4 ("flipped" layout), its middle (-(1 << (VA_BITS -
  * 1))) before; physical PHYS_OFFSET is at PAGE_OFFSET (a VA_BITS=52
@@ -255,7 +284,8 @@ static unsigned release_of(const struct idd_vmcoreinfo *info)
  * at the 48-bit half). The memory map: VMCOREINFO's SYMBOL(vmemmap), the
  * struct page of frame 0, where it is written; else VMEMMAP_START less
  * PHYS_OFFSET's frames (memstart_addr is signed: its shift keeps the sign
- * of a lowered PHYS_OFFSET).
+ * of a lowered PHYS_OFFSET). 5.4 to 5.10 write no VMEMMAP_START: it is
+ * worked out as those kernels define it (vmemmap_start_510), and said so.
  */
 static void kernel_map(const struct idd_vmcoreinfo *info,
 		       struct idd_target_kernel_map *out)
@@ -284,13 +314,20 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 		out->first_pfn = 0;
 		return;
 	}
-	if (!idd_vmcoreinfo_number(info, "PAGESIZE", 10, &page) ||
-	    !idd_vmcoreinfo_number(info, "NUMBER(VMEMMAP_START)", 16, &start))
+	if (!idd_vmcoreinfo_number(info, "PAGESIZE", 10, &page))
 		return;
 	while (shift < 20 && (1ULL << shift) != page)
 		shift++;
 	if (shift == 20)
 		return;
+	if (!idd_vmcoreinfo_number(info, "NUMBER(VMEMMAP_START)", 16, &start)) {
+		if (!vmemmap_start_510(info, release, va_bits, shift, &start))
+			return;
+		out->vmemmap_derived =
+			"VMCOREINFO has no VMEMMAP_START: worked out as 5.4 to "
+			"5.10 define it on arm64, from NUMBER(VA_BITS), "
+			"SIZE(page) and PHYS_OFFSET (memstart_addr)";
+	}
 	out->vmemmap_start = start;
 	out->first_pfn = (uint64_t)((int64_t)phys_offset >> shift);
 }

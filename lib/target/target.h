@@ -92,6 +92,13 @@ struct idd_target_kernel_map {
 	/* FLATMEM's ARCH_PFN_OFFSET (mem_map's first frame), when known */
 	uint64_t flat_pfn_offset;
 	bool flat_pfn_offset_known;
+	/*
+	 * vmemmap_start worked out from the kernel's own definitions where
+	 * VMCOREINFO does not give it (what it was derived from), NULL when
+	 * VMCOREINFO gives it: the layers above check such a one against a
+	 * struct page they know before they trust it.
+	 */
+	const char *vmemmap_derived;
 };
 void idd_target_kernel_map(struct idd_target *t,
 			   struct idd_target_kernel_map *out);

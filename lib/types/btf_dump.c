@@ -175,41 +175,15 @@ static struct idd_btf *start_cached(struct idd_target *t,
 	return b;
 }
 
-struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
-					  struct idd_target *t,
-					  const char *cache_dir,
-					  struct idd_btf **out, bool *cached,
-					  uint64_t *at)
+/*
+ * The BTF at start..stop opened: on demand (through the kernel's index
+ * where it is sorted, else from its start), else read whole.
+ */
+static struct inodedump_error *open_at(struct idd_symbols *syms,
+				       struct idd_target *t,
+				       const char *cache_dir, uint64_t start,
+				       uint64_t stop, struct idd_btf **out)
 {
-	uint64_t start, stop;
-	struct idd_cache_file f;
-	struct inodedump_error *err;
-
-	*out = NULL;
-	*cached = false;
-	*at = 0;
-	/*
-	 * The cache is the kernel's by build-id, and checked as it is
-	 * parsed: taken before the two lookups by name that find the dump's
-	 * copy (each a search of kallsyms in the dump's pages).
-	 */
-	if (idd_cache_map(cache_dir, BTF_CACHE_NAME, &f)) {
-		err = idd_btf_parse_cached(f.data, f.size, "in the cache",
-					   cache_dir, out);
-		idd_cache_unmap(&f);
-		if (!err) {
-			*cached = true;
-			return NULL;
-		}
-		inodedump_error_free(err); /* read the dump's, then */
-	}
-	if (!getenv("INODEDUMP_BTF_WHOLE") &&
-	    (*out = start_cached(t, cache_dir, at)))
-		return NULL;
-	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
-	    !idd_symbols_address(syms, "__stop_BTF", &stop) || stop <= start)
-		return NULL;
-	*at = start;
 	if (stop - start > BTF_MAX_SIZE)
 		return idd_error_at(INODEDUMP_ERR_DUMP, start,
 				    "BTF at 0x%" PRIx64 ": %" PRIu64 " bytes",
@@ -224,6 +198,87 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 						   cache_dir)))
 			return NULL;
 	}
-	err = idd_btf_read_whole(t, start, stop - start, cache_dir, out);
-	return err;
+	return idd_btf_read_whole(t, start, stop - start, cache_dir, out);
+}
+
+/*
+ * No __start_BTF in a kallsyms of text symbols only: the BTF found by its
+ * header (btf_find.c), opened, and checked to be this kernel's before it
+ * is taken; where it lay kept for the next run.
+ */
+static struct inodedump_error *by_header(struct idd_symbols *syms,
+					 struct idd_target *t,
+					 const char *cache_dir,
+					 struct idd_btf **out,
+					 struct idd_btf_whence *w)
+{
+	uint64_t start, stop;
+	struct inodedump_error *err;
+
+	err = idd_btf_find_in_image(syms, t, cache_dir, &start, &stop,
+				    &w->place_cached, &w->none);
+	if (err || w->none)
+		return err;
+	w->at = start;
+	w->by_header = true;
+	err = open_at(syms, t, cache_dir, start, stop, out);
+	if (!err)
+		err = idd_btf_check_found(*out, t, &w->agreed);
+	if (err) {
+		idd_btf_free(*out);
+		*out = NULL;
+		return idd_error_wrap(err,
+				      "the BTF found by its header at 0x%" PRIx64
+				      " (%" PRIu64 " bytes; kallsyms has no "
+				      "__start_BTF) is not taken",
+				      start, stop - start);
+	}
+	if (!w->place_cached)
+		idd_btf_found_keep(t, cache_dir, start, stop);
+	return NULL;
+}
+
+struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
+					  struct idd_target *t,
+					  const char *cache_dir,
+					  struct idd_btf **out,
+					  struct idd_btf_whence *w)
+{
+	uint64_t start, stop;
+	struct idd_cache_file f;
+	struct inodedump_error *err;
+
+	*out = NULL;
+	memset(w, 0, sizeof(*w));
+	/*
+	 * The cache is the kernel's by build-id, and checked as it is
+	 * parsed: taken before the two lookups by name that find the dump's
+	 * copy (each a search of kallsyms in the dump's pages).
+	 */
+	if (idd_cache_map(cache_dir, BTF_CACHE_NAME, &f)) {
+		err = idd_btf_parse_cached(f.data, f.size, "in the cache",
+					   cache_dir, out);
+		idd_cache_unmap(&f);
+		if (!err) {
+			w->cached = true;
+			return NULL;
+		}
+		inodedump_error_free(err); /* read the dump's, then */
+	}
+	if (!getenv("INODEDUMP_BTF_WHOLE") &&
+	    (*out = start_cached(t, cache_dir, &w->at)))
+		return NULL;
+	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
+	    !idd_symbols_address(syms, "__stop_BTF", &stop) || stop <= start) {
+		/* kallsyms without data symbols may have left it out */
+		if (idd_symbols_text_only(syms))
+			return by_header(syms, t, cache_dir, out, w);
+		w->none = idd_strdup_printf(
+			"%s has no __start_BTF: its kernel was built without "
+			"CONFIG_DEBUG_INFO_BTF",
+			idd_symbols_kallsyms(syms) ? "kallsyms" : "vmlinux");
+		return w->none ? NULL : idd_nomem();
+	}
+	w->at = start;
+	return open_at(syms, t, cache_dir, start, stop, out);
 }

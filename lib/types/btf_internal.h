@@ -12,6 +12,7 @@
  *   btf_lookup.c   members, pointees and enums in one BTF
  *   btf_modules.c  the loaded modules' BTF, split on vmlinux's
  *   btf_dump.c     the kernel's BTF found in the dump, and how to read it
+ *   btf_find.c     the kernel's BTF found by its header, and checked
  *   btf_source.c   BTF as a session's type source (source.h)
  * Not installed.
  */
@@ -252,5 +253,29 @@ bool idd_btf_own_struct(struct idd_btf *b, const char *name,
 
 /* ---- btf_modules.c: the loaded modules' BTF ---- */
 void idd_btf_load_modules(struct idd_btf *b);
+
+/* ---- btf_find.c: the kernel's BTF found by its header, and checked ---- */
+/*
+ * The one BTF header in the kernel's read-only data (_etext.._sinittext
+ * by syms), or where the cache says an earlier run found it
+ * (*from_cache): start..stop. None: *why says what was looked for
+ * (malloc'd). Several: an error naming them.
+ */
+struct inodedump_error *idd_btf_find_in_image(struct idd_symbols *syms,
+					      struct idd_target *t,
+					      const char *cache_dir,
+					      uint64_t *start, uint64_t *stop,
+					      bool *from_cache, char **why);
+/* Where the BTF was found, kept in cache_dir for the next run. */
+void idd_btf_found_keep(struct idd_target *t, const char *cache_dir,
+			uint64_t start, uint64_t stop);
+/*
+ * Whether the BTF found is this kernel's: it has struct inode (with
+ * i_mode), and every SIZE()/OFFSET() VMCOREINFO gives of the structs it
+ * names agrees (*agreed of them).
+ */
+struct inodedump_error *idd_btf_check_found(struct idd_btf *b,
+					    struct idd_target *t,
+					    size_t *agreed);
 
 #endif

@@ -59,6 +59,12 @@ struct idd_symbols {
 	size_t strtab_size;
 	struct idd_kallsyms *ks; /* set: the dump's kallsyms instead */
 	struct idd_dwx *answers; /* kept per kernel; NULL: none */
+	/*
+	 * kallsyms of text symbols only (CONFIG_KALLSYMS_ALL off): 0 not
+	 * known yet, 1 no, 2 yes; then the text it names, [0] core, [1] init.
+	 */
+	int text_only;
+	uint64_t text[2][2];
 };
 
 struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
@@ -79,6 +85,54 @@ struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
 const struct idd_kallsyms *idd_symbols_kallsyms(const struct idd_symbols *s)
 {
 	return s->ks;
+}
+
+/*
+ * A data symbol every kernel has: kallsyms that names neither keeps text
+ * symbols only, as the kernel's scripts/kallsyms does without
+ * CONFIG_KALLSYMS_ALL.
+ */
+static const char *const DATA_WITNESSES[] = { "init_task", "super_blocks" };
+
+bool idd_symbols_text_only(struct idd_symbols *syms)
+{
+	static const char *const bounds[2][2] = { { "_stext", "_etext" },
+						  { "_sinittext",
+						    "_einittext" } };
+	uint64_t a;
+
+	if (!syms->ks)
+		return false;
+	if (syms->text_only)
+		return syms->text_only == 2;
+	syms->text_only = 2;
+	for (size_t i = 0; i < 2 && syms->text_only == 2; i++)
+		if (idd_kallsyms_address(syms->ks, DATA_WITNESSES[i], &a))
+			syms->text_only = 1;
+	for (size_t r = 0; r < 2 && syms->text_only == 2; r++)
+		if (!idd_kallsyms_address(syms->ks, bounds[r][0],
+					  &syms->text[r][0]) ||
+		    !idd_kallsyms_address(syms->ks, bounds[r][1],
+					  &syms->text[r][1]))
+			syms->text[r][0] = syms->text[r][1] = 0;
+	return syms->text_only == 2;
+}
+
+/*
+ * Whether kallsyms can name addr: anywhere when it has data symbols;
+ * else only in the text it keeps (the kernel's own is_ksym_addr()), an
+ * address past a function being data it has no name for. Without the
+ * bounds of its text, nowhere.
+ */
+static bool kallsyms_names_it(struct idd_symbols *syms, uint64_t addr)
+{
+	if (!idd_symbols_text_only(syms))
+		return true;
+	for (size_t r = 0; r < 2; r++)
+		if (syms->text[r][1] && addr >= syms->text[r][0] &&
+		    addr <= syms->text[r][1])
+			return true;
+	return false;
 }
 
 /* Symbol i, without gelf_getsym's copy where the table can be read as is. */
@@ -384,7 +438,9 @@ struct inodedump_error *idd_symbols_name(struct idd_symbols *syms,
 
 	*name = NULL;
 	if (syms->ks)
-		return idd_kallsyms_name(syms->ks, addr, name);
+		return kallsyms_names_it(syms, addr)
+			       ? idd_kallsyms_name(syms->ks, addr, name)
+			       : NULL;
 	if (++syms->lookups > LINEAR_LOOKUPS && !syms->index)
 		build_index(syms);
 	if (syms->index)

@@ -217,6 +217,12 @@ struct inodedump_error *idd_symbols_open_kallsyms(struct idd_kallsyms *ks,
 						  struct idd_symbols **out);
 /* The kallsyms the symbols come from, or NULL (vmlinux's .symtab). */
 const struct idd_kallsyms *idd_symbols_kallsyms(const struct idd_symbols *s);
+/*
+ * Whether the symbols are a kallsyms of text symbols only (its kernel
+ * built with CONFIG_KALLSYMS_ALL off: no data symbol in it). Such a
+ * kallsyms names no address outside the text it keeps.
+ */
+bool idd_symbols_text_only(struct idd_symbols *syms);
 
 /*
  * ---- kallsyms*.c: vmlinux's symbols from the dump's kallsyms tables
@@ -334,16 +340,27 @@ void idd_btf_set_source(struct idd_btf *btf, struct idd_symbols *syms,
 bool idd_btf_broken(const struct idd_btf *btf);
 /* The module a struct's BTF belongs to (s->btf), NULL for vmlinux. */
 const char *idd_btf_module(const struct idd_btf *btf);
+/* How idd_btf_from_dump() found the kernel's BTF, or why it found none. */
+struct idd_btf_whence {
+	bool cached;	/* the whole BTF from the cache */
+	uint64_t at;	/* its address in the dump */
+	bool by_header; /* found by its header: kallsyms has no __start_BTF */
+	bool place_cached; /* ... where an earlier run found it */
+	size_t agreed;	/* VMCOREINFO's sizes and offsets it agrees with */
+	char *none;	/* no BTF: what was looked for (malloc'd), or NULL */
+};
 /*
- * The kernel's BTF in the dump (__start_BTF..__stop_BTF by syms), or the
- * copy in cache_dir (NULL: none). *out NULL, no error, when syms names no
- * BTF; *at its address.
+ * The kernel's BTF in the dump (__start_BTF..__stop_BTF by syms; where
+ * syms is a kallsyms of text symbols only, found by its header in the
+ * kernel's read-only data and checked: btf_find.c), or the copy in
+ * cache_dir. *out NULL, no error, when there is none: w->none then says
+ * what was looked for (free it).
  */
 struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 					  struct idd_target *t,
 					  const char *cache_dir,
-					  struct idd_btf **out, bool *cached,
-					  uint64_t *at);
+					  struct idd_btf **out,
+					  struct idd_btf_whence *w);
 /* The BTF side of the idd_types_* lookups above. */
 struct inodedump_error *idd_btf_struct(struct idd_btf *btf, const char *name,
 				       struct idd_struct *out);

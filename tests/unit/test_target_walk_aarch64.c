@@ -523,6 +523,50 @@ static void test_mode(struct mode m)
 }
 
 /*
+ * 5.10 writes no VMEMMAP_START: the memory map worked out as 5.4-5.10
+ * define it, on the VMCOREINFO of Debian's arm64 5.10.223 (the arm64-510
+ * set): frame 0's struct page where drgn 0.0.22 (pfn_to_page(0), with
+ * the -dbg vmlinux) has it, and said to be worked out; without
+ * SIZE(page), none; 5.11 (not that era's layout), none.
+ */
+static void test_kernel_map_510(void)
+{
+	static const char *const infos[] = {
+		"OSRELEASE=5.10.0-32-arm64\nPAGESIZE=4096\nSIZE(page)=64\n"
+		"NUMBER(VA_BITS)=48\nNUMBER(PHYS_OFFSET)=0xffffa55400000000\n"
+		"NUMBER(kimage_voffset)=0xffffab6d45400000\n",
+		"OSRELEASE=5.10.0-32-arm64\nPAGESIZE=4096\n"
+		"NUMBER(VA_BITS)=48\nNUMBER(PHYS_OFFSET)=0xffffa55400000000\n",
+		"OSRELEASE=5.11.0\nPAGESIZE=4096\nSIZE(page)=64\n"
+		"NUMBER(VA_BITS)=48\nNUMBER(PHYS_OFFSET)=0xffffa55400000000\n",
+	};
+	struct idd_target_kernel_map km;
+	struct idd_target *t = NULL;
+	uint8_t byte = 0;
+	struct idd_memory_region r = { 0x40000000, &byte, 1 };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (idd_target_open_physical(&r, 1, "aarch64", infos[i], &t))
+			abort();
+		idd_target_kernel_map(t, &km);
+		if (i == 0) {
+			CHECKF(km.vmemmap_start - km.first_pfn * 64 ==
+				       0xffffff6aafe00000ull,
+			       "5.10 vmemmap 0x%" PRIx64,
+			       km.vmemmap_start - km.first_pfn * 64);
+			CHECKF(km.vmemmap_derived != NULL,
+			       "5.10's memory map not said to be worked out");
+		} else {
+			CHECKF(!km.vmemmap_start && !km.vmemmap_derived,
+			       "memory map 0x%" PRIx64 " worked out for %s",
+			       km.vmemmap_start, i == 1 ? "5.10 without SIZE(page)"
+							: "5.11");
+		}
+		idd_target_close(t);
+	}
+}
+
+/*
  * Where the linear map and the memory map are, from VMCOREINFO alone: the
  * values of Debian's 6.12 arm64 kernel (VA_BITS=52) on a cortex-a57 (48
  * bits: PHYS_OFFSET lowered below zero), its inode at 0xffff692503ca5e30
@@ -571,6 +615,7 @@ static void test_kernel_map(void)
 	CHECKF(km.direct_pa0 + 0x40000000 == 0xffff800000000000ull,
 	       "4.19 linear map: 0x%" PRIx64, km.direct_pa0 + 0x40000000);
 	idd_target_close(t);
+	test_kernel_map_510();
 }
 
 int main(void)

@@ -302,15 +302,16 @@ prepare_apt510() {
 		"$(printf 'deb [signed-by=%s] %s %s main\n' "$key" "$mirror" bullseye "$key" "$sec" bullseye-security)"
 }
 
-# Newest linux-image-5.10.0-N-amd64-unsigned whose -dbg has the same
-# candidate version. Prints "release version".
-find_old510_kernel() {
-	local names n rel vers ver
-	names=$(apt510 apt-cache pkgnames "linux-image-$OLD510_SERIES." |
-		grep -E "^linux-image-${OLD510_SERIES//./\\.}\.0-[0-9]+-amd64-unsigned$" | sort -rV)
+# fx_find_image_dbg APT SERIES FLAVOUR: the newest
+# linux-image-SERIES.0-N-FLAVOUR-unsigned whose -dbg has the same candidate
+# version (APT: apt510, apt_arm64...). Prints "release version".
+fx_find_image_dbg() {
+	local apt=$1 series=$2 flavour=$3 names n rel vers ver
+	names=$($apt apt-cache pkgnames "linux-image-$series." |
+		grep -E "^linux-image-${series//./\\.}\.0-[0-9]+-$flavour-unsigned\$" | sort -rV)
 	[ -n "$names" ] || return 1
 	# shellcheck disable=SC2046
-	vers=$(apt510 apt-cache policy $(for n in $names; do
+	vers=$($apt apt-cache policy $(for n in $names; do
 		rel=${n#linux-image-}; rel=${rel%-unsigned}; echo "$n linux-image-$rel-dbg"; done) 2>/dev/null |
 		awk '/^[^ ]+:$/ { pkg = substr($0, 1, length($0) - 1) }
 			/^ +Candidate:/ && $2 != "(none)" { print pkg, $2 }')
@@ -324,6 +325,7 @@ find_old510_kernel() {
 	done
 	return 1
 }
+find_old510_kernel() { fx_find_image_dbg apt510 "$OLD510_SERIES" amd64; }
 
 # prepare_old510_kernel (after prepare_apt510) -> KDIR (vmlinuz, vmlinux,
 # modules/*.ko, modules.list, config, release, packages), KERNEL_ID
