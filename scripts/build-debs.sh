@@ -89,6 +89,13 @@ code=$?
 set -e
 say "vmcore-inode on the committed fixture: exit $code (3 by design: the README); $(wc -l < "$out.install-run.stdout") lines; stderr: $(cat "$out.install-run.stderr")"
 [ "$code" = 3 ] || exit 1
+# The autopkgtest's own Depends (python3-jsonschema for schema-valid), as
+# autopkgtest would install them; our packages are in already.
+test_deps=$(sed -n 's/^Depends: //p' "$src/debian/tests/control" | tr ',' '\n' |
+	sed 's/^ *//; s/ *$//' | grep -v -x -e inodedump -e python3-inodedump \
+	-e libinodedump0 -e libinodedump-dev -e crash-inodedump | sort -u)
+say "autopkgtest depends: $(echo $test_deps)"
+in_chroot apt-get install -y -qq --no-install-recommends $test_deps >/dev/null
 for t in "$src"/debian/tests/*; do
 	[ -x "$t" ] || continue
 	say "debian/tests/$(basename "$t")"
