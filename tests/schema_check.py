@@ -28,8 +28,6 @@ import os
 import stat
 import sys
 
-import jsonschema
-
 # $INODEDUMP_SCHEMA: another copy (the installed one, for the autopkgtest)
 SCHEMA_PATH = os.environ.get("INODEDUMP_SCHEMA") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "schema",
@@ -44,12 +42,19 @@ class SchemaFailure(Exception):
     """A document the schema refuses; str() names the path and the why."""
 
 
+def _jsonschema():
+    """Imported on first use: fixture.py is imported where nothing is
+    checked (the sid chroot's drgn side has no python3-jsonschema)."""
+    import jsonschema
+    return jsonschema
+
+
 def schema():
     global _schema
     if _schema is None:
         with open(SCHEMA_PATH) as f:
             _schema = json.load(f)
-        jsonschema.Draft202012Validator.check_schema(_schema)
+        _jsonschema().Draft202012Validator.check_schema(_schema)
     return _schema
 
 
@@ -93,12 +98,20 @@ def _type(validator, types, instance, schema):
     sweep line's time)."""
     types = [types] if isinstance(types, str) else types
     if not any(_JSON_TYPES[t](instance) for t in types):
-        yield jsonschema.ValidationError(
+        yield _jsonschema().ValidationError(
             f"{instance!r} is not of type {', '.join(map(repr, types))}")
 
 
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator,
+_Validator = None
+
+
+def _validator_class():
+    global _Validator
+    if _Validator is None:
+        js = _jsonschema()
+        _Validator = js.validators.extend(js.Draft202012Validator,
                                           {"type": _type})
+    return _Validator
 
 
 def validator(kind):
@@ -106,7 +119,8 @@ def validator(kind):
         defs = schema()["$defs"]
         if kind not in defs:
             raise ValueError(f"no $defs/{kind} in {SCHEMA_PATH}")
-        _validators[kind] = _Validator(_inline(defs[kind], defs, (kind,)))
+        _validators[kind] = _validator_class()(_inline(defs[kind], defs,
+                                                       (kind,)))
     return _validators[kind]
 
 
