@@ -15,6 +15,7 @@ the offending key ($.reports[0].inode.mode) and what is wrong there.
     check_text(text, kind)     one document's text
     check_lines(text, kind)    JSON Lines (sweep, follow): each line
     check_run(args, stdout)    what a run with these arguments printed
+                               (a document parsed; JSON Lines: None)
     check_triage_dir(path)     every inodedump.json below path
 
 kind is a $defs name of the schema: decode_document, reports_document,
@@ -191,8 +192,9 @@ def _digest(kind, text):
                            digest_size=16).digest()
 
 
-def check_lines(text, kind="any_document", what="JSON Lines"):
-    """Each line; a line already found good is not checked again."""
+def check_lines(text, kind="any_document", what="JSON Lines", parse=True):
+    """Each line, parsed (parse=False: only checked, None returned); a line
+    already found good is not checked again."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "surrogateescape")
     docs = []
@@ -201,11 +203,12 @@ def check_lines(text, kind="any_document", what="JSON Lines"):
             continue
         d = _digest(kind, line)
         if d in _passed:
-            docs.append(json.loads(line))
+            if parse:
+                docs.append(json.loads(line))
             continue
         docs.append(check_text(line, kind, f"{what} line {n}"))
         _passed.add(d)
-    return docs
+    return docs if parse else None
 
 
 def check_triage_dir(path):
@@ -277,8 +280,9 @@ def check_run(args, stdout, returncode=0):
     if kind is None or not stdout.strip() or returncode == 2:
         return None
     what = "vmcore-inode " + " ".join(a for a in args if a.startswith("-"))
-    if kind[1]:
-        return check_lines(stdout, kind[0], what)
+    if kind[1]:  # the caller parses what it needs: a big sweep is 200 k lines
+        check_lines(stdout, kind[0], what, parse=False)
+        return None
     return check_text(stdout, kind[0], what)
 
 
