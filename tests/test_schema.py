@@ -20,7 +20,9 @@ usage: test_schema.py
 3. The checks bite: real documents with a wrong type, an unknown key, a
    missing key, a word outside a closed vocabulary, another schema
    number, a raw non-ASCII byte are refused, each with the path of the
-   offending key; and fixture.run() fails a test whose vmcore-inode
+   offending key, by the kind's $defs, by the root and by check() (which
+   validates only the first document of each skeleton: the real ones
+   were seen first); and fixture.run() fails a test whose vmcore-inode
    printed such a document.
 """
 import collections
@@ -260,6 +262,8 @@ def mutants(c, docs):
 
 
 def check_mutants(c, docs):
+    print("skeletons:", "on" if schema_check._skeleton_rules() else
+          "off (a keyword they do not cover: every document validated)")
     for name, kind, doc, path in mutants(c, docs):
         bad = schema_check.failures(doc, kind)
         c.ok(f"refused: {name}", bool(bad), f"{kind} accepted it")
@@ -267,6 +271,15 @@ def check_mutants(c, docs):
              any(b.startswith(path + ":") for b in bad), str(bad))
         c.ok(f"refused by the schema's root too: {name}",
              bool(schema_check.failures(doc, "any_document")))
+        # the tests' own path (check(): a document whose skeleton was seen
+        # valid passes unvalidated): the original's skeleton was, this
+        # one's must differ
+        try:
+            schema_check.check(doc, kind, name)
+            c.ok(f"refused by the tests' check(): {name}", False)
+        except schema_check.SchemaFailure as e:
+            c.ok(f"refused by the tests' check(): {name}", path + ":" in str(e),
+                 str(e)[:400])
         c.eq(f"refused: {name}: the original is accepted",
              schema_check.failures(docs[kind] if kind != "sweep_line" else
                                    next(x for x in docs[kind]
