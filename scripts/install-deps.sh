@@ -14,6 +14,8 @@ packages=(
   zlib1g-dev libdeflate-dev liblzo2-dev libzstd-dev liblzma-dev libbz2-dev
   # tests and truth; the speed gate's instruction counts (bench/gate.py)
   python3 python3-drgn valgrind
+  # every JSON output of the tests checked against schema/ (Draft 2020-12)
+  python3-jsonschema
   # fixture recipe: kernel build, guest, dumps
   linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils
   qemu-system-x86 busybox-static makedumpfile e2fsprogs kmod zstd

@@ -11,6 +11,8 @@ import struct
 import subprocess
 import sys
 
+import schema_check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 VMCORES = os.path.join(HERE, "vmcores")
 COMMITTED = os.path.join(VMCORES, "committed")
@@ -166,9 +168,44 @@ def escape_log(raw):
     return bytes(out)
 
 
+def schema_checked(args, p):
+    """p, a finished run of vmcore-inode with args, once what it wrote as
+    JSON (stdout with --json/--jsonl, --triage's results files) matches
+    the published schema (tests/schema_check.py); else the test fails
+    here, with the path of the offending key."""
+    try:
+        schema_check.check_run(args, p.stdout, p.returncode)
+    except schema_check.SchemaFailure as e:
+        raise SystemExit(f"FAIL schema: vmcore-inode {' '.join(map(str, args))}"
+                         f" (exit {p.returncode}): {e}")
+    return p
+
+
+def json_checked(text, kind, what="document"):
+    """A JSON document vmcore-inode wrote (text or a file's path), parsed,
+    once the schema's kind says it is right; else the test fails here."""
+    if os.path.sep in text and not text.lstrip().startswith(("{", "[")):
+        what = text
+        with open(text, errors="surrogateescape") as f:
+            text = f.read()
+    try:
+        return schema_check.check_text(text, kind, what)
+    except schema_check.SchemaFailure as e:
+        raise SystemExit(f"FAIL schema: {e}")
+
+
+def schema_check_dir(path):
+    """Every inodedump.json --triage left below path, checked."""
+    try:
+        return schema_check.check_triage_dir(path)
+    except schema_check.SchemaFailure as e:
+        raise SystemExit(f"FAIL schema: {e}")
+
+
 def run(args, text=True, **kw):
-    return subprocess.run([vmcore_inode()] + args, capture_output=True,
-                          text=text, **kw)
+    return schema_checked(args, subprocess.run([vmcore_inode()] + args,
+                                               capture_output=True,
+                                               text=text, **kw))
 
 
 def what(args, dump, addrs):

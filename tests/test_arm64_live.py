@@ -18,13 +18,13 @@ in the dump.
 
 usage: test_arm64_live.py [SET]      (default arm64-live)
 """
-import json
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import Checker, expected_violations, read_truth, set_dir  # noqa: E402
+import schema_check  # noqa: E402
 import test_arm64  # noqa: E402
 import test_truth  # noqa: E402
 
@@ -56,9 +56,9 @@ def main():
     r = runs.get("decode")
     if r:
         try:
-            doc = json.loads(r["out"])
-        except json.JSONDecodeError as e:
-            c.ok("decode: JSON", False, f"{e}: {r['out'][:400]}")
+            doc = schema_check.check_text(r["out"], "decode_document", "decode")
+        except schema_check.SchemaFailure as e:
+            c.ok("decode: JSON, as the schema says", False, str(e)[:1000])
             doc = {}
         inodes = doc.get("inodes", [])
         c.eq("decode: one result per address", len(inodes), len(truth))
@@ -66,9 +66,9 @@ def main():
     r = runs.get("sweep")
     if r:
         try:
-            lines = [json.loads(x) for x in r["out"].splitlines() if x.strip()]
-        except json.JSONDecodeError as e:
-            c.ok("sweep: JSON lines", False, str(e))
+            lines = schema_check.check_lines(r["out"], "sweep_line", "sweep")
+        except schema_check.SchemaFailure as e:
+            c.ok("sweep: JSON lines, as the schema says", False, str(e)[:1000])
             lines = []
         sbs = {x["superblock"]: x for x in lines if "superblock" in x}
         got = {x["address"]: x for x in lines if "address" in x}

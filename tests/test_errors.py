@@ -15,7 +15,8 @@ import tempfile
 import time
 import zlib
 
-from fixture import COMMITTED, Checker, read_truth, run, set_dir, vmcore_inode
+from fixture import (COMMITTED, Checker, read_truth, run, schema_checked,
+                     set_dir, vmcore_inode)
 
 DUMP = os.path.join(COMMITTED, "d17-zlib.vmcore")
 VMLINUX = os.path.join(COMMITTED, "vmlinux")
@@ -412,7 +413,8 @@ def run_parent(args, env=None, timeout=300):
     p = subprocess.Popen([vmcore_inode()] + args, env=env, text=True,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     out, err = p.communicate(timeout=timeout)
-    return subprocess.CompletedProcess(p.args, p.returncode, out, err), p.pid
+    return schema_checked(args, subprocess.CompletedProcess(
+        p.args, p.returncode, out, err)), p.pid
 
 
 def parent_no_crash(c, name, r, pid):

@@ -19,7 +19,6 @@ dump_inode()'s direct calls, and the sequence numbers of the kernel's
 /dev/kmsg around the flood (the records lost). Besides, on the host: the
 usage errors, and /proc/kcore missing.
 """
-import json
 import os
 import re
 import subprocess
@@ -27,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import Checker, read_truth  # noqa: E402
+import schema_check  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAKE = os.path.join(HERE, "vmcores", "make-fixtures.sh")
@@ -145,10 +145,13 @@ def main():
     raw = open(os.path.join(d, "follow.jsonl"), "rb").read()
     objs = []
     for i, line in enumerate(raw.splitlines()):
-        try:
-            objs.append(json.loads(line))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            c.ok(f"follow.jsonl line {i + 1} is JSON", False, f"{e}: {line[:300]!r}")
+        try:  # each line a REPORT, as the published schema says
+            objs.append(schema_check.check_text(
+                line.decode("utf-8", "surrogateescape"), "follow_line",
+                f"follow.jsonl line {i + 1}"))
+        except schema_check.SchemaFailure as e:
+            c.ok(f"follow.jsonl line {i + 1} is JSON, as the schema says",
+                 False, str(e)[:1000])
     c.eq("one JSON object per report line on the console", len(objs), len(lines))
     direct = re.search(r"inodedump-direct: sb_cleared=([0-9a-f]+) unreadable=([0-9a-f]+)",
                        console)

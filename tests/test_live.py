@@ -12,7 +12,6 @@ vmcore-inode --live, its framed output going to the guest's ttyS2
 unchanged build does not boot again. Truth: the guest kernel's own
 inodedump-truth lines and its own /dev/kmsg view of its log.
 """
-import json
 import os
 import re
 import subprocess
@@ -22,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "vmcores"))
 from fixture import Checker, escape_log, read_truth  # noqa: E402
+import schema_check  # noqa: E402
 from printk_ring import dmesg_line, parse_kmsg_bytes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -87,10 +87,10 @@ def check_inode(c, n, got, t):
 
 
 def load_json(c, name, run):
-    try:
-        return json.loads(run["out"])
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        c.ok(f"{name}: stdout is JSON", False,
+    try:  # a document as the published schema says
+        return schema_check.check_text(run["out"], "decode_document", name)
+    except (schema_check.SchemaFailure, UnicodeDecodeError) as e:
+        c.ok(f"{name}: stdout is JSON, as the schema says", False,
              f"{e}; rc {run['rc']}; stderr {run['err'][-2000:]!r}; "
              f"stdout {run['out'][:500]!r}")
         return None

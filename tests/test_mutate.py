@@ -34,7 +34,6 @@ process started once), and the committed class reads a copy of its
 vmlinux with the debug sections decompressed (objcopy; the same DWARF).
 Without --server each run execs $VMCORE_INODE, as a user would.
 """
-import json
 import os
 import random
 import shutil
@@ -47,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import COMMITTED, Checker, read_truth, set_dir, vmcore_inode  # noqa: E402
+import schema_check  # noqa: E402
 
 TIMEOUT = 120
 # A changed answer without exit 3/4 and a line on stderr fails the test
@@ -289,17 +289,20 @@ def judge(mode, p):
     if p.returncode in (0, 1) and err.strip():
         return "exit {} with a complaint: {}".format(p.returncode,
                                                    err.strip()[:200])
+    # Every output of a mutant, as the published schema says it
+    # (tests/schema_check.py): JSON, and the keys and types it promises.
     if mode in ("decode", "reports") and p.returncode != 3:
         try:
-            json.loads(p.stdout)
-        except ValueError as e:
+            schema_check.check_text(p.stdout.decode("utf-8", "surrogateescape"),
+                                    "decode_document")
+        except schema_check.SchemaFailure as e:
             return f"invalid JSON: {e}"
     if mode == "sweep" and p.returncode != 3:
-        for line in p.stdout.splitlines():
-            try:
-                json.loads(line)
-            except ValueError as e:
-                return f"invalid JSON line: {e}"
+        try:
+            schema_check.check_lines(p.stdout.decode("utf-8", "surrogateescape"),
+                                     "sweep_line")
+        except schema_check.SchemaFailure as e:
+            return f"invalid JSON line: {e}"
     return None
 
 

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 
-from fixture import Checker, read_truth, vmcore_inode
+from fixture import Checker, read_truth, schema_checked, vmcore_inode
 from test_truth import check_inode
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -60,8 +60,9 @@ def descriptor(d):
 
 
 def run(args, env):
-    return subprocess.run([vmcore_inode(), *args], capture_output=True,
-                          env=env, timeout=300)
+    return schema_checked(args, subprocess.run([vmcore_inode(), *args],
+                                               capture_output=True, env=env,
+                                               timeout=300))
 
 
 def log_records(text):

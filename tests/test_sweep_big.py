@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, set_dir, vmcore_inode  # noqa: E402
+from fixture import Checker, schema_checked, set_dir, vmcore_inode  # noqa: E402
 
 
 def read_truth(path):
@@ -47,7 +47,9 @@ def sweep(vmlinux, dump, threads, jsonl):
     cmd = [vmcore_inode(), "-k", vmlinux, "--sweep", "--threads", str(threads)]
     if jsonl:
         cmd.append("--jsonl")
-    p = subprocess.run(cmd + [dump], capture_output=True, timeout=1500)
+    p = schema_checked(cmd[1:] + [dump],
+                       subprocess.run(cmd + [dump], capture_output=True,
+                                      timeout=1500))
     if p.returncode not in (0, 1):
         raise SystemExit(f"FAIL {' '.join(cmd)} {dump}: exit {p.returncode}\n"
                          f"{p.stderr.decode(errors='replace')[-2000:]}")

@@ -48,7 +48,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import Checker, build_id, set_dir, vmcore_inode  # noqa: E402
+from fixture import (Checker, build_id, json_checked, schema_check_dir,  # noqa: E402
+                     schema_checked, set_dir, vmcore_inode)
 # A fixture's dump under a kdump name, never touched afterwards.
 from fixture import link_fixture as link  # noqa: E402
 
@@ -100,7 +101,8 @@ def triage(args):
     cmd = [vmcore_inode(), "--triage", "--json"] + args
     if os.geteuid() == 0:
         cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"] + cmd
-    return subprocess.run(cmd, capture_output=True, text=True)
+    return schema_checked(["--triage", "--json"] + args,
+                          subprocess.run(cmd, capture_output=True, text=True))
 
 
 ANY = object()
@@ -117,8 +119,7 @@ def rows(res):
 
 
 def results(path):
-    with open(path) as f:
-        return json.load(f)
+    return json_checked(path, "triage_result")
 
 
 def files_state(root):
@@ -432,7 +433,8 @@ def main():
     link(os.path.join(dv, "d31-zlib.vmcore"),
          os.path.join(filling, "202612050808", "dump.202612050808"))
     out, err = p.communicate(timeout=120)
-    doc, by4 = rows(subprocess.CompletedProcess([], 0, out, err))
+    doc, by4 = rows(schema_checked(p.args[1:], subprocess.CompletedProcess(
+        p.args, p.returncode, out, err)))
     c.eq("filling: the dump that came later, triaged; nothing else",
          {k: r["state"] for k, r in by4.items()},
          {"202612050808/dump.202612050808": "triaged"})
@@ -447,6 +449,8 @@ def main():
     fcntl.flock(lock, fcntl.LOCK_UN)
     os.close(lock)
     out, err = p.communicate(timeout=300)
+    schema_checked(p.args[1:], subprocess.CompletedProcess(p.args, p.returncode,
+                                                           out, err))
     c.ok("lock: said it waited", "another triage holds" in err, err[-300:])
     c.ok("lock: then triaged (--again)", "\ntriaged " in out, out[-500:])
 
@@ -486,6 +490,7 @@ def main():
     tty = subprocess.run(["script", "-qec", f"{vmcore_inode()} --triage --again "
                           f"--debug-root {debug} {deb}", "/dev/null"],
                          capture_output=True)
+    schema_check_dir(deb)
     out = tty.stdout.decode(errors="replace")
     c.ok("terminal: a progress line naming the dump",
          "\rvmcore-inode: triage [1] " + os.path.join(deb, "dump.202612050101")
@@ -509,8 +514,10 @@ def main():
     c.eq("missing dir: exit 0", res.returncode, 0)
     c.ok("missing dir: said", "no such directory" in res.stdout, res.stdout)
     os.makedirs(os.path.join(tmp, "empty"))
-    res = subprocess.run([vmcore_inode(), "--triage", os.path.join(tmp, "empty")],
-                         capture_output=True, text=True)
+    res = schema_checked(["--triage", os.path.join(tmp, "empty")],
+                         subprocess.run([vmcore_inode(), "--triage",
+                                         os.path.join(tmp, "empty")],
+                                        capture_output=True, text=True))
     c.eq("empty dir: exit 0", res.returncode, 0)
     c.ok("empty dir: said", "no dump to triage" in res.stdout, res.stdout)
 

@@ -21,8 +21,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import (Checker, build_id, link_fixture, set_dir,  # noqa: E402
-                     vmcore_inode)
+from fixture import (Checker, build_id, json_checked, link_fixture,  # noqa: E402
+                     schema_checked, set_dir, vmcore_inode)
 
 STAMP = "202612070101"
 # An hour ago, with a fraction of a second the copy below will lose.
@@ -34,10 +34,10 @@ TIMESTAMP_OFFSET = 408
 
 def triage(tree, debug):
     """vmcore-inode --triage --json over tree: its one row."""
-    p = subprocess.run([vmcore_inode(), "--triage", "--json",
-                        "--debug-root", debug, tree],
-                       capture_output=True, timeout=300,
-                       stdin=subprocess.DEVNULL)
+    args = ["--triage", "--json", "--debug-root", debug, tree]
+    p = schema_checked(args, subprocess.run([vmcore_inode()] + args,
+                                            capture_output=True, timeout=300,
+                                            stdin=subprocess.DEVNULL))
     rows = json.loads(p.stdout)["dumps"]
     return rows[0] if len(rows) == 1 else {"rows": rows}
 
@@ -53,7 +53,8 @@ def results(d):
             data = f.read()
         out[n] = (st.st_ino, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
         if n == "inodedump.json":
-            out["key"] = json.loads(data)["triage_key"]
+            out["key"] = json_checked(data.decode("utf-8", "surrogateescape"),
+                                      "triage_result", p)["triage_key"]
     return out
 
 

@@ -26,7 +26,6 @@ Truth: the entries the test itself made (paths, types, bytes), never
 inodedump's output.
 """
 import hashlib
-import json
 import os
 import resource
 import shutil
@@ -40,6 +39,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fixture import (Checker, build_id, link_fixture, set_dir,  # noqa: E402
                      vmcore_inode)
+import schema_check  # noqa: E402
 
 LIMIT_AS = 1 << 30
 TIMEOUT = 120
@@ -174,22 +174,27 @@ def run(c, tree, name, args):
                      not any(b in data for b in CONTROL), repr(data[:300]))
             else:
                 try:
-                    json.loads(data)
+                    schema_check.check_text(
+                        data.decode("utf-8", "surrogateescape"),
+                        "triage_result", repr(p_))
                     valid = True
-                except ValueError as e:
+                except schema_check.SchemaFailure as e:
                     valid = str(e)
-                c.eq(f"{name}: {p_!r} is valid JSON", valid, True)
+                c.eq(f"{name}: {p_!r} is valid JSON, as the schema says",
+                     valid, True)
     return p.returncode, out, err
 
 
 def summary(c, name, out):
     """The --json summary's rows by path (the path's bytes)."""
     try:
-        doc = json.loads(out)
-    except ValueError as e:
-        c.ok(f"{name}: the --json summary is valid JSON", False, str(e))
+        doc = schema_check.check_text(out.decode("utf-8", "surrogateescape"),
+                                      "triage_batch_document", "--json summary")
+    except schema_check.SchemaFailure as e:
+        c.ok(f"{name}: the --json summary is valid JSON, as the schema says",
+             False, str(e))
         return {}
-    c.ok(f"{name}: the --json summary is valid JSON", True)
+    c.ok(f"{name}: the --json summary is valid JSON, as the schema says", True)
     # The JSON writer's rule: each byte outside ASCII as \u00XX.
     return {r["path"].encode("latin-1"): r for r in doc["dumps"]}
 
@@ -199,9 +204,11 @@ def results(path):
     its keys then fail, and the next case still runs)."""
     try:
         with open(path, "rb") as f:
-            return json.loads(f.read())
-    except (OSError, ValueError) as e:
-        print(f"FAIL no results at {path!r}: {e}")
+            return schema_check.check_text(
+                f.read().decode("utf-8", "surrogateescape"), "triage_result",
+                repr(path))
+    except (OSError, schema_check.SchemaFailure) as e:
+        print(f"FAIL no results at {path!r} as the schema says: {e}")
         return {}
 
 
