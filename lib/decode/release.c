@@ -120,6 +120,7 @@ void idd_session_find_release(struct inodedump *id)
 	const char *header = idd_target_uts_release(id->target);
 	char lack[256], *why = NULL, shown[64 * 4 + 1] = "";
 	bool given = idd_target_has_vmcoreinfo(id->target), header_text = false;
+	const char *walk;
 
 	/* The header's bytes are the dump's: quoted escaped, taken if text. */
 	if (header) {
@@ -131,6 +132,9 @@ void idd_session_find_release(struct inodedump *id)
 
 	for (size_t i = 0; i < idd_target_problems(id->target); i++)
 		idd_session_note(id, "%s", idd_target_problem(id->target, i));
+	if ((walk = idd_target_walk_why(id->target)))
+		idd_session_note(id, "inodedump's page walk cannot start (%s): "
+				 "libkdumpfile translates every address", walk);
 	if (vi && idd_parse_release(vi)) {
 		id->release = strdup(vi);
 		id->release_source = "VMCOREINFO OSRELEASE";

@@ -297,6 +297,8 @@ const struct idd_arch_ops idd_aarch64_arch = {
 	.page_sizes = (1u << 12) | (1u << 14) | (1u << 16),
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
+	.walk_keys = "PAGESIZE, NUMBER(VA_BITS), SYMBOL(swapper_pg_dir), "
+		     "NUMBER(kimage_voffset), NUMBER(TCR_EL1_T1SZ)",
 	.walk_init = walk_init,
 	.translate = translate,
 	.describe = describe,

@@ -54,6 +54,8 @@ struct idd_arch_ops {
 	/* Where the kernel's direct map and memory map are (target.h). */
 	void (*kernel_map)(const struct idd_vmcoreinfo *info,
 			   struct idd_target_kernel_map *out);
+	/* The VMCOREINFO values walk_init() starts from, for a note. */
+	const char *walk_keys;
 	/* Set up from env; false when the dump lacks what the walk needs. */
 	bool (*walk_init)(union idd_arch_walk *w, const struct idd_walk_env *env);
 	/*

@@ -104,8 +104,12 @@ static struct inodedump_error *choose_backend(struct idd_target *t,
 	if (ours_only)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s: not a dump our readers take", t->path);
-	return idd_kdumpfile_open(t, t->fd, t->path, t->dump_level,
-				  t->default_arch, out);
+	err = idd_kdumpfile_open(t, t->fd, t->path, t->dump_level,
+				 t->default_arch, out);
+	if (!err && t->declined)
+		idd_target_problem_add(t, "read by libkdumpfile, not by "
+				       "inodedump's reader: %s", t->declined);
+	return err;
 }
 
 static struct inodedump_error *open_file(const char *path, bool ours_only,

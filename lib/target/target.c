@@ -67,6 +67,18 @@ void idd_target_problem_add(struct idd_target *t, const char *fmt, ...)
 		t->problems[t->nproblems++] = msg;
 }
 
+void idd_target_declined(struct idd_target *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->declined)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&t->declined, fmt, ap) < 0)
+		t->declined = NULL;
+	va_end(ap);
+}
+
 void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 {
 	const struct idd_backend_ops *ops = b->ops;
@@ -102,6 +114,7 @@ void idd_target_close(struct idd_target *t)
 	idd_vmcoreinfo_free(&t->vmcoreinfo);
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
+	free(t->declined);
 	free(t->path);
 	inodedump_error_free(t->walk_damage);
 	free(t);
@@ -318,12 +331,33 @@ static bool walk_ready(struct idd_target *t)
 	t->walk_state = -1;
 	size = idd_target_page_size(t);
 	/* One page size, one of those the walk knows. */
-	if (!ops->read_phys || !arch || (size & (size - 1)) ||
-	    !(size & arch->page_sizes) || !t->little_endian)
+	if (!ops->read_phys)
 		return false;
+	if (!arch) {
+		snprintf(t->walk_buf, sizeof(t->walk_buf), "no architecture "
+			 "it walks (\"%.32s\")", idd_target_arch(t) ?
+			 idd_target_arch(t) : "none named, VMCOREINFO's keys "
+			 "name none");
+		t->walk_why = t->walk_buf;
+		return false;
+	}
+	if ((size & (size - 1)) || !(size & arch->page_sizes)) {
+		snprintf(t->walk_buf, sizeof(t->walk_buf), "a page size of "
+			 "%llu, none %s has", (unsigned long long)size,
+			 arch->name);
+		t->walk_why = t->walk_buf;
+		return false;
+	}
+	if (!t->little_endian) {
+		t->walk_why = "a big-endian kernel";
+		return false;
+	}
 	/* A Xen dump's physical addresses are not the machine's. */
-	if (ops->machine_physical && !ops->machine_physical(t->backend))
+	if (ops->machine_physical && !ops->machine_physical(t->backend)) {
+		t->walk_why = "a Xen dump (machine frames, not physical "
+			      "addresses)";
 		return false;
+	}
 	t->arch = arch;
 	t->walk_env = (struct idd_walk_env){
 		.info = &t->vmcoreinfo,
@@ -335,8 +369,23 @@ static bool walk_ready(struct idd_target *t)
 	else if (t->backend->damage) {
 		t->walk_damage = t->backend->damage;
 		t->backend->damage = NULL;
+	} else {
+		snprintf(t->walk_buf, sizeof(t->walk_buf), "VMCOREINFO "
+			 "lacks or breaks one of %s", arch->walk_keys);
+		t->walk_why = t->walk_buf;
 	}
 	return t->walk_state > 0;
+}
+
+const char *idd_target_walk_why(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+
+	/* Only a file our reader reads, whose reads libkdumpfile would do. */
+	if (t->fd < 0 || ops->translates || !ops->read_phys ||
+	    !t->open_fallback || walk_ready(t))
+		return NULL;
+	return t->walk_why;
 }
 
 static bool translate(struct idd_target *t, uint64_t va, uint64_t *pa,
@@ -543,7 +592,12 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 					      (unsigned long long)addr);
 		b = t->fallback;
 	}
-	return b->ops->read_virt(b, addr, buf, len);
+	err = b->ops->read_virt(b, addr, buf, len);
+	/* what libkdumpfile says of a translation that was ours to do */
+	if (err && t->walk_why)
+		err = idd_error_wrap(err, "inodedump's page walk cannot start "
+				     "(%s), and libkdumpfile", t->walk_why);
+	return err;
 }
 
 struct inodedump_error *idd_target_read_u64(struct idd_target *t,

@@ -44,6 +44,10 @@ struct idd_target {
 	int walk_state;
 	/* Why it is not: damage our reader found setting it up. */
 	struct inodedump_error *walk_damage;
+	const char *walk_why; /* why not, else (a constant or walk_buf) */
+	char walk_buf[160];
+	/* Why our reader did not take a file in its format (libkdumpfile did). */
+	char *declined;
 	const struct idd_arch_ops *arch;
 	union idd_arch_walk walk;
 	struct idd_walk_env walk_env;

@@ -138,6 +138,7 @@ const struct idd_arch_ops idd_x86_64_arch = {
 	.page_sizes = 1u << PAGE_SHIFT,
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
+	.walk_keys = "SYMBOL(init_top_pgt), NUMBER(phys_base)",
 	.walk_init = walk_init,
 	.translate = translate,
 	.describe = describe,
