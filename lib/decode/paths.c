@@ -438,6 +438,13 @@ static struct inodedump_error *path_through(struct inodedump *id,
 			 * mount shows another subtree (a bind mount), or the
 			 * mount tree is inconsistent.
 			 */
+			/*
+			 * Unless the mount's root cannot be read: then
+			 * whether the dentry is below it is not known.
+			 */
+			if (!hops && (err = read_dentry(id, l, mnt_root, &d)))
+				return idd_error_wrap(err, "the root dentry of "
+						      "mount 0x%" PRIx64, mnt);
 			if (!hops)
 				return NULL;
 			return idd_error_at(INODEDUMP_ERR_DUMP, dentry,
