@@ -22,12 +22,20 @@ usage: test_honest_headers.py CASE
   walk_swapper_pg_dir  (the small arm64 QEMU kdump, no vmlinux)
                  SYMBOL(swapper_pg_dir) renamed: nothing translates, exit
                  3 naming our walk, not "not mapped" alone
+  phys_base_zero VMCOREINFO's NUMBER(phys_base) 0: the page tables'
+                 root is not where it puts it (they do not map it there):
+                 said, libkdumpfile tries (and fails: exit 3 naming both)
   kerneloffset   VMCOREINFO's KERNELOFFSET one more: vmlinux's symbols
                  a byte off ("8192 CPUs"); its SYMBOL()s contradict it:
                  said, theirs taken, --info as the undamaged dump's
+  t1sz           (the small arm64 QEMU kdump, no vmlinux) VMCOREINFO's
+                 TCR_EL1_T1SZ 0x10 -> 0x20: a 32-bit VA walk does not map
+                 swapper_pg_dir: exit 3 naming the disagreement
   elf_machine_0, elf_machine_43  (the patched set's ELF) e_machine 62 ->
                  0 / 43: our reader declines, libkdumpfile reads: said
   elf_memsz      the largest PT_LOAD's p_memsz 0xffffffffffff: likewise
+  elf_ptype      the largest PT_LOAD's p_type PT_NULL: the page tables'
+                 root is in no memory of the dump: said in --info too
 
 Where each field is: makedumpfile's diskdump_mod.h (struct
 disk_dump_header, then struct kdump_sub_header at block_size), <elf.h>
@@ -127,6 +135,33 @@ def vmcoreinfo_hex_plus_one(key):
     return change
 
 
+def vmcoreinfo_zero(key):
+    """A decimal value of VMCOREINFO made 0, its length kept (zeros)."""
+    def change(path, c):
+        data = open(path, "rb").read()
+        k = key.encode() + b"="
+        c.eq(f"{key} once in the dump", data.count(k), 1)
+        at = data.find(k) + len(k)
+        end = data.index(b"\n", at)
+        c.ok(f"{key} is not 0 already", int(data[at:end]) != 0)
+        with open(path, "r+b") as f:
+            f.seek(at)
+            f.write(b"0" * (end - at))
+    return change
+
+
+def vmcoreinfo_replace(key, old, new):
+    """VMCOREINFO's line KEY=old made KEY=new (as long)."""
+    def change(path, c):
+        data = open(path, "rb").read()
+        line = f"{key}={old}\n".encode()
+        c.eq(f"{key}={old} once in the dump", data.count(line), 1)
+        with open(path, "r+b") as f:
+            f.seek(data.find(line) + len(key) + 1)
+            f.write(new.encode())
+    return change
+
+
 def elf_machine(value):
     def change(path, c):
         c.eq("the unmutated ELF machine (EM_X86_64)",
@@ -135,8 +170,8 @@ def elf_machine(value):
     return change
 
 
-def elf_memsz(path, c):
-    """The largest PT_LOAD's p_memsz made absurd (readelf's phdrs)."""
+def largest_load(path, c):
+    """The file offset of the largest PT_LOAD's program header (readelf)."""
     out = subprocess.run(["readelf", "-hlW", path], capture_output=True,
                          text=True, check=True).stdout
     phoff = int(re.search(r"Start of program headers:\s+(\d+)", out).group(1))
@@ -145,7 +180,17 @@ def elf_memsz(path, c):
     i = max(range(len(loads)), key=lambda k: loads[k])
     c.eq("readelf's largest segment is a PT_LOAD",
          read_at(path, phoff + PHDR_SIZE * i, "<I"), 1)
-    patch(path, phoff + PHDR_SIZE * i + P_MEMSZ, "<Q", 0xffffffffffff)
+    return phoff + PHDR_SIZE * i
+
+
+def elf_memsz(path, c):
+    """The largest PT_LOAD's p_memsz made absurd."""
+    patch(path, largest_load(path, c) + P_MEMSZ, "<Q", 0xffffffffffff)
+
+
+def elf_ptype(path, c):
+    """The largest PT_LOAD made PT_NULL: the kernel's memory gone."""
+    patch(path, largest_load(path, c), "<I", 0)
 
 
 # name: (set, dump, mutation, stderr words, --info exit, decode exit,
@@ -163,15 +208,25 @@ CASES = {
     "walk_swapper_pg_dir": ("small", "arm64-612-qemu-kdump",
                             vmcoreinfo_key("SYMBOL(swapper_pg_dir)"),
                             "page walk cannot start", 3, 3, False),
+    # the page tables' root where they are not: "not mapped" everywhere
+    "phys_base_zero": ("committed", DUMP, vmcoreinfo_zero("NUMBER(phys_base)"),
+                       "root table", 4, 3, False),
     # vmlinux's symbols moved a byte too far: "8192 CPUs" in --info
     "kerneloffset": ("committed", DUMP, vmcoreinfo_hex_plus_one("KERNELOFFSET"),
                      "KERNELOFFSET", 4, 4, True),
+    # arm64's MMU said to run 32-bit VAs: "32-bit VA, 3-level" was taken
+    "t1sz": ("small", "arm64-612-qemu-kdump",
+             vmcoreinfo_replace("NUMBER(TCR_EL1_T1SZ)", "0x10", "0x20"),
+             "root table", 3, 3, False),
     "elf_machine_0": ("patched", "elf-nopaging.vmcore", elf_machine(0),
                       "ELF machine 0", 4, 4, True),
     "elf_machine_43": ("patched", "elf-nopaging.vmcore", elf_machine(43),
                        "ELF machine 43", 4, 4, True),
     "elf_memsz": ("patched", "elf-nopaging.vmcore", elf_memsz,
                   "in memory", 4, 4, True),
+    # was: --info exit 0, a decode exit 3 saying libkdumpfile's "not mapped"
+    "elf_ptype": ("patched", "elf-nopaging.vmcore", elf_ptype,
+                  "root table", 4, 3, False),
 }
 
 

@@ -126,6 +126,16 @@ static bool walk_init(union idd_arch_walk *aw,
 				      pgd - voffset);
 }
 
+static bool root(const union idd_arch_walk *w, const struct idd_walk_env *env,
+		 uint64_t *va, uint64_t *pa)
+{
+	if (!idd_vmcoreinfo_number(env->info, "SYMBOL(swapper_pg_dir)", 16,
+				   va))
+		return false;
+	*pa = w->aarch64.root;
+	return true;
+}
+
 static bool tlb_lookup(const struct idd_aarch64_walk *w, uint64_t va,
 		       uint64_t *pa, uint64_t *left)
 {
@@ -300,6 +310,7 @@ const struct idd_arch_ops idd_aarch64_arch = {
 	.walk_keys = "PAGESIZE, NUMBER(VA_BITS), SYMBOL(swapper_pg_dir), "
 		     "NUMBER(kimage_voffset), NUMBER(TCR_EL1_T1SZ)",
 	.walk_init = walk_init,
+	.root = root,
 	.translate = translate,
 	.describe = describe,
 	.broken = broken,

@@ -500,6 +500,33 @@ static bool IDD_ATTR_PRINTF(2, 3) declined(struct elf *e, const char *fmt,
 	return false;
 }
 
+/*
+ * Program header i, which our reader does not take: a zero-filled tail
+ * (makedumpfile's ELF: memory beyond p_filesz it filtered out) is a
+ * format, not damage, unless its memory overlaps another segment's;
+ * less memory than file, bytes past the file, a range that wraps are.
+ */
+static bool zero_tail_damaged(const Elf64_Phdr *ph, uint64_t phnum,
+			      uint64_t i, uint64_t file_size)
+{
+	uint64_t off = le64toh(ph[i].p_offset), pa = le64toh(ph[i].p_paddr),
+		 filesz = le64toh(ph[i].p_filesz),
+		 memsz = le64toh(ph[i].p_memsz);
+
+	if (memsz < filesz || off > file_size || filesz > file_size - off ||
+	    pa + memsz < pa)
+		return true;
+	for (uint64_t j = 0; j < phnum; j++) {
+		uint64_t pj = le64toh(ph[j].p_paddr),
+			 mj = le64toh(ph[j].p_memsz);
+
+		if (j != i && le32toh(ph[j].p_type) == PT_LOAD && mj &&
+		    pj < pa + memsz && pa < pj + mj)
+			return true;
+	}
+	return false;
+}
+
 /* The PT_LOAD segments and VMCOREINFO; false when not ours. */
 static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		       uint64_t phoff, uint64_t file_size)
@@ -525,7 +552,8 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		/* Zero-filled tails and segments past the end: not ours. */
 		if (filesz != memsz || off > file_size ||
 		    filesz > file_size - off || pa + filesz < pa)
-			return declined(e, "program header %llu: %llu bytes "
+			return zero_tail_damaged(ph, phnum, i, file_size) &&
+			       declined(e, "program header %llu: %llu bytes "
 					"in the file, %llu in memory, at "
 					"offset %llu, physical 0x%llx",
 					(unsigned long long)i,
@@ -546,10 +574,11 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 	 * A Xen dump's frames are not the physical addresses we walk; several
 	 * segments at physical 0 mean a writer that left p_paddr unset.
 	 */
-	if (!n || !e->vmcoreinfo || xen || at_zero > 1)
+	if (xen) /* a format libkdumpfile reads, not damage */
+		return false;
+	if (!n || !e->vmcoreinfo || at_zero > 1)
 		return declined(e, "%s", !n ? "no PT_LOAD segment"
 				: !e->vmcoreinfo ? "no VMCOREINFO note"
-				: xen ? "a Xen dump"
 				: "several segments at physical 0 (p_paddr "
 				  "left unset)");
 	check_data(e, e->segs, n);
@@ -567,14 +596,19 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	bool ok;
 
 	e->le = h[EI_DATA] == ELFDATA2LSB;
-	if (h[EI_CLASS] != ELFCLASS64 || hd->type != ET_CORE ||
-	    hd->phentsize != sizeof(Elf64_Phdr))
-		return declined(e, "a 32-bit ELF, no core file, or program "
-				"headers of %u bytes",
+	if (h[EI_CLASS] != ELFCLASS64) /* a 32-bit machine's: libkdumpfile's */
+		return false;
+	if (hd->type != ET_CORE || hd->phentsize != sizeof(Elf64_Phdr))
+		return declined(e, "ELF type %u, program headers of %u bytes: "
+				"no 64-bit core file", (unsigned)hd->type,
 				(unsigned)hd->phentsize);
-	if (!(e->arch = idd_arch_of_elf((unsigned)hd->machine)))
-		return declined(e, "ELF machine %u, none it walks",
-				(unsigned)hd->machine);
+	/* another machine's dump is libkdumpfile's; one VMCOREINFO says is
+	 * ours is damaged (the target judges when VMCOREINFO is read) */
+	if (!(e->arch = idd_arch_of_elf((unsigned)hd->machine))) {
+		idd_target_declined_machine(e->base.target,
+					    (unsigned)hd->machine);
+		return false;
+	}
 	/*
 	 * Big-endian headers of a little-endian kernel: QEMU 7.2's pseries
 	 * ELF (it takes the order from LPCR's HILE, which a pseries guest
@@ -582,8 +616,7 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	 * own note is found in it, little-endian (scan_vmcoreinfo).
 	 */
 	if (!e->le && !e->arch->vmcoreinfo_in_memory)
-		return declined(e, "big-endian ELF headers of %s",
-				e->arch->name);
+		return false; /* a big-endian kernel: libkdumpfile's */
 	if (phnum == PN_XNUM) { /* the real count is in section 0's sh_info */
 		Elf64_Shdr sh;
 

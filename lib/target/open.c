@@ -104,12 +104,8 @@ static struct inodedump_error *choose_backend(struct idd_target *t,
 	if (ours_only)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s: not a dump our readers take", t->path);
-	err = idd_kdumpfile_open(t, t->fd, t->path, t->dump_level,
-				 t->default_arch, out);
-	if (!err && t->declined)
-		idd_target_problem_add(t, "read by libkdumpfile, not by "
-				       "inodedump's reader: %s", t->declined);
-	return err;
+	return idd_kdumpfile_open(t, t->fd, t->path, t->dump_level,
+				  t->default_arch, out);
 }
 
 static struct inodedump_error *open_file(const char *path, bool ours_only,
@@ -139,6 +135,8 @@ static struct inodedump_error *open_file(const char *path, bool ours_only,
 		return err;
 	}
 	idd_target_attach(t, b);
+	/* a file our reader declined, now libkdumpfile's: why, if damage */
+	idd_target_declined_say(t);
 	t->open_fallback = idd_kdumpfile_open;
 	*out = t;
 	return NULL;

@@ -79,6 +79,34 @@ void idd_target_declined(struct idd_target *t, const char *fmt, ...)
 	va_end(ap);
 }
 
+void idd_target_declined_machine(struct idd_target *t, unsigned machine)
+{
+	t->declined_machine = machine;
+	t->machine_declined = true;
+}
+
+void idd_target_declined_say(struct idd_target *t)
+{
+	const struct idd_arch_ops *arch;
+
+	if (t->declined) {
+		idd_target_problem_add(t, "read by libkdumpfile, not by "
+				       "inodedump's reader: %s", t->declined);
+		return;
+	}
+	if (!t->machine_declined)
+		return;
+	arch = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
+	if (arch || !t->declined_machine)
+		idd_target_problem_add(t, "read by libkdumpfile, not by "
+				       "inodedump's reader: ELF dump: ELF "
+				       "machine %u, but %s",
+				       t->declined_machine,
+				       arch ? "VMCOREINFO is that of "
+					      "a machine it walks"
+					    : "that names no machine");
+}
+
 void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 {
 	const struct idd_backend_ops *ops = b->ops;
@@ -215,6 +243,14 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 		return;
 	if (ops->set_default_arch)
 		ops->set_default_arch(t->backend, t->default_arch);
+	/*
+	 * A walk tried before the backend knew its machine (libkdumpfile
+	 * reads no physical memory until then): tried again on next need.
+	 */
+	if (t->walk_state < 0 && t->walk_why && !t->walk_damage) {
+		t->walk_state = 0;
+		t->walk_why = NULL;
+	}
 	if (t->fallback)
 		t->fallback->ops->set_default_arch(t->fallback,
 						   t->default_arch);
@@ -315,6 +351,52 @@ static bool walk_read_phys(void *arg, uint64_t pa, void *buf, size_t len)
 	return idd_target_read_phys(arg, pa, buf, len);
 }
 
+/*
+ * The kernel's page tables map their own root: VMCOREINFO's root symbol
+ * must translate to the physical address the walk took from VMCOREINFO
+ * (phys_base 0, a VA size the MMU does not run: said, not walked).
+ */
+static bool root_maps_itself(struct idd_target *t,
+			     const struct idd_arch_ops *arch)
+{
+	uint64_t va, pa, got = 0, left, word;
+	bool ours;
+
+	/* a dump file's (memory images: tests' tables, callers' memory) */
+	if (t->fd < 0 || !arch->root ||
+	    !arch->root(&t->walk, &t->walk_env, &va, &pa))
+		return true;
+	t->backend->absent = false;
+	/*
+	 * A root libkdumpfile cannot read says nothing of VMCOREINFO (it
+	 * fails physical reads of makedumpfile's ELF), nor one our reader
+	 * finds damaged (a cut file); one out of the dump's memory or left
+	 * out by its writer (none drops the page tables) does.
+	 */
+	ours = !strcmp(t->backend->ops->reader, "inodedump");
+	/* a page our reader finds damaged is that damage, said by reads */
+	if ((!idd_target_read_phys(t, pa, &word, sizeof(word)) &&
+	     (!ours || t->backend->damage)) ||
+	    (arch->translate(&t->walk, &t->walk_env, va, &got, &left) &&
+	     got == pa)) {
+		inodedump_error_free(t->backend->damage);
+		t->backend->damage = NULL;
+		t->backend->absent = false;
+		return true;
+	}
+	t->backend->absent = false;
+	inodedump_error_free(t->backend->damage);
+	t->backend->damage = NULL;
+	snprintf(t->walk_buf, sizeof(t->walk_buf), "VMCOREINFO and the dump "
+		 "disagree: the root table 0x%llx is not at physical 0x%llx, "
+		 "where %s put it (the tables there do not map it, or the "
+		 "dump has no memory there)",
+		 (unsigned long long)va, (unsigned long long)pa,
+		 arch->walk_keys);
+	t->walk_why = t->walk_buf;
+	return false;
+}
+
 /* Whether our walk can be used, set up on first need. */
 static bool walk_ready(struct idd_target *t)
 {
@@ -365,7 +447,7 @@ static bool walk_ready(struct idd_target *t)
 		.arg = t,
 	};
 	if (arch->walk_init(&t->walk, &t->walk_env))
-		t->walk_state = 1;
+		t->walk_state = root_maps_itself(t, arch) ? 1 : -1;
 	else if (t->backend->damage) {
 		t->walk_damage = t->backend->damage;
 		t->backend->damage = NULL;
