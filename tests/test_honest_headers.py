@@ -109,14 +109,22 @@ def eraseinfo(path, c):
     patch(path, bs + SUB_SIZE_ERASEINFO, "<q", -1)
 
 
+def vmcoreinfo_value(path, key, c):
+    """Where KEY's value is in the dump's VMCOREINFO text (found as the
+    dump's own bytes, exactly once in the file): (start, end, the value)."""
+    data = open(path, "rb").read()
+    k = key.encode() + b"="
+    c.eq(f"{key} once in the dump", data.count(k), 1)
+    at = data.find(k) + len(k)
+    end = data.index(b"\n", at)
+    return at, end, data[at:end].decode()
+
+
 def vmcoreinfo_key(key):
-    """A key of the dump's VMCOREINFO text renamed (its last character):
-    found as the dump's own bytes, exactly once in the file."""
+    """A key of the dump's VMCOREINFO text renamed (its last character)."""
     def change(path, c):
-        data = open(path, "rb").read()
-        at = data.find(key.encode() + b"=")
-        c.eq(f"{key} once in the dump", data.count(key.encode() + b"="), 1)
-        patch(path, at + len(key) - 2, "<B", ord("X"))
+        at, _, _ = vmcoreinfo_value(path, key, c)
+        patch(path, at - 3, "<B", ord("X"))
     return change
 
 
@@ -124,40 +132,22 @@ def vmcoreinfo_hex_plus_one(key):
     """A hex value of VMCOREINFO one more, its length kept (its last
     digit)."""
     def change(path, c):
-        data = open(path, "rb").read()
-        k = key.encode() + b"="
-        c.eq(f"{key} once in the dump", data.count(k), 1)
-        at = data.find(k) + len(k)
-        end = data.index(b"\n", at)
-        value = int(data[at:end], 16)
-        c.ok(f"{key}'s last hex digit is below f", value % 16 < 15)
-        patch(path, end - 1, "<B", ord("%x" % (value % 16 + 1)))
+        _, end, value = vmcoreinfo_value(path, key, c)
+        c.ok(f"{key}'s last hex digit is below f", int(value, 16) % 16 < 15)
+        patch(path, end - 1, "<B", ord("%x" % (int(value, 16) % 16 + 1)))
     return change
 
 
-def vmcoreinfo_zero(key):
-    """A decimal value of VMCOREINFO made 0, its length kept (zeros)."""
+def vmcoreinfo_set(key, new, old=None):
+    """VMCOREINFO's KEY made new (as long as its value; old: what it must
+    be first, else anything but new)."""
     def change(path, c):
-        data = open(path, "rb").read()
-        k = key.encode() + b"="
-        c.eq(f"{key} once in the dump", data.count(k), 1)
-        at = data.find(k) + len(k)
-        end = data.index(b"\n", at)
-        c.ok(f"{key} is not 0 already", int(data[at:end]) != 0)
+        at, end, value = vmcoreinfo_value(path, key, c)
+        c.ok(f"{key} is {old or 'not ' + new} first ({value})",
+             value == old if old else value != new)
+        c.eq(f"{key}'s new value as long", len(new), end - at)
         with open(path, "r+b") as f:
             f.seek(at)
-            f.write(b"0" * (end - at))
-    return change
-
-
-def vmcoreinfo_replace(key, old, new):
-    """VMCOREINFO's line KEY=old made KEY=new (as long)."""
-    def change(path, c):
-        data = open(path, "rb").read()
-        line = f"{key}={old}\n".encode()
-        c.eq(f"{key}={old} once in the dump", data.count(line), 1)
-        with open(path, "r+b") as f:
-            f.seek(data.find(line) + len(key) + 1)
             f.write(new.encode())
     return change
 
@@ -209,14 +199,15 @@ CASES = {
                             vmcoreinfo_key("SYMBOL(swapper_pg_dir)"),
                             "page walk cannot start", 3, 3, False),
     # the page tables' root where they are not: "not mapped" everywhere
-    "phys_base_zero": ("committed", DUMP, vmcoreinfo_zero("NUMBER(phys_base)"),
+    "phys_base_zero": ("committed", DUMP,
+                       vmcoreinfo_set("NUMBER(phys_base)", "0" * 10),
                        "root table", 4, 3, False),
     # vmlinux's symbols moved a byte too far: "8192 CPUs" in --info
     "kerneloffset": ("committed", DUMP, vmcoreinfo_hex_plus_one("KERNELOFFSET"),
                      "KERNELOFFSET", 4, 4, True),
     # arm64's MMU said to run 32-bit VAs: "32-bit VA, 3-level" was taken
     "t1sz": ("small", "arm64-612-qemu-kdump",
-             vmcoreinfo_replace("NUMBER(TCR_EL1_T1SZ)", "0x10", "0x20"),
+             vmcoreinfo_set("NUMBER(TCR_EL1_T1SZ)", "0x20", "0x10"),
              "root table", 3, 3, False),
     "elf_machine_0": ("patched", "elf-nopaging.vmcore", elf_machine(0),
                       "ELF machine 0", 4, 4, True),
