@@ -17,6 +17,10 @@ usage: test_honest_headers.py CASE
                  kernel's, QEMU fills the machine)
   eraseinfo      the sub-header's size_eraseinfo -1: past the end of the
                  file
+  machine_escape the header's utsname.machine "\e]0;pwn\a" (a terminal's
+                 title): vmlinux is not for it, exit 3, the machine named
+                 escaped (main wrote the bytes to stderr as they were);
+                 no case writes a control byte to stderr
   walk_phys_base VMCOREINFO's NUMBER(phys_base) renamed: x86-64's page
                  walk cannot start, libkdumpfile translates: said
   walk_swapper_pg_dir  (the small arm64 QEMU kdump, no vmlinux)
@@ -33,6 +37,9 @@ usage: test_honest_headers.py CASE
                  swapper_pg_dir: exit 3 naming the disagreement
   elf_machine_0, elf_machine_43  (the patched set's ELF) e_machine 62 ->
                  0 / 43: our reader declines, libkdumpfile reads: said
+  elf_osrelease  the ELF's VMCOREINFO OSRELEASE 6.12... -> 5.12...: the
+                 release init_uts_ns holds in memory contradicts it: said,
+                 the kernel's own taken
   elf_memsz      the largest PT_LOAD's p_memsz 0xffffffffffff: likewise
   elf_ptype      the largest PT_LOAD's p_type PT_NULL: the page tables'
                  root is in no memory of the dump: said in --info too
@@ -102,6 +109,15 @@ def utsname(path, c):
         f.write(bytes(UTS_LEN))
 
 
+def machine_escape(path, c):
+    """utsname.machine made a terminal's title sequence."""
+    with open(path, "r+b") as f:
+        f.seek(UTSNAME + 4 * 65)
+        c.eq("the unmutated machine", f.read(7), b"x86_64\0")
+        f.seek(UTSNAME + 4 * 65)
+        f.write(b"\x1b]0;pwn\x07\0")
+
+
 def eraseinfo(path, c):
     bs = read_at(path, BLOCK_SIZE, "<i")
     c.eq("the unmutated dump has no erase information",
@@ -111,10 +127,19 @@ def eraseinfo(path, c):
 
 def vmcoreinfo_value(path, key, c):
     """Where KEY's value is in the dump's VMCOREINFO text (found as the
-    dump's own bytes, exactly once in the file): (start, end, the value)."""
+    dump's own bytes, exactly once in the file, or in an ELF's before its
+    memory, which holds the kernel's own copies): (start, end, value)."""
     data = open(path, "rb").read()
+    if data[:4] == b"\x7fELF":  # the note's text, not memory's copies
+        phoff, = struct.unpack_from("<Q", data, 32)
+        phnum, = struct.unpack_from("<H", data, 56)
+        data = data[:min(struct.unpack_from("<Q", data, phoff + PHDR_SIZE * i
+                                            + 8)[0]
+                         for i in range(phnum)
+                         if struct.unpack_from("<I", data,
+                                               phoff + PHDR_SIZE * i)[0] == 1)]
     k = key.encode() + b"="
-    c.eq(f"{key} once in the dump", data.count(k), 1)
+    c.eq(f"{key} once in the dump's VMCOREINFO", data.count(k), 1)
     at = data.find(k) + len(k)
     end = data.index(b"\n", at)
     return at, end, data[at:end].decode()
@@ -149,6 +174,17 @@ def vmcoreinfo_set(key, new, old=None):
         with open(path, "r+b") as f:
             f.seek(at)
             f.write(new.encode())
+    return change
+
+
+def vmcoreinfo_first_digit(key, digit):
+    """VMCOREINFO's KEY with its first character made digit."""
+    def change(path, c):
+        at, _, value = vmcoreinfo_value(path, key, c)
+        c.ok(f"{key} starts otherwise ({value})", value[:1] != digit)
+        with open(path, "r+b") as f:
+            f.seek(at)
+            f.write(digit.encode())
     return change
 
 
@@ -191,6 +227,9 @@ CASES = {
     "utsname": ("committed", DUMP, utsname, "utsname empty", 4, 4, True),
     "eraseinfo": ("committed", DUMP, eraseinfo, "erase information", 4, 4,
                   True),
+    # a machine vmlinux is not for: exit 3 naming it, escaped (was raw)
+    "machine_escape": ("committed", DUMP, machine_escape, "\\e]0;pwn\\x07",
+                       3, 3, False),
     # x86-64's walk starts from phys_base: libkdumpfile translated, unsaid
     "walk_phys_base": ("committed", DUMP, vmcoreinfo_key("NUMBER(phys_base)"),
                        "page walk cannot start", 4, 4, True),
@@ -215,6 +254,10 @@ CASES = {
                        "ELF machine 43", 4, 4, True),
     "elf_memsz": ("patched", "elf-nopaging.vmcore", elf_memsz,
                   "in memory", 4, 4, True),
+    # an ELF has no header utsname: a release nothing witnessed, exit 0
+    "elf_osrelease": ("patched", "elf-nopaging.vmcore",
+                      vmcoreinfo_first_digit("OSRELEASE", "5"),
+                      "init_uts_ns's release", 4, 4, False),
     # was: --info exit 0, a decode exit 3 saying libkdumpfile's "not mapped"
     "elf_ptype": ("patched", "elf-nopaging.vmcore", elf_ptype,
                   "root table", 4, 3, False),
@@ -282,6 +325,9 @@ def main():
              {ln for ln in bad.stderr.splitlines() if ln not in said and
               not ln.startswith("vmcore-inode: no vmlinux: ")} <=
              set(good.stderr.splitlines()), bad.stderr)
+        c.ok(f"{case}: --info's stderr has no control byte",
+             not any(ch < " " and ch != "\n" for ch in bad.stderr),
+             repr(bad.stderr[:300]))
         good = vi("--json", dump, *addrs)
         bad = vi("--json", path, *addrs)
         c.ok(f"{case}: the unmutated decode: exit 0 or 1 (its violations)",
