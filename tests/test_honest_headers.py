@@ -11,12 +11,17 @@ the decode's answer.
 usage: test_honest_headers.py CASE
   dump_level     (committed, a makedumpfile -d 17 -c diskdump) the
                  sub-header's dump_level 17 -> 65 (levels are 0..31)
+  dump_level_0   dump_level 17 -> 0 (nothing excluded), the bitmaps
+                 leaving the free pages out (-d 17): said
   compression    the header's status loses its zlib bit, its pages are
                  still zlib (each page descriptor's flags say so)
   utsname        the header's utsname zeroed (makedumpfile copies the
                  kernel's, QEMU fills the machine)
   eraseinfo      the sub-header's size_eraseinfo -1: past the end of the
                  file
+  sysname        utsname's sysname "Linu\xbb": not the kernel's, said
+  eraseinfo_inside  65 bytes of erase information at offset 0, over the
+                 header: said
   machine_escape the header's utsname.machine "\e]0;pwn\a" (a terminal's
                  title): vmlinux is not for it, exit 3, the machine named
                  escaped (main wrote the bytes to stderr as they were);
@@ -29,6 +34,8 @@ usage: test_honest_headers.py CASE
   phys_base_zero VMCOREINFO's NUMBER(phys_base) 0: the page tables'
                  root is not where it puts it (they do not map it there):
                  said, libkdumpfile tries (and fails: exit 3 naming both)
+  symbol_not_hex VMCOREINFO's SYMBOL(init_uts_ns) with an 'x' in its hex
+                 digits: a value no kernel writes, said
   kerneloffset   VMCOREINFO's KERNELOFFSET one more: vmlinux's symbols
                  a byte off ("8192 CPUs"); its SYMBOL()s contradict it:
                  said, theirs taken, --info as the undamaged dump's
@@ -94,6 +101,13 @@ def dump_level(path, c):
     patch(path, bs + SUB_DUMP_LEVEL, "<i", 65)
 
 
+def dump_level_0(path, c):
+    bs = read_at(path, BLOCK_SIZE, "<i")
+    c.eq("the unmutated dump level (makedumpfile -d 17)",
+         read_at(path, bs + SUB_DUMP_LEVEL, "<i"), 17)
+    patch(path, bs + SUB_DUMP_LEVEL, "<i", 0)
+
+
 def compression(path, c):
     status = read_at(path, STATUS, "<I")
     c.ok("the unmutated status says zlib", status & DUMP_DH_COMPRESSED_ZLIB)
@@ -107,6 +121,23 @@ def utsname(path, c):
              f.read(UTS_LEN).startswith(b"Linux\0"))
         f.seek(UTSNAME)
         f.write(bytes(UTS_LEN))
+
+
+def sysname(path, c):
+    """utsname.sysname "Linux" -> "Linu\xbb" (mutant 4141/1/38)."""
+    with open(path, "r+b") as f:
+        f.seek(UTSNAME)
+        c.eq("the unmutated system name", f.read(6), b"Linux\0")
+        f.seek(UTSNAME + 4)
+        f.write(b"\xbb")
+
+
+def eraseinfo_inside(path, c):
+    """size_eraseinfo 65 at offset 0, over the header (4141/0/98)."""
+    bs = read_at(path, BLOCK_SIZE, "<i")
+    c.eq("the unmutated erase information's offset",
+         read_at(path, bs + SUB_SIZE_ERASEINFO - 8, "<q"), 0)
+    patch(path, bs + SUB_SIZE_ERASEINFO, "<q", 65)
 
 
 def machine_escape(path, c):
@@ -188,6 +219,14 @@ def vmcoreinfo_first_digit(key, digit):
     return change
 
 
+def vmcoreinfo_char(key, char):
+    """VMCOREINFO's KEY with the middle character of its value made char."""
+    def change(path, c):
+        at, end, value = vmcoreinfo_value(path, key, c)
+        patch(path, at + (end - at) // 2, "<B", ord(char))
+    return change
+
+
 def elf_machine(value):
     def change(path, c):
         c.eq("the unmutated ELF machine (EM_X86_64)",
@@ -223,10 +262,15 @@ def elf_ptype(path, c):
 #        the inodes as the undamaged dump's)
 CASES = {
     "dump_level": ("committed", DUMP, dump_level, "dump level 65", 4, 4, True),
+    "dump_level_0": ("committed", DUMP, dump_level_0, "dump level 0", 4, 4,
+                     True),
     "compression": ("committed", DUMP, compression, "compression", 4, 4, True),
     "utsname": ("committed", DUMP, utsname, "utsname empty", 4, 4, True),
     "eraseinfo": ("committed", DUMP, eraseinfo, "erase information", 4, 4,
                   True),
+    "sysname": ("committed", DUMP, sysname, "system name", 4, 4, True),
+    "eraseinfo_inside": ("committed", DUMP, eraseinfo_inside,
+                         "inside the headers", 4, 4, True),
     # a machine vmlinux is not for: exit 3 naming it, escaped (was raw)
     "machine_escape": ("committed", DUMP, machine_escape, "\\e]0;pwn\\x07",
                        3, 3, False),
@@ -241,6 +285,11 @@ CASES = {
     "phys_base_zero": ("committed", DUMP,
                        vmcoreinfo_set("NUMBER(phys_base)", "0" * 10),
                        "root table", 4, 3, False),
+    # a SYMBOL() no number (mutant 4141/4/176: arm64's relative base,
+    # then "the kernel has no BTF"): the line said
+    "symbol_not_hex": ("committed", DUMP,
+                       vmcoreinfo_char("SYMBOL(init_uts_ns)", "x"),
+                       "no number as the kernel writes it", 4, 4, True),
     # vmlinux's symbols moved a byte too far: "8192 CPUs" in --info
     "kerneloffset": ("committed", DUMP, vmcoreinfo_hex_plus_one("KERNELOFFSET"),
                      "KERNELOFFSET", 4, 4, True),

@@ -33,30 +33,8 @@
 #include "core/cleanup.h"
 #include "target/backend.h"
 
-#define DD_SIGNATURE "KDUMP   "
-#define DD_ZLIB 0x1
-#define DD_LZO 0x2
-#define DD_SNAPPY 0x4
-#define DD_INCOMPLETE 0x8
-#define DD_ZSTD 0x20
-#define DD_MAX_PAGE (1u << 20)
-/* disk_dump_header */
-#define DD_HEADER_SIZE 464
-#define DD_VERSION 8
-#define DD_UTSNAME 12 /* six fields of 65 bytes */
-#define DD_UTS_FIELD 65
-#define DD_STATUS 424
-#define DD_BLOCK_SIZE 428
-#define DD_SUB_HDR_SIZE 432
-#define DD_BITMAP_BLOCKS 436
-/* kdump_sub_header */
-#define DD_SUB_SIZE 104
-#define DD_SUB_DUMP_LEVEL 8
-#define DD_SUB_SPLIT 12
-#define DD_SUB_VMCOREINFO 32 /* offset, size; then the notes' */
-#define DD_SUB_ERASEINFO 64 /* offset, size */
-#define DD_SUB_MAX_PFN 96
-#define DD_DESC_SIZE 24	       /* page_desc: offset, size, flags, page_flags */
+#include "target/diskdump_format.h"
+
 #define RANK_BITS 4096u	       /* bits of bitmap per rank entry */
 /*
  * The most a kernel writes: VMCOREINFO is a page (VMCOREINFO_BYTES), the
@@ -177,46 +155,6 @@ static struct inodedump_error *check_header(const char *path,
 				 why);
 	}
 	return NULL;
-}
-
-/*
- * Header fields --info shows and no writer leaves so (issue 41): a
- * problem of the target (a note, exit 4), never echoed as a fact.
- */
-static void header_problems(struct idd_target *t, const struct header *hd,
-			    int fd, off_t size)
-{
-	const uint8_t *u = hd->h + DD_UTSNAME, *sub = hd->sub;
-	uint32_t status = idd_le32(hd->h + DD_STATUS), flags = 0;
-	uint8_t desc[DD_DESC_SIZE];
-	int32_t level = (int32_t)idd_le32(sub + DD_SUB_DUMP_LEVEL);
-	uint64_t eoff = idd_le64(sub + DD_SUB_ERASEINFO),
-		 esize = idd_le64(sub + DD_SUB_ERASEINFO + 8);
-	bool sysname = u[0], release = u[2 * DD_UTS_FIELD];
-
-	if (hd->sub_len < DD_SUB_SIZE)
-		return;
-	if (level < 0 || level > 31)
-		idd_target_problem_add(t, "diskdump sub-header: dump level %d, "
-				       "which makedumpfile never writes", level);
-	if (esize && (esize > (uint64_t)size || eoff > (uint64_t)size - esize))
-		idd_target_problem_add(t, "diskdump sub-header: erase information "
-				       "of %llu bytes at %llu, past the end of the file",
-				       (unsigned long long)esize, (unsigned long long)eoff);
-	/* makedumpfile copies all of utsname, QEMU only the machine */
-	if (sysname != release || (!sysname && !u[4 * DD_UTS_FIELD]))
-		idd_target_problem_add(t, "diskdump header: utsname %s (makedumpfile "
-				       "fills it, QEMU names the machine)",
-				       sysname != release ? "half empty" : "empty");
-	if (idd_pread_all(fd, desc, sizeof(desc), (uint64_t)hd->block_size *
-			  (1 + (uint64_t)idd_le32(hd->h + DD_SUB_HDR_SIZE) +
-			   hd->bitmap_blocks)))
-		flags = idd_le32(desc + 12) &
-			(DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD);
-	if (flags & ~status)
-		idd_target_problem_add(t, "diskdump header: status 0x%x does not "
-				       "name its first page's compression "
-				       "(flags 0x%x)", (unsigned)status, (unsigned)flags);
 }
 
 /* makedumpfile's -d from the sub-header, or -1. */
@@ -980,7 +918,8 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 	if (err)
 		return err;
 	*dump_level = header_dump_level(&hd);
-	header_problems(t, &hd, fd, size);
+	if (hd.sub_len >= DD_SUB_SIZE)
+		idd_diskdump_header_problems(t, hd.h, hd.sub, fd, size);
 	if (!ours)
 		return NULL;
 	d = calloc(1, sizeof(*d));
