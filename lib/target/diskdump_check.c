@@ -107,7 +107,14 @@ static void compression(struct idd_target *t, const uint8_t *h, int fd)
 				idd_le32(h + DD_BITMAP_BLOCKS))))
 		flags = idd_le32(desc + 12) &
 			(DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD);
-	if (flags & ~status)
+	uint32_t methods = status & (DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD);
+
+	/* makedumpfile sets one method and a few flags (diskdump_mod.h) */
+	if ((status & ~DD_STATUS_KNOWN) || (methods & (methods - 1)))
+		idd_target_problem_add(t, "diskdump header: status 0x%x has "
+				       "bits no writer sets together",
+				       (unsigned)status);
+	else if (flags & ~status)
 		idd_target_problem_add(t, "diskdump header: status 0x%x does "
 				       "not name its first page's compression "
 				       "(flags 0x%x)", (unsigned)status,

@@ -17,6 +17,8 @@
 #define DD_SNAPPY 0x4
 #define DD_INCOMPLETE 0x8
 #define DD_ZSTD 0x20
+/* DUMP_DH_EXCLUDED_VMEMMAP 0x10 and the above: every status bit defined */
+#define DD_STATUS_KNOWN 0x3fu
 #define DD_MAX_PAGE (1u << 20)
 /* disk_dump_header */
 #define DD_HEADER_SIZE 464
