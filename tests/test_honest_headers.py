@@ -42,6 +42,9 @@ usage: test_honest_headers.py CASE
   t1sz           (the small arm64 QEMU kdump, no vmlinux) VMCOREINFO's
                  TCR_EL1_T1SZ 0x10 -> 0x20: a 32-bit VA walk does not map
                  swapper_pg_dir: exit 3 naming the disagreement
+  phys_offset    (the small arm64 QEMU kdump, no vmlinux) VMCOREINFO's
+                 NUMBER(PHYS_OFFSET) blanked: the linear map unknown, every
+                 slab answer null: the line said
   elf_machine_0, elf_machine_43  (the patched set's ELF) e_machine 62 ->
                  0 / 43: our reader declines, libkdumpfile reads: said
   elf_osrelease  the ELF's VMCOREINFO OSRELEASE 6.12... -> 5.12...: the
@@ -297,6 +300,11 @@ CASES = {
     "t1sz": ("small", "arm64-612-qemu-kdump",
              vmcoreinfo_set("NUMBER(TCR_EL1_T1SZ)", "0x20", "0x10"),
              "root table", 3, 3, False),
+    # arm64's linear map from PHYS_OFFSET: a value no number ("slab":
+    # null for every inode, exit 0, on main): the line said
+    "phys_offset": ("small", "arm64-612-qemu-kdump",
+                    vmcoreinfo_set("NUMBER(PHYS_OFFSET)", " " * 18),
+                    "no number as the kernel writes it", 4, 4, False),
     "elf_machine_0": ("patched", "elf-nopaging.vmcore", elf_machine(0),
                       "ELF machine 0", 4, 4, True),
     "elf_machine_43": ("patched", "elf-nopaging.vmcore", elf_machine(43),
