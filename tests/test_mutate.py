@@ -6,6 +6,7 @@ mutant whose answer differs from the unmutated dump's (its exit code or
 its stdout) must say so, with exit 3 or 4 and a line on stderr.
 
 usage: test_mutate.py PER_CLASS [SEED] [--server MUTATE_SERVER]
+                      [--kinds KIND,...] [--with-info]
 Five input classes: the committed fixture (diskdump, zlib), the patched
 set's d17-lzo (diskdump, lzo) and elf-nopaging (ELF), each with PER_CLASS
 mutants; the stock set's d17-zlib (Debian 6.12, ext4 a module: its
@@ -22,7 +23,15 @@ turn.
 Damage: byte flips in the headers, bitmap blocks set or cleared,
 descriptor fields (diskdump) or program header fields (ELF), truncation,
 and, in the ELF dump, bytes of the victim inode's slab page and of the
-printk ring's pointers (located with drgn). A mutant is written into a
+printk ring's pointers (located with drgn); issue 41's "kdump" (a field
+of the diskdump header --info shows: status, a utsname field emptied or
+a byte of it changed, the sub-header's dump_level, erase information's
+offset and size, set to 0, 65, 1 << 31, all ones or random) and
+"vmcoreinfo" (a character of a VMCOREINFO value changed, the text's
+length kept, in every class whose file holds the text: diskdumps'
+sub-header, ELF notes). --kinds runs only the damages named (their
+turns, PER_CLASS each class); --with-info adds the mode --info (the
+facts, with and without vmlinux). Each class prints its exit statuses. A mutant is written into a
 working copy and undone after its run. Prints the count per class and
 damage, and every failure with its seed to reproduce it.
 
@@ -60,6 +69,12 @@ BTF_MODES = ("decode", "reports", "sweep", "decode-btf", "reports-btf",
 # The arm64 class: every mode, with and without vmlinux.
 ARM64_MODES = ("decode", "log", "reports", "sweep", "decode-btf", "log-btf",
                "reports-btf", "sweep-btf")
+# --with-info adds --info (with and without vmlinux where the class has
+# both): the facts a header's fields make (issue 41). Not yet for every
+# damage: a truncated copy, a bitmap block or ELF header bytes still
+# change its "excluded" and header lines unsaid.
+INFO_MODES = {MODES: ("info",), BTF_MODES: ("info", "info-btf"),
+              ARM64_MODES: ("info", "info-btf")}
 
 
 def diskdump_regions(path):
@@ -73,8 +88,28 @@ def diskdump_regions(path):
         f.seek(desc)
         first = struct.unpack("<Q", f.read(8))[0]
         n = (first - desc) // 24
+    vi_off, vi_size = struct.unpack_from("<QQ", h, bs + 32) \
+        if bs + 48 <= len(h) else (0, 0)
     return {"header": (0, bitmap), "bitmap": (bitmap, desc),
-            "descriptor": (desc, desc + 24 * n)}
+            "descriptor": (desc, desc + 24 * n),
+            # disk_dump_header's status and utsname, kdump_sub_header's
+            # dump_level and erase information (makedumpfile's
+            # diskdump_mod.h): what --info shows of the header
+            "kdump": [(424, 4), (bs + 8, 4), (bs + 64, 8), (bs + 72, 8)] +
+            [(12 + 65 * f, 65) for f in range(6)],
+            "vmcoreinfo": (vi_off, vi_off + vi_size)}
+
+
+def vmcoreinfo_in_elf(path):
+    """The VMCOREINFO note's text in an ELF dump: from its first line
+    (OSRELEASE=, as the kernel writes it first) to the note's NUL."""
+    with open(path, "rb") as f:
+        head = f.read(1 << 20)
+    at = head.find(b"OSRELEASE=")
+    if at < 0:
+        return (0, 0)
+    end = head.find(b"\0", at)
+    return (at, end if end > 0 else at)
 
 
 EM_AARCH64 = 183
@@ -121,7 +156,8 @@ def elf_regions(path, d, role="victim_symlink"):
     ring = file_off(prb.value_())
     size = prog.type("struct printk_ringbuffer").size
     return {"header": (0, phoff + 56 * phnum), "phdr": (phoff, phoff + 56 * phnum),
-            "memory": (page, page + 4096), "ring": (ring, ring + size)}
+            "memory": (page, page + 4096), "ring": (ring, ring + size),
+            "vmcoreinfo": vmcoreinfo_in_elf(path)}
 
 
 def elf_regions_arm64(path, d, h, role):
@@ -154,14 +190,42 @@ def elf_regions_arm64(path, d, h, role):
     size = prog.type("struct printk_ringbuffer").size
     ring = file_off(prog["prb"].value_(), size)
     return {"header": (0, phoff + 56 * phnum), "phdr": (phoff, phoff + 56 * phnum),
-            "memory": (page, page + 4096), "ring": (ring, ring + size)}
+            "memory": (page, page + 4096), "ring": (ring, ring + size),
+            "vmcoreinfo": vmcoreinfo_in_elf(path)}
 
 
 def mutate(rng, kind, regions, size):
     """{offset: bytes} to write, or ("truncate", length)."""
     if kind == "truncate":
         return ("truncate", rng.randrange(0, size))
+    if kind == "kdump":  # a header field: a value no writer leaves
+        at, n = rng.choice(regions[kind])
+        if n == 65:  # a utsname field: emptied, or a byte changed
+            if rng.random() < 0.5:
+                return {at: bytes(n)}
+            return {at + rng.randrange(n): bytes([rng.randrange(256)])}
+        value = rng.choice((0, 65, 1 << 31, (1 << 8 * n) - 1,
+                            rng.getrandbits(8 * n)))
+        # dump_level: one makedumpfile could have written (0..31) is no
+        # damage the file shows unless its bitmaps contradict it (level 0
+        # with pages left out: test_honest_headers.py dump_level_0)
+        if at == regions["kdump"][1][0] and 0 <= value <= 31:
+            value = 65
+        return {at: value.to_bytes(n, "little")}
     start, end = regions[kind]
+    if kind == "vmcoreinfo":  # a character of a value, its length kept
+        text = regions["vmcoreinfo_text"]
+        lines = [i for i in range(len(text)) if text[i:i + 1] == b"="]
+        if not lines:  # none in the file (QEMU's kdump: in memory)
+            return {}
+        eq = rng.choice(lines)
+        stop = text.find(b"\n", eq)
+        if stop <= eq + 1:
+            return {}
+        at = rng.randrange(eq + 1, stop)
+        was = text[at:at + 1]
+        new = rng.choice([c for c in b"0123456789abcdefx-" if bytes([c]) != was])
+        return {start + at: bytes([new])}
     if kind == "bitmap":
         at = rng.randrange(start, end)
         n = rng.choice((1, 8, 64, 512))
@@ -191,7 +255,9 @@ def args_for(mode, vmlinux, dump, addr):
     return k + {"decode": ["--json", dump, addr],
                 "log": ["--log", dump],
                 "reports": ["--json", dump],
-                "sweep": ["--sweep", "--jsonl", dump]}[mode.split("-")[0]]
+                "sweep": ["--sweep", "--jsonl", dump],
+                # the dump's facts (issue 41: header fields echoed)
+                "info": ["--info", dump]}[mode.split("-")[0]]
 
 
 class Server:
@@ -395,6 +461,14 @@ def main():
         i = argv.index("--server")
         server = argv[i + 1]
         del argv[i:i + 2]
+    only = None
+    with_info = "--with-info" in argv
+    if with_info:
+        argv.remove("--with-info")
+    if "--kinds" in argv:  # a sample of some damages only
+        i = argv.index("--kinds")
+        only = set(argv[i + 1].split(","))
+        del argv[i:i + 2]
     per_class = int(argv[0])
     seed = int(argv[1]) if len(argv) > 1 else 15
     patched = set_dir("patched")
@@ -411,8 +485,11 @@ def main():
     writers64 = set_dir("arm64-writers")
     wvictim = next(t for t in read_truth(os.path.join(writers64, "truth.txt"))
                    if t["role"] == "ext4_regular")["addr"]
-    disk = ("header", "bitmap", "descriptor", "truncate")
-    elf = ("header", "phdr", "memory", "ring", "truncate")
+    # issue 41's kinds ("kdump", "vmcoreinfo") only when --kinds names
+    # them: the 1,000-per-class run's draws stay as they were
+    extra = ("kdump", "vmcoreinfo") if only else ()
+    disk = ("header", "bitmap", "descriptor", "truncate") + extra
+    elf = ("header", "phdr", "memory", "ring", "truncate") + extra[1:]
     # name, dump, vmlinux, address, damages, modes, mutants
     classes = [
         ("committed d17-zlib", os.path.join(COMMITTED, "d17-zlib.vmcore"),
@@ -421,8 +498,7 @@ def main():
         ("patched d17-lzo", os.path.join(patched, "d17-lzo.vmcore"),
          os.path.join(patched, "vmlinux"), victim, disk, MODES, per_class),
         ("patched elf-nopaging", os.path.join(patched, "elf-nopaging.vmcore"),
-         os.path.join(patched, "vmlinux"), victim,
-         ("header", "phdr", "memory", "ring", "truncate"), MODES, per_class),
+         os.path.join(patched, "vmlinux"), victim, elf, MODES, per_class),
         ("stock d17-zlib", os.path.join(stock, "d17-zlib.vmcore"),
          os.path.join(stock, "vmlinux"), svictim, disk, BTF_MODES,
          per_class // 2),
@@ -455,6 +531,14 @@ def main():
                        if name.startswith("arm64 elf")
                        else elf_regions(src, patched) if "elf" in name
                        else diskdump_regions(src))
+            with open(src, "rb") as f:
+                f.seek(regions["vmcoreinfo"][0])
+                regions["vmcoreinfo_text"] = f.read(
+                    regions["vmcoreinfo"][1] - regions["vmcoreinfo"][0])
+            if only:
+                kinds = tuple(k for k in kinds if k in only)
+            if with_info:
+                modes = modes + INFO_MODES[modes]
             jobs = []
             for i in range(count):
                 rng = random.Random(f"{seed}/{ci}/{i}")
@@ -488,9 +572,12 @@ def main():
                 halves = [pool.submit(lambda k: [one(k, j) for j in jobs[k::2]],
                                       k) for k in range(2)]
                 results = [r for h in halves for r in h.result()]
+            exits = {}
             for (i, kind, mode, m), why, p, change in results:
                 key = f"{kind}/{mode}"
                 counts[key] = counts.get(key, 0) + 1
+                code = "hang" if p is None else p.returncode
+                exits[code] = exits.get(code, 0) + 1
                 if change:
                     changed.append((i, kind, mode, change))
                     print(f"  mutant {seed}/{ci}/{i} ({kind}, {mode}): "
@@ -505,6 +592,8 @@ def main():
             print(f"{name}: {len(jobs)} mutants in "
                   f"{time.monotonic() - class_start:.0f} s: " +
                   ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+            print(f"{name}: exit statuses " + ", ".join(
+                f"{k}: {v}" for k, v in sorted(exits.items(), key=str)))
             c.eq(f"{name}: {len(jobs)} mutants, none failed", len(bad), 0)
             print(f"{name}: {len(changed)} of {len(jobs)} mutants changed "
                   "the answer without saying so" +

@@ -14,6 +14,13 @@ usage: test_slab_hostile.py CASE
                      "is not one", unknown
   cache_nowhere      the slab's slab_cache points into unmapped space: the
                      slab's cache unreadable, unknown
+  cache_stride_flipped  bit 21 of kmem_cache.size set (the campaign's
+                     952 -> 0x2003b8), asked about an allocated object of a slab
+                     whose freelist starts at its object 0 (the stock
+                     set's inode caches have none: the first such cache
+                     drgn finds): every address then falls in
+                     object 0, which main reported "free"; the stride
+                     does not fit the slab's pages: unknown, never free
 Where each structure is and what it holds (the slab, its cache, the
 cache's offset and random, a free object) comes from drgn 0.0.22 reading
 the unmodified dump with vmlinux's types, never from vmcore-inode.
@@ -91,6 +98,58 @@ def cpu_freelist(prog, cache):
     raise SystemExit("FAIL no freelist of the cache to damage, slab or CPU")
 
 
+def freelist_of(prog, cache, first, limit):
+    """The free objects of a freelist from first (hardened pointers
+    decoded as mm/slub.c's freelist_ptr_decode() does), walked with drgn."""
+    random = cache.random.value_()
+    off = cache.offset.value_()
+    p, seen = first, []
+    while p and p not in seen and len(seen) <= limit:
+        seen.append(p)
+        at = p + off
+        p = int.from_bytes(prog.read(at, 8), "little") ^ random ^ swab(at)
+    return seen
+
+
+def slab_free_first(prog):
+    """(kmem_cache, struct slab, an allocated object) of a cache (an
+    inode cache's if one has such a slab; the stock set's has none): a slab on a node's partial list or a CPU's whose freelist (its own or
+    the CPU's) starts at its object 0, and not all of whose objects are
+    free."""
+    from drgn.helpers.linux.cpumask import for_each_online_cpu
+    from drgn.helpers.linux.list import list_for_each_entry
+    from drgn.helpers.linux.percpu import per_cpu_ptr
+
+    psize = prog.type("struct page").size
+    caches = sorted(list_for_each_entry("struct kmem_cache",
+                                        prog["slab_caches"].address_of_(),
+                                        "list"),
+                    key=lambda c: not c.name.string_().endswith(b"inode_cache"))
+    for c in caches:
+        slabs = [(s, s.freelist.value_()) for s in list_for_each_entry(
+            "struct slab", c.node[0].partial.address_of_(), "slab_list")]
+        for cpu in for_each_online_cpu(prog):
+            cc = per_cpu_ptr(c.cpu_slab, cpu)
+            if cc.slab.value_():
+                slabs.append((cc.slab, cc.freelist.value_()))
+        for s, cpu_free in slabs:
+            n = s.objects.value_()
+            free = freelist_of(prog, c, s.freelist.value_(), n) + \
+                freelist_of(prog, c, cpu_free, n)
+            base = prog["page_offset_base"].value_() + \
+                (s.value_() - prog["vmemmap_base"].value_()) // psize * 4096 + \
+                c.red_left_pad.value_()
+            # first on a freelist: a walk with the wrong stride meets it
+            # before any object it would take for damage
+            if base not in (s.freelist.value_(), cpu_free):
+                continue
+            for i in range(1, n):
+                if base + i * c.size.value_() not in free:
+                    return c, s, base + i * c.size.value_()
+    raise SystemExit("FAIL no slab whose freelist starts at its object 0 "
+                     "and with an object allocated (drgn)")
+
+
 def main():
     case = sys.argv[1]
     d = set_dir("stock")
@@ -109,6 +168,11 @@ def main():
     off = cache.offset.value_()
     random = cache.random.value_()
     free = None
+    ask = None
+    if case == "cache_stride_flipped":
+        cache, slab, ask = slab_free_first(prog)
+        page = cast("struct page *", slab)
+        size = cache.size.value_()
     if case in ("freelist_garbage", "freelist_cycle"):
         found = slab_with_free(prog, page, cache)
         if found is None:
@@ -123,7 +187,8 @@ def main():
     if free is None:
         free = slab.freelist.value_()
     # the address asked: an object of that slab that is not its first free one
-    ask = base + (0 if base != free else size)
+    if ask is None:
+        ask = base + (0 if base != free else size)
     c = Checker()
     with tempfile.TemporaryDirectory() as tmp:
         copy = ElfCopy(d, tmp)
@@ -141,6 +206,11 @@ def main():
             copy.write_phys(virt_to_phys(prog, m.address_).value_(),
                             struct.pack("<I", 0xffffffff))
             want = "is not one"
+        elif case == "cache_stride_flipped":
+            m = cache.size
+            copy.write_phys(virt_to_phys(prog, m.address_).value_(),
+                            struct.pack("<I", size | 1 << 21))
+            want = "stride of %d bytes" % (size | 1 << 21)
         elif case == "cache_nowhere":
             copy.write_phys(kernel_phys(prog, slab.slab_cache.address_),
                             struct.pack("<Q", UNMAPPED))

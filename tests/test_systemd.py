@@ -27,9 +27,10 @@ Expected values come from the guests' consoles (the report lines in
 serial.log), never from inodedump's output. The journal (read on the host
 after the container powers off) shows who wrote the results: the service,
 started by the boot or by the .path unit. systemd-analyze security's
-exposure score for the installed service is printed and must stay under
-1.5 (measured: 0.7). Needs root, systemd-nspawn (systemd-container) and
-debootstrap; fails, never skips, without them.
+exposure score for the installed service is printed and must stay at
+0.5 or under (measured: 0.7 before PrivateUsers=yes, 0.5 with it). Needs
+root, systemd-nspawn (systemd-container) and debootstrap; fails, never
+skips, without them.
 """
 import glob
 import os
@@ -182,7 +183,7 @@ def main():
         m = re.search(r"Overall exposure level for \S+: ([0-9.]+)", r.stdout)
         score = float(m.group(1)) if m else None
         print(f"systemd-analyze security: {score}")
-        c.ok("exposure score under 1.5", score is not None and score < 1.5,
+        c.ok("exposure score 0.5 or under", score is not None and score <= 0.5,
              r.stdout[-1500:])
         os.makedirs(os.path.join(root, "var/log/journal"), exist_ok=True)
 

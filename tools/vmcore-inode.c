@@ -93,11 +93,29 @@ static void usage(FILE *out)
 	fputs(triage_usage, out);
 }
 
-/* An error the library or a run reports, as the command says it. */
+/*
+ * An error the library or a run reports, as the command says it. Messages
+ * quote the dump's bytes (a cache's name, the header's machine): one with
+ * a control or non-ASCII byte goes out escaped, so none reaches the
+ * terminal as an escape sequence (issue 41); the rest as they are.
+ */
 static void say(const char *message, void *arg)
 {
+	size_t len = strlen(message);
+	bool plain = true;
+
 	(void)arg;
-	fprintf(stderr, "vmcore-inode: %s\n", message);
+	for (size_t i = 0; i < len && plain; i++) {
+		unsigned char c = (unsigned char)message[i];
+
+		plain = c >= 0x20 && c < 0x7f;
+	}
+	fputs("vmcore-inode: ", stderr);
+	if (plain)
+		fputs(message, stderr);
+	else
+		inodedump_print_escaped(message, len, stderr);
+	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)

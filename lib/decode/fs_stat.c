@@ -75,6 +75,8 @@ static struct inodedump_error *target_cached(struct inodedump *id,
 	uint64_t va, n = ino->size.state == IDD_OK ? ino->size.v : 0,
 		     psize = idd_target_page_size(id->target);
 	const char *why = NULL;
+	bool damaged;
+	struct inodedump_error *err;
 
 	if (!mapping || ino->size.state != IDD_OK || !psize)
 		return NULL;
@@ -82,8 +84,18 @@ static struct inodedump_error *target_cached(struct inodedump *id,
 	off %= psize;
 	if (!n || n >= IDD_LINK_MAX_BYTES || off + n > psize)
 		return no_target(ino, "its length (i_size) is absurd", how);
-	if (!idd_pagecache_page(id, mapping, index, &va, &why))
-		return no_target(ino, why, how);
+	if (!idd_pagecache_page(id, mapping, index, &va, &why, &damaged)) {
+		err = no_target(ino, why, how);
+		/* damage is no absence: said, the decode partial */
+		if (!err && damaged)
+			err = idd_notes_add_incomplete(
+				&ino->arena, &ino->errors, &ino->incomplete,
+				INODEDUMP_PART_FIELDS, "i_mapping", true,
+				mapping, "the symlink's target in the page "
+				"cache of address_space 0x%llx: %s",
+				(unsigned long long)mapping, why);
+		return err;
+	}
 	return target_at(id, ino, va + off, n, how);
 }
 

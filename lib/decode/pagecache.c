@@ -103,7 +103,8 @@ static bool read_u64(struct inodedump *id, uint64_t addr, uint64_t *v)
 #define XA_MAX_DEPTH 16 /* 64-bit indexes, at least 4 bits a level */
 
 bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
-			uint64_t index, uint64_t *va, const char **why)
+			uint64_t index, uint64_t *va, const char **why,
+			bool *damaged)
 {
 	const struct pagecache_layout *l = layout(id);
 	uint64_t entry, folio_index = 0;
@@ -111,6 +112,7 @@ bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
 	struct inodedump_error *e;
 
 	*va = 0;
+	*damaged = false;
 	if (!l || !l->ok) {
 		*why = "this kernel's address_space or xa_node is not what "
 		       "this reads";
@@ -138,12 +140,14 @@ bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
 		if (entry <= 4096) {
 			*why = "a sibling or retry entry where a node was "
 			       "expected: the page cache is damaged";
+			*damaged = true;
 			return false;
 		}
 		node = entry - 2;
 		if (++depth > XA_MAX_DEPTH) {
 			*why = "the page cache's tree is deeper than any "
 			       "index: cyclic or damaged";
+			*damaged = true;
 			return false;
 		}
 		e = idd_target_read(id->target, node + l->shift_at, sb,
@@ -164,6 +168,7 @@ bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
 				*why = "a node of the page cache has a shift "
 				       "that does not fit its place: cyclic "
 				       "or damaged";
+				*damaged = true;
 				return false;
 			}
 			if (last_shift == 64 && shift + l->chunk_shift < 64 &&
@@ -209,6 +214,7 @@ bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
 	}
 	if (folio_index > index || index - folio_index >= 512) {
 		*why = "the page cache's entry is not the page of that index";
+		*damaged = true;
 		return false;
 	}
 	e = idd_pages_slab_base(id, entry + (index - folio_index) *
@@ -217,6 +223,7 @@ bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
 		inodedump_error_free(e);
 		*why = "the page cache's entry is no struct page this kernel "
 		       "has";
+		*damaged = true;
 		return false;
 	}
 	return true;

@@ -15,10 +15,12 @@ struct pagecache_layout;
 /*
  * The direct-map address of the page at index of the page cache of the
  * address_space at mapping: true and *va, or false and *why (static
- * text: not cached, a shadow or swap entry, a damaged node, ...).
+ * text: not cached, a shadow or swap entry, a damaged node, ...) and
+ * *damaged when the xarray or its entry cannot be what the kernel wrote.
  */
 bool idd_pagecache_page(struct inodedump *id, uint64_t mapping,
-			uint64_t index, uint64_t *va, const char **why);
+			uint64_t index, uint64_t *va, const char **why,
+			bool *damaged);
 void idd_pagecache_layout_free(struct pagecache_layout *l);
 
 #endif

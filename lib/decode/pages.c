@@ -585,21 +585,22 @@ static void append(char *buf, size_t len, const char *fmt, ...)
 static void slab_detail(struct inodedump *id, const struct page_layout *l,
 			struct page_what *w)
 {
-	uint64_t cache, name_addr;
+	uint64_t cache = 0, name_addr;
 	char *name = NULL;
 	bool truncated;
 	struct inodedump_error *err;
 
-	if (!l->slab_cache.present || !l->cache_name.present ||
-	    idd_target_read_u64(id->target, w->head.addr + l->slab_cache.offset,
-				&cache) ||
-	    !cache ||
-	    idd_target_read_u64(id->target, cache + l->cache_name.offset,
-				&name_addr))
+	if (!l->slab_cache.present || !l->cache_name.present)
 		return;
-	err = idd_target_read_string(id->target, name_addr, NAME_MAX_CACHE,
-				     &name, &truncated);
-	if (err) {
+	if (!(err = idd_target_read_u64(id->target,
+					w->head.addr + l->slab_cache.offset,
+					&cache)) && cache &&
+	    !(err = idd_target_read_u64(id->target,
+					cache + l->cache_name.offset,
+					&name_addr)))
+		err = idd_target_read_string(id->target, name_addr,
+					     NAME_MAX_CACHE, &name, &truncated);
+	if (err || !cache) {
 		inodedump_error_free(err);
 		return;
 	}
@@ -635,15 +636,16 @@ static void cache_detail(struct inodedump *id, const struct page_layout *l,
 	}
 	append(w->detail, sizeof(w->detail), " of inode %" PRIu64 " (0x%" PRIx64 ")",
 	       ino, host);
-	if (l->i_sb.present && l->s_id.present &&
-	    !idd_target_read_u64(id->target, host + l->i_sb.offset, &sb) && sb) {
+	if (!l->i_sb.present || !l->s_id.present)
+		return;
+	err = idd_target_read_u64(id->target, host + l->i_sb.offset, &sb);
+	if (!err && sb)
 		err = idd_target_read(id->target, sb + l->s_id.offset, sid,
 				      sizeof(sid) - 1);
-		if (!err && sid[0])
-			append(w->detail, sizeof(w->detail), " on %s",
-			       (const char *)sid);
-		inodedump_error_free(err);
-	}
+	if (!err && sb && sid[0])
+		append(w->detail, sizeof(w->detail), " on %s",
+		       (const char *)sid);
+	inodedump_error_free(err);
 }
 
 /* What the page at pfn was, from its struct page and its head's. */

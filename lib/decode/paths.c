@@ -438,6 +438,20 @@ static struct inodedump_error *path_through(struct inodedump *id,
 			 * mount shows another subtree (a bind mount), or the
 			 * mount tree is inconsistent.
 			 */
+			/*
+			 * Unless the mount's root is no dentry of the dump
+			 * (a damaged mnt_root): then whether the dentry is
+			 * below it is not known. One its writer left out
+			 * (-d 31) is a dentry the walk would have met.
+			 */
+			if (!hops && (err = read_dentry(id, l, mnt_root, &d))) {
+				if (err->code == INODEDUMP_ERR_FILTERED) {
+					inodedump_error_free(err);
+					return NULL;
+				}
+				return idd_error_wrap(err, "the root dentry of "
+						      "mount 0x%" PRIx64, mnt);
+			}
 			if (!hops)
 				return NULL;
 			return idd_error_at(INODEDUMP_ERR_DUMP, dentry,

@@ -111,6 +111,43 @@ static char *release_in_memory(struct inodedump *id, char **why)
 }
 
 /*
+ * The release init_uts_ns holds, where VMCOREINFO places it, without the
+ * kernel's types (a struct lookup costs a BTF scan on every open): its
+ * name is a struct new_utsname, the uname(2) ABI (include/uapi/linux/
+ * utsname.h: six fields of __NEW_UTS_LEN + 1 bytes), whose sysname is
+ * "Linux"; found in the namespace's first bytes, the release two fields
+ * on. malloc'd, or NULL when not read or not found.
+ */
+#define UTS_FIELD 65 /* __NEW_UTS_LEN + 1 */
+static char *uts_release_near(struct inodedump *id)
+{
+	const char *sym = idd_target_vmcoreinfo(id->target, "SYMBOL(init_uts_ns)");
+	char buf[128 + 3 * UTS_FIELD], *end;
+	uint64_t at;
+	struct inodedump_error *err;
+
+	if (!sym || !*sym)
+		return NULL;
+	at = strtoull(sym, &end, 16);
+	if (*end || !at)
+		return NULL;
+	err = idd_target_read(id->target, at, buf, sizeof(buf));
+	if (err) {
+		inodedump_error_free(err);
+		return NULL;
+	}
+	for (size_t o = 0; o < 128; o += 4) {
+		char *rel = buf + o + 2 * UTS_FIELD;
+
+		if (memcmp(buf + o, "Linux", 6) || !memchr(rel, 0, UTS_FIELD))
+			continue;
+		return is_text(rel) && idd_parse_release(rel) ? strdup(rel)
+							       : NULL;
+	}
+	return NULL;
+}
+
+/*
  * The release: VMCOREINFO's OSRELEASE, else the dump header's utsname,
  * else init_uts_ns in memory; said unless VMCOREINFO gave it, or there was
  * no VMCOREINFO to give it (a caller's reader without one) and memory did.
@@ -121,6 +158,7 @@ void idd_session_find_release(struct inodedump *id)
 	const char *header = idd_target_uts_release(id->target);
 	char lack[256], *why = NULL, shown[64 * 4 + 1] = "";
 	bool given = idd_target_has_vmcoreinfo(id->target), header_text = false;
+	const char *walk;
 
 	/* The header's bytes are the dump's: quoted escaped, taken if text. */
 	if (header) {
@@ -132,7 +170,24 @@ void idd_session_find_release(struct inodedump *id)
 
 	for (size_t i = 0; i < idd_target_problems(id->target); i++)
 		idd_session_note(id, "%s", idd_target_problem(id->target, i));
+	if ((walk = idd_target_walk_why(id->target)))
+		idd_session_note(id, "inodedump's page walk cannot start (%s): "
+				 "libkdumpfile translates every address", walk);
 	if (vi && idd_parse_release(vi)) {
+		char *mem = uts_release_near(id);
+
+		/* the running kernel's own, where it can be read, is the
+		 * witness: a VMCOREINFO that disagrees is damaged (issue 41) */
+		if (mem && strcmp(mem, vi)) {
+			idd_session_note(id, "VMCOREINFO's OSRELEASE %s and "
+					 "init_uts_ns's release %s in the "
+					 "dump's memory differ: the kernel's own "
+					 "is taken", vi, mem);
+			id->release = mem;
+			id->release_source = "init_uts_ns in the dump's memory";
+			goto done;
+		}
+		free(mem);
 		id->release = strdup(vi);
 		id->release_source = "VMCOREINFO OSRELEASE";
 		if (header && *header && strcmp(header, vi))

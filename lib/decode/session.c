@@ -4,6 +4,7 @@
  * memory image, a caller's reader) that finds and checks its vmlinux, the
  * KASLR offset, and the facts --info reports; close it.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,19 +36,12 @@ static const char *const kaslr_probes[] = { "init_uts_ns", "swapper_pg_dir",
 					    "_stext", "mem_section" };
 
 /*
- * The KASLR offset: VMCOREINFO's KERNELOFFSET, else the difference between
- * a VMCOREINFO SYMBOL() and the same symbol in vmlinux (kernels before
- * KERNELOFFSET, or a VMCOREINFO cut short).
+ * The offset a VMCOREINFO SYMBOL() gives (vmlinux's symbols now moved by
+ * id->kaslr), and which symbol.
  */
-static void find_kaslr(struct inodedump *id)
+static bool kaslr_of_symbols(struct inodedump *id, uint64_t *offset,
+			     const char **probe)
 {
-	id->kaslr = 0;
-	if (parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
-		      &id->kaslr)) {
-		id->kaslr_from_vmcoreinfo = true;
-		idd_symbols_set_kaslr(id->syms, id->kaslr);
-		return;
-	}
 	for (size_t i = 0; i < sizeof(kaslr_probes) / sizeof(kaslr_probes[0]);
 	     i++) {
 		char key[64];
@@ -56,12 +50,43 @@ static void find_kaslr(struct inodedump *id)
 		snprintf(key, sizeof(key), "SYMBOL(%s)", kaslr_probes[i]);
 		if (parse_hex(idd_target_vmcoreinfo(id->target, key), &in_dump) &&
 		    idd_symbols_address(id->syms, kaslr_probes[i], &in_vmlinux)) {
-			id->kaslr = in_dump - in_vmlinux;
-			idd_symbols_set_kaslr(id->syms, id->kaslr);
-			return;
+			*offset = in_dump - (in_vmlinux - id->kaslr);
+			*probe = kaslr_probes[i];
+			return true;
 		}
 	}
-	idd_session_note_kaslr(id);
+	return false;
+}
+
+/*
+ * The KASLR offset: VMCOREINFO's KERNELOFFSET, else the difference between
+ * a VMCOREINFO SYMBOL() and the same symbol in vmlinux (kernels before
+ * KERNELOFFSET, or a VMCOREINFO cut short); a KERNELOFFSET the SYMBOL()s
+ * contradict is said, and theirs taken (issue 41).
+ */
+static void find_kaslr(struct inodedump *id)
+{
+	uint64_t given = 0, derived = 0;
+	const char *probe = NULL;
+	bool have = parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
+			      &given),
+	     witness = kaslr_of_symbols(id, &derived, &probe);
+
+	id->kaslr = have ? given : derived;
+	id->kaslr_from_vmcoreinfo = have;
+	/* VMCOREINFO against itself: the symbols it places are the kernel's */
+	if (have && witness && given != derived) {
+		idd_session_note(id, "VMCOREINFO's KERNELOFFSET 0x%" PRIx64
+				 " disagrees with its SYMBOL(%s), which vmlinux "
+				 "places 0x%" PRIx64 " on: that offset is "
+				 "taken", given, probe, derived);
+		id->kaslr = derived;
+		id->kaslr_from_vmcoreinfo = false;
+	}
+	if (have || witness)
+		idd_symbols_set_kaslr(id->syms, id->kaslr);
+	else
+		idd_session_note_kaslr(id);
 }
 
 /*

@@ -726,6 +726,42 @@ bool idd_slab_inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
 	return yes;
 }
 
+/*
+ * The cache's stride against the slab: its objects end inside the slab's
+ * own pages (a stride one bit too big puts every address in object 0,
+ * and object 0's state would be told for all). False with why when they
+ * do not; true when they do or the last page cannot be looked at.
+ */
+static bool stride_fits(struct inodedump *id, const struct cache_info *c,
+			const struct slab_info *s, char *why, size_t len)
+{
+	uint64_t psize = idd_target_page_size(id->target), pa = 0, last,
+		 other = 0, head_pfn;
+	bool unread = false;
+
+	if (!psize || !s->objects)
+		return true;
+	last = s->base + (uint64_t)s->objects * c->size - 1;
+	if (last < s->base)
+		goto wrong;
+	if (!idd_target_walk(id->target, last, &pa) &&
+	    !idd_pages_direct_phys(id, last, &pa))
+		goto wrong;
+	if (idd_pages_slab(id, pa / psize, &other, &head_pfn, &unread) &&
+	    other == s->addr)
+		return true;
+	if (unread)
+		return true; /* its struct page is not in the dump: not known */
+wrong:
+	snprintf(why, len,
+		 "kmem_cache 0x%" PRIx64 " (\"%s\") says a stride of %" PRIu64
+		 " bytes, but %" PRIu32 " objects of it end at 0x%" PRIx64
+		 ", outside slab 0x%" PRIx64 ": the cache's size or the "
+		 "slab's object count is damaged",
+		 c->addr, c->name, c->size, s->objects, last, s->addr);
+	return false;
+}
+
 static struct inodedump_error *in_slab(struct inodedump *id,
 				       struct slab_layout *l, uint64_t slab,
 				       uint64_t base, unsigned int flags,
@@ -768,6 +804,11 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 	o->size = c.size;
 	o->objects = s.objects;
 	s.base = base + c.pad;
+	if (!stride_fits(id, &c, &s, why, sizeof(why))) {
+		add_unknown(o, why);
+		o->state = INODEDUMP_SLAB_UNKNOWN;
+		return NULL;
+	}
 	if (o->addr >= s.base) {
 		o->index = (uint32_t)((o->addr - s.base) / c.size);
 		o->start = s.base + (uint64_t)o->index * c.size;

@@ -126,6 +126,16 @@ static bool walk_init(union idd_arch_walk *aw,
 				      pgd - voffset);
 }
 
+static bool root(const union idd_arch_walk *w, const struct idd_walk_env *env,
+		 uint64_t *va, uint64_t *pa)
+{
+	if (!idd_vmcoreinfo_number(env->info, "SYMBOL(swapper_pg_dir)", 16,
+				   va))
+		return false;
+	*pa = w->aarch64.root;
+	return true;
+}
+
 static bool tlb_lookup(const struct idd_aarch64_walk *w, uint64_t va,
 		       uint64_t *pa, uint64_t *left)
 {
@@ -341,7 +351,10 @@ const struct idd_arch_ops idd_aarch64_arch = {
 	.page_sizes = (1u << 12) | (1u << 14) | (1u << 16),
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
+	.walk_keys = "PAGESIZE, NUMBER(VA_BITS), SYMBOL(swapper_pg_dir), "
+		     "NUMBER(kimage_voffset), NUMBER(TCR_EL1_T1SZ)",
 	.walk_init = walk_init,
+	.root = root,
 	.translate = translate,
 	.describe = describe,
 	.broken = broken,

@@ -54,6 +54,17 @@ struct idd_arch_ops {
 	/* Where the kernel's direct map and memory map are (target.h). */
 	void (*kernel_map)(const struct idd_vmcoreinfo *info,
 			   struct idd_target_kernel_map *out);
+	/* The VMCOREINFO values walk_init() starts from, for a note. */
+	const char *walk_keys;
+	/*
+	 * The root table's virtual address (VMCOREINFO's symbol) and the
+	 * physical one the walk took: the kernel's tables map themselves,
+	 * so a translation of the one that is not the other means
+	 * VMCOREINFO disagrees with them. May be NULL (no check).
+	 */
+	bool (*root)(const union idd_arch_walk *w,
+		     const struct idd_walk_env *env, uint64_t *va,
+		     uint64_t *pa);
 	/* Set up from env; false when the dump lacks what the walk needs. */
 	bool (*walk_init)(union idd_arch_walk *w, const struct idd_walk_env *env);
 	/*

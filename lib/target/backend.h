@@ -110,6 +110,20 @@ void idd_target_parse_vmcoreinfo(struct idd_target *t, const char *raw);
 void idd_target_problem_add(struct idd_target *t, const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
 /*
+ * Why our reader does not take a file in a format it reads (its header
+ * says what it cannot read, or what is damaged): the first reason is
+ * kept, and said as a problem when libkdumpfile reads the file instead.
+ */
+void idd_target_declined(struct idd_target *t, const char *fmt, ...)
+	IDD_ATTR_PRINTF(2, 3);
+/*
+ * A dump our reader does not take for its machine (an ELF machine, none
+ * whose walk we have): damage when VMCOREINFO names one we walk (or the
+ * machine is none at all), said then as a problem; else another
+ * machine's dump, libkdumpfile's to read.
+ */
+void idd_target_declined_machine(struct idd_target *t, unsigned machine);
+/*
  * A read libkdumpfile could not do of a page that is not in the dump,
  * in a format whose writer leaves pages out on purpose: the error that
  * says so, with the dump level; NULL when the format leaves none out.

@@ -33,30 +33,8 @@
 #include "core/cleanup.h"
 #include "target/backend.h"
 
-#define DD_SIGNATURE "KDUMP   "
-#define DD_ZLIB 0x1
-#define DD_LZO 0x2
-#define DD_SNAPPY 0x4
-#define DD_INCOMPLETE 0x8
-#define DD_ZSTD 0x20
-#define DD_MAX_PAGE (1u << 20)
-/* disk_dump_header */
-#define DD_HEADER_SIZE 464
-#define DD_VERSION 8
-#define DD_UTSNAME 12 /* six fields of 65 bytes */
-#define DD_UTS_FIELD 65
-#define DD_STATUS 424
-#define DD_BLOCK_SIZE 428
-#define DD_SUB_HDR_SIZE 432
-#define DD_BITMAP_BLOCKS 436
-/* kdump_sub_header */
-#define DD_SUB_SIZE 104
-#define DD_SUB_DUMP_LEVEL 8
-#define DD_SUB_SPLIT 12
-#define DD_SUB_VMCOREINFO 32 /* offset, size; then the notes' */
-#define DD_SUB_ERASEINFO 64 /* offset, size */
-#define DD_SUB_MAX_PFN 96
-#define DD_DESC_SIZE 24	       /* page_desc: offset, size, flags, page_flags */
+#include "target/diskdump_format.h"
+
 #define RANK_BITS 4096u	       /* bits of bitmap per rank entry */
 /*
  * The most a kernel writes: VMCOREINFO is a page (VMCOREINFO_BYTES), the
@@ -940,6 +918,8 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 	if (err)
 		return err;
 	*dump_level = header_dump_level(&hd);
+	if (hd.sub_len >= DD_SUB_SIZE)
+		idd_diskdump_header_problems(t, hd.h, hd.sub, fd, size);
 	if (!ours)
 		return NULL;
 	d = calloc(1, sizeof(*d));

@@ -14,6 +14,8 @@
 #include <elf.h>
 #include <endian.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -484,6 +486,47 @@ static void scan_vmcoreinfo(struct elf *e, const struct seg *segs, size_t n)
 	}
 }
 
+/* Why our reader does not take the file, for the target to say: false. */
+static bool IDD_ATTR_PRINTF(2, 3) declined(struct elf *e, const char *fmt,
+					   ...)
+{
+	char why[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	idd_target_declined(e->base.target, "ELF dump: %s", why);
+	return false;
+}
+
+/*
+ * Program header i, which our reader does not take: a zero-filled tail
+ * (makedumpfile's ELF: memory beyond p_filesz it filtered out) is a
+ * format, not damage, unless its memory overlaps another segment's;
+ * less memory than file, bytes past the file, a range that wraps are.
+ */
+static bool zero_tail_damaged(const Elf64_Phdr *ph, uint64_t phnum,
+			      uint64_t i, uint64_t file_size)
+{
+	uint64_t off = le64toh(ph[i].p_offset), pa = le64toh(ph[i].p_paddr),
+		 filesz = le64toh(ph[i].p_filesz),
+		 memsz = le64toh(ph[i].p_memsz);
+
+	if (memsz < filesz || off > file_size || filesz > file_size - off ||
+	    pa + memsz < pa)
+		return true;
+	for (uint64_t j = 0; j < phnum; j++) {
+		uint64_t pj = le64toh(ph[j].p_paddr),
+			 mj = le64toh(ph[j].p_memsz);
+
+		if (j != i && le32toh(ph[j].p_type) == PT_LOAD && mj &&
+		    pj < pa + memsz && pa < pj + mj)
+			return true;
+	}
+	return false;
+}
+
 /* The PT_LOAD segments and VMCOREINFO; false when not ours. */
 static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		       uint64_t phoff, uint64_t file_size)
@@ -509,7 +552,15 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		/* Zero-filled tails and segments past the end: not ours. */
 		if (filesz != memsz || off > file_size ||
 		    filesz > file_size - off || pa + filesz < pa)
-			return false;
+			return zero_tail_damaged(ph, phnum, i, file_size) &&
+			       declined(e, "program header %llu: %llu bytes "
+					"in the file, %llu in memory, at "
+					"offset %llu, physical 0x%llx",
+					(unsigned long long)i,
+					(unsigned long long)filesz,
+					(unsigned long long)memsz,
+					(unsigned long long)off,
+					(unsigned long long)pa);
 		at_zero += pa == 0;
 		check_reserved(e, &r, i, off, off + filesz);
 		e->segs[n] = (struct seg){ pa, pa + filesz, off, i };
@@ -523,8 +574,13 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 	 * A Xen dump's frames are not the physical addresses we walk; several
 	 * segments at physical 0 mean a writer that left p_paddr unset.
 	 */
-	if (!n || !e->vmcoreinfo || xen || at_zero > 1)
+	if (xen) /* a format libkdumpfile reads, not damage */
 		return false;
+	if (!n || !e->vmcoreinfo || at_zero > 1)
+		return declined(e, "%s", !n ? "no PT_LOAD segment"
+				: !e->vmcoreinfo ? "no VMCOREINFO note"
+				: "several segments at physical 0 (p_paddr "
+				  "left unset)");
 	check_data(e, e->segs, n);
 	sort_segs(e->segs, n, seg_cmp);
 	e->nsegs = merge_overlaps(e, e->segs, n);
@@ -540,10 +596,19 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	bool ok;
 
 	e->le = h[EI_DATA] == ELFDATA2LSB;
-	if (h[EI_CLASS] != ELFCLASS64 || hd->type != ET_CORE ||
-	    !(e->arch = idd_arch_of_elf((unsigned)hd->machine)) ||
-	    hd->phentsize != sizeof(Elf64_Phdr))
+	if (h[EI_CLASS] != ELFCLASS64) /* a 32-bit machine's: libkdumpfile's */
 		return false;
+	if (hd->type != ET_CORE || hd->phentsize != sizeof(Elf64_Phdr))
+		return declined(e, "ELF type %u, program headers of %u bytes: "
+				"no 64-bit core file", (unsigned)hd->type,
+				(unsigned)hd->phentsize);
+	/* another machine's dump is libkdumpfile's; one VMCOREINFO says is
+	 * ours is damaged (the target judges when VMCOREINFO is read) */
+	if (!(e->arch = idd_arch_of_elf((unsigned)hd->machine))) {
+		idd_target_declined_machine(e->base.target,
+					    (unsigned)hd->machine);
+		return false;
+	}
 	/*
 	 * Big-endian headers of a little-endian kernel: QEMU 7.2's pseries
 	 * ELF (it takes the order from LPCR's HILE, which a pseries guest
@@ -551,7 +616,7 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	 * own note is found in it, little-endian (scan_vmcoreinfo).
 	 */
 	if (!e->le && !e->arch->vmcoreinfo_in_memory)
-		return false;
+		return false; /* a big-endian kernel: libkdumpfile's */
 	if (phnum == PN_XNUM) { /* the real count is in section 0's sh_info */
 		Elf64_Shdr sh;
 
@@ -562,7 +627,9 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	}
 	if (!phnum || phnum > PHDRS_MAX || phoff > file_size ||
 	    phnum * sizeof(Elf64_Phdr) > file_size - phoff)
-		return false;
+		return declined(e, "%llu program headers at %llu",
+				(unsigned long long)phnum,
+				(unsigned long long)phoff);
 	ph = malloc(phnum * sizeof(*ph));
 	e->segs = malloc(phnum * sizeof(*e->segs));
 	ok = ph && e->segs &&

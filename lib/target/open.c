@@ -135,6 +135,8 @@ static struct inodedump_error *open_file(const char *path, bool ours_only,
 		return err;
 	}
 	idd_target_attach(t, b);
+	/* a file our reader declined, now libkdumpfile's: why, if damage */
+	idd_target_declined_say(t);
 	t->open_fallback = idd_kdumpfile_open;
 	*out = t;
 	return NULL;

@@ -256,6 +256,7 @@ const struct idd_arch_ops idd_ppc64_arch = {
 	.vmcoreinfo_in_memory = true, /* pseries has no fw_cfg */
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
+	.walk_keys = "PAGESIZE, SYMBOL(swapper_pg_dir)",
 	.walk_init = walk_init,
 	.translate = translate,
 	.describe = describe,

@@ -67,6 +67,46 @@ void idd_target_problem_add(struct idd_target *t, const char *fmt, ...)
 		t->problems[t->nproblems++] = msg;
 }
 
+void idd_target_declined(struct idd_target *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->declined)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&t->declined, fmt, ap) < 0)
+		t->declined = NULL;
+	va_end(ap);
+}
+
+void idd_target_declined_machine(struct idd_target *t, unsigned machine)
+{
+	t->declined_machine = machine;
+	t->machine_declined = true;
+}
+
+void idd_target_declined_say(struct idd_target *t)
+{
+	const struct idd_arch_ops *arch;
+
+	if (t->declined) {
+		idd_target_problem_add(t, "read by libkdumpfile, not by "
+				       "inodedump's reader: %s", t->declined);
+		return;
+	}
+	if (!t->machine_declined)
+		return;
+	arch = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
+	if (arch || !t->declined_machine)
+		idd_target_problem_add(t, "read by libkdumpfile, not by "
+				       "inodedump's reader: ELF dump: ELF "
+				       "machine %u, but %s",
+				       t->declined_machine,
+				       arch ? "VMCOREINFO is that of "
+					      "a machine it walks"
+					    : "that names no machine");
+}
+
 void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 {
 	const struct idd_backend_ops *ops = b->ops;
@@ -102,6 +142,7 @@ void idd_target_close(struct idd_target *t)
 	idd_vmcoreinfo_free(&t->vmcoreinfo);
 	for (size_t i = 0; i < t->nproblems; i++)
 		free(t->problems[i]);
+	free(t->declined);
 	free(t->path);
 	inodedump_error_free(t->walk_damage);
 	free(t);
@@ -202,6 +243,14 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 		return;
 	if (ops->set_default_arch)
 		ops->set_default_arch(t->backend, t->default_arch);
+	/*
+	 * A walk tried before the backend knew its machine (libkdumpfile
+	 * reads no physical memory until then): tried again on next need.
+	 */
+	if (t->walk_state < 0 && t->walk_why && !t->walk_damage) {
+		t->walk_state = 0;
+		t->walk_why = NULL;
+	}
 	if (t->fallback)
 		t->fallback->ops->set_default_arch(t->fallback,
 						   t->default_arch);
@@ -302,6 +351,52 @@ static bool walk_read_phys(void *arg, uint64_t pa, void *buf, size_t len)
 	return idd_target_read_phys(arg, pa, buf, len);
 }
 
+/*
+ * The kernel's page tables map their own root: VMCOREINFO's root symbol
+ * must translate to the physical address the walk took from VMCOREINFO
+ * (phys_base 0, a VA size the MMU does not run: said, not walked).
+ */
+static bool root_maps_itself(struct idd_target *t,
+			     const struct idd_arch_ops *arch)
+{
+	uint64_t va, pa, got = 0, left, word;
+	bool ours;
+
+	/* a dump file's (memory images: tests' tables, callers' memory) */
+	if (t->fd < 0 || !arch->root ||
+	    !arch->root(&t->walk, &t->walk_env, &va, &pa))
+		return true;
+	t->backend->absent = false;
+	/*
+	 * A root libkdumpfile cannot read says nothing of VMCOREINFO (it
+	 * fails physical reads of makedumpfile's ELF), nor one our reader
+	 * finds damaged (a cut file); one out of the dump's memory or left
+	 * out by its writer (none drops the page tables) does.
+	 */
+	ours = !strcmp(t->backend->ops->reader, "inodedump");
+	/* a page our reader finds damaged is that damage, said by reads */
+	if ((!idd_target_read_phys(t, pa, &word, sizeof(word)) &&
+	     (!ours || t->backend->damage)) ||
+	    (arch->translate(&t->walk, &t->walk_env, va, &got, &left) &&
+	     got == pa)) {
+		inodedump_error_free(t->backend->damage);
+		t->backend->damage = NULL;
+		t->backend->absent = false;
+		return true;
+	}
+	t->backend->absent = false;
+	inodedump_error_free(t->backend->damage);
+	t->backend->damage = NULL;
+	snprintf(t->walk_buf, sizeof(t->walk_buf), "VMCOREINFO and the dump "
+		 "disagree: the root table 0x%llx is not at physical 0x%llx, "
+		 "where %s put it (the tables there do not map it, or the "
+		 "dump has no memory there)",
+		 (unsigned long long)va, (unsigned long long)pa,
+		 arch->walk_keys);
+	t->walk_why = t->walk_buf;
+	return false;
+}
+
 /* Whether our walk can be used, set up on first need. */
 static bool walk_ready(struct idd_target *t)
 {
@@ -318,12 +413,33 @@ static bool walk_ready(struct idd_target *t)
 	t->walk_state = -1;
 	size = idd_target_page_size(t);
 	/* One page size, one of those the walk knows. */
-	if (!ops->read_phys || !arch || (size & (size - 1)) ||
-	    !(size & arch->page_sizes) || !t->little_endian)
+	if (!ops->read_phys)
 		return false;
+	if (!arch) {
+		snprintf(t->walk_buf, sizeof(t->walk_buf), "no architecture "
+			 "it walks (\"%.32s\")", idd_target_arch(t) ?
+			 idd_target_arch(t) : "none named, VMCOREINFO's keys "
+			 "name none");
+		t->walk_why = t->walk_buf;
+		return false;
+	}
+	if ((size & (size - 1)) || !(size & arch->page_sizes)) {
+		snprintf(t->walk_buf, sizeof(t->walk_buf), "a page size of "
+			 "%llu, none %s has", (unsigned long long)size,
+			 arch->name);
+		t->walk_why = t->walk_buf;
+		return false;
+	}
+	if (!t->little_endian) {
+		t->walk_why = "a big-endian kernel";
+		return false;
+	}
 	/* A Xen dump's physical addresses are not the machine's. */
-	if (ops->machine_physical && !ops->machine_physical(t->backend))
+	if (ops->machine_physical && !ops->machine_physical(t->backend)) {
+		t->walk_why = "a Xen dump (machine frames, not physical "
+			      "addresses)";
 		return false;
+	}
 	t->arch = arch;
 	t->walk_env = (struct idd_walk_env){
 		.info = &t->vmcoreinfo,
@@ -331,12 +447,27 @@ static bool walk_ready(struct idd_target *t)
 		.arg = t,
 	};
 	if (arch->walk_init(&t->walk, &t->walk_env))
-		t->walk_state = 1;
+		t->walk_state = root_maps_itself(t, arch) ? 1 : -1;
 	else if (t->backend->damage) {
 		t->walk_damage = t->backend->damage;
 		t->backend->damage = NULL;
+	} else {
+		snprintf(t->walk_buf, sizeof(t->walk_buf), "VMCOREINFO "
+			 "lacks or breaks one of %s", arch->walk_keys);
+		t->walk_why = t->walk_buf;
 	}
 	return t->walk_state > 0;
+}
+
+const char *idd_target_walk_why(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+
+	/* Only a file our reader reads, whose reads libkdumpfile would do. */
+	if (t->fd < 0 || ops->translates || !ops->read_phys ||
+	    !t->open_fallback || walk_ready(t))
+		return NULL;
+	return t->walk_why;
 }
 
 static bool translate(struct idd_target *t, uint64_t va, uint64_t *pa,
@@ -543,7 +674,12 @@ struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 					      (unsigned long long)addr);
 		b = t->fallback;
 	}
-	return b->ops->read_virt(b, addr, buf, len);
+	err = b->ops->read_virt(b, addr, buf, len);
+	/* what libkdumpfile says of a translation that was ours to do */
+	if (err && t->walk_why)
+		err = idd_error_wrap(err, "inodedump's page walk cannot start "
+				     "(%s), and libkdumpfile", t->walk_why);
+	return err;
 }
 
 struct inodedump_error *idd_target_read_u64(struct idd_target *t,

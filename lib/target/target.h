@@ -138,6 +138,12 @@ const char *idd_target_vmcoreinfo(struct idd_target *t, const char *key);
  * and each (NULL past the last). The session makes each a note.
  */
 size_t idd_target_problems(const struct idd_target *t);
+/*
+ * Why our page walk cannot start on a dump our reader reads (so that
+ * libkdumpfile translates every address), or NULL: it can, or the dump
+ * is not one whose addresses we translate (/proc/kcore, a memory image).
+ */
+const char *idd_target_walk_why(struct idd_target *t);
 /* Whether there was a VMCOREINFO text at all (a caller may give none). */
 bool idd_target_has_vmcoreinfo(const struct idd_target *t);
 const char *idd_target_problem(const struct idd_target *t, size_t i);

@@ -44,6 +44,12 @@ struct idd_target {
 	int walk_state;
 	/* Why it is not: damage our reader found setting it up. */
 	struct inodedump_error *walk_damage;
+	const char *walk_why; /* why not, else (a constant or walk_buf) */
+	char walk_buf[320];
+	/* Why our reader did not take a file in its format (libkdumpfile did). */
+	char *declined;
+	unsigned declined_machine; /* an ELF machine not ours; 0: none */
+	bool machine_declined;
 	const struct idd_arch_ops *arch;
 	union idd_arch_walk walk;
 	struct idd_walk_env walk_env;
@@ -52,5 +58,8 @@ struct idd_target {
 	void *explain_arg;
 	bool explaining; /* its own reads hit a filtered page: no recursion */
 };
+
+/* After VMCOREINFO is read: why our reader declined, if damage (open.c). */
+void idd_target_declined_say(struct idd_target *t);
 
 #endif

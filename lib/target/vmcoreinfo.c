@@ -71,6 +71,41 @@ static bool key_ok(const char *k, size_t len)
 	return i > word && i + 1 == len && k[i] == ')';
 }
 
+/* Whether [s, s + len) is digits of base (16: "%lx"), at least one. */
+static bool digits(const char *s, size_t len, int base)
+{
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (base == 16 ? !isxdigit((unsigned char)s[i])
+			       : !isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Whether a value is a number as the kernel writes it for its key:
+ * SYMBOL() and KERNELOFFSET in hex ("%lx"), SIZE(), OFFSET(), LENGTH(),
+ * PAGESIZE in decimal, NUMBER() in decimal ("%ld", signed) or, on arm64,
+ * "0x%llx". Other keys hold text.
+ */
+static bool value_ok(const char *k, size_t klen, const char *v, size_t len)
+{
+#define KEY_IS(p) (klen >= sizeof(p) - 1 && !memcmp(k, p, sizeof(p) - 1))
+	if (KEY_IS("SYMBOL(") || (klen == 12 && KEY_IS("KERNELOFFSET")))
+		return digits(v, len, 16);
+	if (KEY_IS("SIZE(") || KEY_IS("OFFSET(") || KEY_IS("LENGTH(") ||
+	    (klen == 8 && KEY_IS("PAGESIZE")))
+		return digits(v, len, 10);
+	if (KEY_IS("NUMBER("))
+		return (len > 2 && !memcmp(v, "0x", 2))
+			       ? digits(v + 2, len - 2, 16)
+			       : digits(v + (len && *v == '-'),
+					len - (len && *v == '-'), 10);
+	return true;
+#undef KEY_IS
+}
+
 /* The first byte of [s, s + len) that is not printable ASCII, or len. */
 static size_t first_binary(const char *s, size_t len)
 {
@@ -197,6 +232,12 @@ void idd_vmcoreinfo_parse(struct idd_vmcoreinfo *vi, const char *raw,
 		else if (vi->n < lines &&
 			 !add_entry(vi, line, len, (size_t)(eq - line)))
 			break;
+		/* kept: what reads it says what it lacks (a layout, a walk) */
+		else if (!value_ok(line, (size_t)(eq - line), eq + 1,
+				   len - (size_t)(eq - line) - 1))
+			problem(vi, "VMCOREINFO: the line at byte %zu, %.*s, "
+				"has no number as the kernel writes it", at,
+				(int)(len < 96 ? len : 96), line);
 		at += len + (nl ? 1 : 0);
 	}
 	drop_twice(vi);

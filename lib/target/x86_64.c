@@ -52,6 +52,16 @@ static bool walk_init(union idd_arch_walk *aw,
 	return true;
 }
 
+static bool root(const union idd_arch_walk *w, const struct idd_walk_env *env,
+		 uint64_t *va, uint64_t *pa)
+{
+	if (!info_number(env, "SYMBOL(init_top_pgt)", 16, va) &&
+	    !info_number(env, "SYMBOL(init_level4_pgt)", 16, va))
+		return false;
+	*pa = w->x86_64.root;
+	return true;
+}
+
 static bool tlb_lookup(const struct idd_x86_64_walk *w, uint64_t va,
 		       uint64_t *pa, uint64_t *left)
 {
@@ -145,7 +155,9 @@ const struct idd_arch_ops idd_x86_64_arch = {
 	.page_sizes = 1u << PAGE_SHIFT,
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
+	.walk_keys = "SYMBOL(init_top_pgt), NUMBER(phys_base)",
 	.walk_init = walk_init,
+	.root = root,
 	.translate = translate,
 	.describe = describe,
 };

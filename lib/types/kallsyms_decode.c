@@ -185,19 +185,38 @@ static struct inodedump_error *sort_block(uint8_t *block,
 	return NULL;
 }
 
-/* False when a token does not end inside the token table. */
+/*
+ * A byte a symbol's name or type letter may have: printable, no space
+ * (identifiers, '.' of a local's or LTO's suffix, '$', '@' in arm64's).
+ */
+static bool name_byte(uint8_t c)
+{
+	return c > ' ' && c < 0x7f;
+}
+
+/*
+ * False when a token does not end inside the token table, is not where
+ * scripts/kallsyms.c puts it (each right after the one before and its
+ * NUL: a token index that is not so is damaged), or holds a byte no
+ * symbol's name has: what names it would make are not the kernel's.
+ */
 bool idd_ksym_find_tokens(const struct idd_kallsyms_tables *t, struct kallsyms_tokens *k)
 {
+	size_t next = 0;
+
 	for (int i = 0; i < 256; i++) {
 		size_t start = t->token_index[i], end = start;
 
-		while (end < t->token_table_len && t->token_table[end] &&
-		       end - start < 255)
+		if (start != next)
+			return false;
+		while (end < t->token_table_len &&
+		       name_byte(t->token_table[end]) && end - start < 255)
 			end++;
 		if (end >= t->token_table_len || t->token_table[end])
 			return false;
 		k->at[i] = t->token_table + start;
 		k->len[i] = (uint8_t)(end - start);
+		next = end + 1;
 	}
 	return true;
 }
@@ -331,8 +350,7 @@ idd_kallsyms_from_tables(const struct idd_kallsyms_tables *t,
 		return idd_nomem();
 	point_at(ks, block, &l, n, cap);
 	if (!idd_ksym_find_tokens(t, &tokens))
-		return idd_error(INODEDUMP_ERR_DUMP,
-				 "kallsyms: a token runs past kallsyms_token_table");
+		return idd_error(INODEDUMP_ERR_DUMP, "%s", IDD_KSYM_TOKENS_BAD);
 	for (size_t i = 0; i < n; i++) {
 		char name[KSYM_NAME_LEN], type;
 		size_t len;

@@ -49,7 +49,16 @@ struct kallsyms_tokens {
 	uint8_t len[256];
 };
 
-/* False when a token does not end inside the token table. */
+/* What a token table idd_ksym_find_tokens() refuses is. */
+#define IDD_KSYM_TOKENS_BAD                                                  \
+	"kallsyms: kallsyms_token_index and kallsyms_token_table do not "    \
+	"agree (a token out of place, past the table, or of bytes no name "  \
+	"has): damaged"
+/*
+ * Each token found in k; false when one is not where scripts/kallsyms.c
+ * puts it (right after the one before), runs past the table, or holds a
+ * byte no symbol's name has.
+ */
 bool idd_ksym_find_tokens(const struct idd_kallsyms_tables *t,
 			  struct kallsyms_tokens *k);
 /* Past the name at *off, without expanding it. */

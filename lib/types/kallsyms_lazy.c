@@ -310,8 +310,10 @@ idd_ksym_lazy_open(const struct idd_kallsyms_tables *tab,
 	memcpy(z->token_index, tab->token_index, sizeof(z->token_index));
 	z->tab.token_table = z->token_table;
 	z->tab.token_index = z->token_index;
-	if (!idd_ksym_find_tokens(&z->tab, &z->tokens))
-		goto bad;
+	if (!idd_ksym_find_tokens(&z->tab, &z->tokens)) {
+		idd_ksym_lazy_free(z);
+		return idd_error(INODEDUMP_ERR_DUMP, "%s", IDD_KSYM_TOKENS_BAD);
+	}
 	/* See address_of: the last symbol is below zero only with it. */
 	if (tab->has_relative_base) {
 		if (!read(arg, tab->offsets_addr + 4 * (uint64_t)(tab->num_syms - 1),

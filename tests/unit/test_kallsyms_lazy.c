@@ -165,11 +165,12 @@ static void emit_tokens(struct layout *l, unsigned align)
 {
 	/*
 	 * One token per character: token c is "c"; token 0, which no name
-	 * uses, "@@" (scripts/kallsyms.c leaves no token empty).
+	 * uses, "@@" (scripts/kallsyms.c leaves no token empty); a byte no
+	 * symbol's name has, which no name uses either, "~".
 	 */
 	memcpy(l->tokens, "@@", 3);
 	for (int c = 1; c < 256; c++) {
-		l->tokens[2 * c + 1] = (char)c;
+		l->tokens[2 * c + 1] = c > ' ' && c < 0x7f ? (char)c : '~';
 		l->index[c] = (uint16_t)(2 * c + 1);
 	}
 	align_to(align);

@@ -18,14 +18,18 @@
 
 /* ------------------------------------------------------------ kallsyms -- */
 
-/* One token per character: token c is the string "c". */
+/*
+ * One token per character: token c is the string "c", each right after
+ * the one before as scripts/kallsyms.c writes them; a code no name uses
+ * (0, the bytes no symbol's name has) stands for "~".
+ */
 static char token_table[256 * 2];
 static uint16_t token_index[256];
 
 static void make_tokens(void)
 {
-	for (int c = 1; c < 256; c++) {
-		token_table[2 * c] = (char)c;
+	for (int c = 0; c < 256; c++) {
+		token_table[2 * c] = c > ' ' && c < 0x7f ? (char)c : '~';
 		token_table[2 * c + 1] = '\0';
 		token_index[c] = (uint16_t)(2 * c);
 	}
@@ -174,6 +178,19 @@ static void test_kallsyms(void)
 	      strstr(inodedump_error_message(err), "runs past the table"));
 	inodedump_error_free(err);
 	t.names_len = len;
+	/* A token out of place (issue 41): names it makes are not the kernel's. */
+	token_index['s'] += 1;
+	err = idd_kallsyms_from_tables(&t, &ks);
+	CHECK(err && !ks && strstr(inodedump_error_message(err),
+				   "kallsyms_token_index"));
+	inodedump_error_free(err);
+	token_index['s'] -= 1;
+	/* A byte no name has in a token: the same. */
+	token_table[2 * 'q'] = '\n';
+	err = idd_kallsyms_from_tables(&t, &ks);
+	CHECK(err && !ks);
+	inodedump_error_free(err);
+	token_table[2 * 'q'] = 'q';
 	t.num_syms = 0;
 	err = idd_kallsyms_from_tables(&t, &ks);
 	CHECK(err && !ks);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * target: makedumpfile's compressed kdump (diskdump) format as a file
+ * (makedumpfile's diskdump_mod.h: struct disk_dump_header, then struct
+ * kdump_sub_header at block_size), not a kernel's layout; shared by our
+ * reader (diskdump.c) and the header's checks (diskdump_check.c).
+ */
+#ifndef IDD_TARGET_DISKDUMP_FORMAT_H
+#define IDD_TARGET_DISKDUMP_FORMAT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DD_SIGNATURE "KDUMP   "
+#define DD_ZLIB 0x1
+#define DD_LZO 0x2
+#define DD_SNAPPY 0x4
+#define DD_INCOMPLETE 0x8
+#define DD_ZSTD 0x20
+/* DUMP_DH_EXCLUDED_VMEMMAP 0x10 and the above: every status bit defined */
+#define DD_STATUS_KNOWN 0x3fu
+#define DD_MAX_PAGE (1u << 20)
+/* disk_dump_header */
+#define DD_HEADER_SIZE 464
+#define DD_VERSION 8
+#define DD_UTSNAME 12 /* six fields of 65 bytes */
+#define DD_UTS_FIELD 65
+#define DD_STATUS 424
+#define DD_BLOCK_SIZE 428
+#define DD_SUB_HDR_SIZE 432
+#define DD_BITMAP_BLOCKS 436
+/* kdump_sub_header */
+#define DD_SUB_SIZE 104
+#define DD_SUB_DUMP_LEVEL 8
+#define DD_SUB_SPLIT 12
+#define DD_SUB_VMCOREINFO 32 /* offset, size; then the notes' */
+#define DD_SUB_ERASEINFO 64 /* offset, size */
+#define DD_SUB_MAX_PFN 96
+#define DD_DESC_SIZE 24	       /* page_desc: offset, size, flags, page_flags */
+
+struct idd_target;
+
+/*
+ * The header's fields --info shows, against the rest of the file: what
+ * no writer leaves so is a problem of the target (a note, exit 4), never
+ * echoed as a fact. h: DD_HEADER_SIZE bytes, sub: DD_SUB_SIZE.
+ */
+void idd_diskdump_header_problems(struct idd_target *t, const uint8_t *h,
+				  const uint8_t *sub, int fd, off_t size);
+
+#endif
