@@ -197,6 +197,12 @@ def vmcoreinfo_hex_plus_one(key):
     return change
 
 
+def write_at(path, at, text):
+    with open(path, "r+b") as f:
+        f.seek(at)
+        f.write(text.encode())
+
+
 def vmcoreinfo_set(key, new, old=None):
     """VMCOREINFO's KEY made new (as long as its value; old: what it must
     be first, else anything but new)."""
@@ -205,9 +211,7 @@ def vmcoreinfo_set(key, new, old=None):
         c.ok(f"{key} is {old or 'not ' + new} first ({value})",
              value == old if old else value != new)
         c.eq(f"{key}'s new value as long", len(new), end - at)
-        with open(path, "r+b") as f:
-            f.seek(at)
-            f.write(new.encode())
+        write_at(path, at, new)
     return change
 
 
@@ -216,9 +220,7 @@ def vmcoreinfo_first_digit(key, digit):
     def change(path, c):
         at, _, value = vmcoreinfo_value(path, key, c)
         c.ok(f"{key} starts otherwise ({value})", value[:1] != digit)
-        with open(path, "r+b") as f:
-            f.seek(at)
-            f.write(digit.encode())
+        write_at(path, at, digit)
     return change
 
 
