@@ -26,6 +26,7 @@ preloaded.
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -704,8 +705,11 @@ def mode_reader(c):
     def buggy(address, count):
         raise RuntimeError("the host's own bug")
 
-    s = inodedump.open_reader(buggy, VMLINUX, vmcoreinfo=vmcoreinfo)
+    # The session reads memory when it opens (VMCOREINFO's OSRELEASE
+    # against init_uts_ns): the host's exception may come back from the
+    # open already, else from the decode; either way as itself.
     try:
+        s = inodedump.open_reader(buggy, VMLINUX, vmcoreinfo=vmcoreinfo)
         s.decode(addr)
         c.ok("a host's exception comes back", False)
     except RuntimeError as e:
@@ -715,9 +719,14 @@ def mode_reader(c):
     def short(address, count):
         return b"\0"
 
-    s = inodedump.open_reader(short, VMLINUX, vmcoreinfo=vmcoreinfo)
-    c.ok("a short read is the host's error (ValueError)",
-         raises(ValueError, lambda: s.decode(addr)))
+    try:
+        s = inodedump.open_reader(short, VMLINUX, vmcoreinfo=vmcoreinfo)
+        s.decode(addr)
+        c.ok("a short read is the host's error (ValueError)", False)
+    except ValueError as e:
+        c.ok("a short read is the host's error (ValueError), said",
+             re.fullmatch(r"read\(0x[0-9a-f]+, \d+\) returned 1 bytes",
+                          str(e)), str(e))
     s = inodedump.open_reader(lambda a, n: prog.read(a, n), VMLINUX,
                               vmcoreinfo=vmcoreinfo)
     c.eq("a working reader decodes the victim",

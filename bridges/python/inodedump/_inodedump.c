@@ -154,10 +154,16 @@ static int read_cb(void *buf, uint64_t address, size_t count, bool physical,
 	}
 	if (PyBytes_AsStringAndSize(r, &data, &len) < 0 ||
 	    (size_t)len != count) {
-		if (!PyErr_Occurred())
+		if (!PyErr_Occurred()) {
+			/* PyErr_Format knows no %llx: the address made here */
+			char at[24];
+
+			snprintf(at, sizeof(at), "0x%llx",
+				 (unsigned long long)address);
 			PyErr_Format(PyExc_ValueError,
-				     "read(0x%llx, %zu) returned %zd bytes",
-				     (unsigned long long)address, count, len);
+				     "read(%s, %zu) returned %zd bytes", at,
+				     count, len);
+		}
 		Py_DECREF(r);
 		session_stash(s);
 		return INODEDUMP_ERR_FAULT;
