@@ -189,11 +189,35 @@ static void init_sections(struct idd_memmap *m, struct idd_target *t,
 			"", missing);
 		return;
 	}
-	if (!info_number(t, "SIZE(mem_section)", 10, &m->ms_bytes))
-		m->ms_bytes = in->section_bytes;
-	if (!info_number(t, "OFFSET(mem_section.section_mem_map)", 10,
-			 &m->ms_map))
-		m->ms_map = in->section_map_offset;
+	{
+		/*
+		 * The types' struct mem_section where there are types (the
+		 * kernel's own build), VMCOREINFO's where not; the two
+		 * disagreeing is damage to say (issue 41), not a layout.
+		 */
+		uint64_t vb = 0, vm = 0;
+		bool hb = info_number(t, "SIZE(mem_section)", 10, &vb),
+		     hm = info_number(t, "OFFSET(mem_section.section_mem_map)",
+				      10, &vm);
+
+		m->ms_bytes = in->section_bytes ? in->section_bytes : vb;
+		m->ms_map = in->section_bytes ? in->section_map_offset : vm;
+		if (in->section_bytes &&
+		    ((hb && vb != in->section_bytes) ||
+		     (hm && vm != in->section_map_offset)))
+			m->disagree = idd_strdup_printf(
+				"VMCOREINFO's SIZE(mem_section)=%s and "
+				"OFFSET(mem_section.section_mem_map)=%s "
+				"disagree with the kernel's types (%llu and "
+				"%llu bytes): the types' taken",
+				hb ? idd_target_vmcoreinfo(t, "SIZE(mem_section)")
+				   : "(none)",
+				hm ? idd_target_vmcoreinfo(
+					     t, "OFFSET(mem_section.section_mem_map)")
+				   : "(none)",
+				(unsigned long long)in->section_bytes,
+				(unsigned long long)in->section_map_offset);
+	}
 	while (pshift < 32 && (1ULL << pshift) != psize)
 		pshift++;
 	if (!m->ms_bytes || m->ms_map + 8 > m->ms_bytes || pshift == 32 ||
@@ -306,6 +330,8 @@ void idd_memmap_fini(struct idd_memmap *m)
 {
 	free(m->why_buf);
 	m->why_buf = NULL;
+	free(m->disagree);
+	m->disagree = NULL;
 }
 
 const char *idd_memmap_model_name(const struct idd_memmap *m)

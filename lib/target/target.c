@@ -144,6 +144,7 @@ void idd_target_close(struct idd_target *t)
 		free(t->problems[i]);
 	free(t->declined);
 	free(t->path);
+	free(t->fallback_why);
 	inodedump_error_free(t->walk_damage);
 	free(t);
 }
@@ -629,15 +630,19 @@ static struct inodedump_error *open_fallback(struct idd_target *t)
 		return NULL;
 	if (t->fallback_failed)
 		return idd_error(INODEDUMP_ERR_DUMP,
-				 "%s is not a dump libkdumpfile can read",
-				 t->path);
+				 "%s is not a dump libkdumpfile can read%s%s",
+				 t->path, t->fallback_why ? ": " : "",
+				 t->fallback_why ? t->fallback_why : "");
 	err = t->open_fallback
 		      ? t->open_fallback(t, t->fd, t->path, t->dump_level,
 					 t->default_arch, &t->fallback)
 		      : idd_error(INODEDUMP_ERR_DUMP,
 				  "%s: nothing else can read it", t->path);
-	if (err)
+	if (err) {
+		/* Each later read says it again: the first may go unsaid. */
 		t->fallback_failed = true;
+		t->fallback_why = strdup(inodedump_error_message(err));
+	}
 	return err;
 }
 

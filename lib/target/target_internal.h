@@ -28,6 +28,7 @@ struct idd_target {
 	/* What opens it: the opener's (open.c), NULL where none can. */
 	idd_backend_open_fn *open_fallback;
 	bool fallback_failed;
+	char *fallback_why; /* why it failed, said again on each use */
 	unsigned long fallbacks; /* reads libkdumpfile did for us */
 	int fd; /* the file, when a file; backends borrow it */
 	char *path;
