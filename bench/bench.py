@@ -19,6 +19,7 @@ import tempfile
 import time
 
 from common import (CACHE, PY, ROOT, DRGN_SCRIPT, Stats, fixture_set, in_sid, log, mb,
+                    truth_addr,
                     measure, ms, run_once, sid_chroot)
 import follow_bench
 import kernels_bench
@@ -51,19 +52,6 @@ def instructions(cmd):
 
 
 # ------------------------------------------------------------------ fixtures
-
-def truth_addr(setdir, role):
-    first = None
-    with open(os.path.join(setdir, "truth.txt")) as f:
-        for line in f:
-            kv = dict(p.split("=", 1) for p in line.split() if "=" in p)
-            if "addr" not in kv:
-                continue
-            first = first or kv
-            if kv.get("role") == role:
-                return kv
-    return first
-
 
 def kept_inode(vmci, setdir, dump, role):
     """The address of a truth inode that vmcore-inode decodes from dump

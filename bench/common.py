@@ -138,6 +138,21 @@ def measure(cmds, runs, ok_rcs, stdin=None):
 
 # ------------------------------------------------------------------ fixtures
 
+def truth_addr(setdir, role):
+    """The set's truth line (truth.txt, the kernel's own) of role, as a
+    dict, else its first one."""
+    first = None
+    with open(os.path.join(setdir, "truth.txt")) as f:
+        for line in f:
+            kv = dict(p.split("=", 1) for p in line.split() if "=" in p)
+            if "addr" not in kv:
+                continue
+            first = first or kv
+            if kv.get("role") == role:
+                return kv
+    return first
+
+
 def fixture_set(name):
     """The set's directory: where tests/vmcores/out/<name> points if that is
     complete, else the newest complete fixtures-<name>-* in the cache (the

@@ -21,6 +21,7 @@ import os
 import sys
 
 from common import (DRGN_SCRIPT, PY, ROOT, fixture_set, in_sid, log, mb,
+                    truth_addr,
                     measure, ms, run_once, sid_chroot)
 
 # (kernel, set, our dump, drgn's dump, drgn: "host" or "sid")
@@ -36,21 +37,6 @@ KERNELS = (
 )
 
 GOAL_WARM, GOAL_RSS, GOAL_COLD = 100.0, 20.0, 30.0
-
-
-def first_truth_addr(setdir):
-    """The set's tmpfs short symlink when it has one, else its first truth
-    inode (the kernel's own lines, truth.txt)."""
-    first = None
-    with open(os.path.join(setdir, "truth.txt")) as f:
-        for line in f:
-            kv = dict(p.split("=", 1) for p in line.split() if "=" in p)
-            if "addr" not in kv:
-                continue
-            first = first or kv["addr"]
-            if kv.get("role") == "symlink_short":
-                return kv["addr"]
-    return first
 
 
 def main(argv=None):
@@ -77,7 +63,7 @@ def main(argv=None):
         if not setdir:
             notes.append("**%s not measured**: %s." % (kernel, why))
             continue
-        addr = first_truth_addr(setdir)
+        addr = truth_addr(setdir, "symlink_short")["addr"]
         vml = os.path.join(setdir, "vmlinux")
         ours = [vmci, "-k", vml, os.path.join(setdir, dump), addr]
         warm = ["env", "XDG_CACHE_HOME=" + warm_cache] + ours
