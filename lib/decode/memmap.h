@@ -16,6 +16,19 @@
 #include "core/error.h"
 #include "target/target.h"
 
+/*
+ * Functions whose units (through .debug_aranges) hold what the memory map's
+ * set-up asks of the types: mm/sparse.c's struct mem_section, mm/page_alloc.c's
+ * enums. Each list is tried in order until one places its unit (an __init
+ * function may be outside the aranges); slab.c looks them all up in one pass.
+ */
+#define IDD_SPARSE_CU "mm/sparse.c"
+#define IDD_SPARSE_FNS                                                        \
+	"mem_section_usage_size", "usemap_size", "online_mem_sections",       \
+		"sparse_init"
+#define IDD_ALLOC_CU "mm/page_alloc.c"
+#define IDD_ALLOC_FNS "get_page_from_freelist", "__free_pages"
+
 enum idd_memmap_model {
 	IDD_MEMMAP_UNKNOWN,  /* why says what is missing */
 	IDD_MEMMAP_VMEMMAP,  /* page = base + pfn * size */

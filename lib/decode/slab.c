@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/bytes.h"
+#include "decode/memmap.h"
 #include "decode/slab_internal.h"
 
 static bool find(struct idd_types *types, const char *name,
@@ -147,7 +148,8 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 			"kmem_cache_free", "kmem_cache_destroy",
 			"__per_cpu_offset",
 			"__cpu_online_mask", "nr_cpu_ids", "nr_node_ids",
-			"vmcoreinfo_append_str", "init_task", NULL, NULL,
+			"vmcoreinfo_append_str", "init_task", IDD_SPARSE_FNS,
+			IDD_ALLOC_FNS, NULL, NULL,
 		};
 		size_t n = sizeof(names) / sizeof(names[0]) - 2;
 		struct idd_target_kernel_map km;

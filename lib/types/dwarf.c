@@ -68,7 +68,7 @@ struct member_table {
 struct idd_dwarf {
 	struct member_table tables[MEMBER_TABLES];
 	size_t ntables;
-	struct cu_hint hints[8];  /* units placed by dwarf_anchor() */
+	struct cu_hint hints[32]; /* units placed by dwarf_anchor() */
 	size_t nhints;
 	struct cu_hint units[16]; /* units found by name */
 	size_t nunits;
@@ -407,6 +407,8 @@ static bool unit_named(struct idd_dwarf *types, Dwarf_Off cu,
 	return found;
 }
 
+static bool dwarf_anchored(void *src, const char *suffix);
+
 static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 {
 	struct idd_dwarf *types = src;
@@ -416,7 +418,7 @@ static void dwarf_anchor(void *src, const char *suffix, uint64_t code_addr)
 	bool found;
 
 	if (types->nhints == sizeof(types->hints) / sizeof(types->hints[0]) ||
-	    !code_addr)
+	    !code_addr || dwarf_anchored(types, suffix))
 		return;
 	if (x && idd_dwx_recall(x, IDD_DWX_ARANGE, code_addr, "", &found,
 				&at)) {

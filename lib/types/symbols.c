@@ -214,9 +214,12 @@ void idd_anchor(struct idd_types *types, struct idd_symbols *syms,
 	for (; *functions; functions++) {
 		uint64_t addr;
 
+		/* the next name where this one's unit is not placed (an
+		 * __init function outside .debug_aranges, one that moved) */
 		if (idd_symbols_address(syms, *functions, &addr)) {
 			idd_types_anchor(types, cu_hint, addr - syms->kaslr);
-			return;
+			if (idd_types_anchored(types, cu_hint))
+				return;
 		}
 	}
 }
