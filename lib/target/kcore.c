@@ -4,8 +4,10 @@
  * whose PT_LOADs map kernel virtual addresses (fs/proc/kcore.c: the
  * kernel's text, RAM through the direct map, vmalloc and modules,
  * vmemmap), VMCOREINFO in its notes (kernels since 4.19). A read is a
- * pread(2) of a page run of the program header that holds the address,
- * through the page cache (dropped by forget(), so --follow reads the
+ * pread(2) of each 4 KiB page it touches, at its offset in the program
+ * header that holds the address, through the page cache (a page a
+ * program header holds only in part: the bytes asked for, uncached;
+ * all dropped by forget(), so --follow reads the
  * kernel as it is now): no page walk, no libkdumpfile. An address in no
  * program header, and a read the kernel fails or cuts short, is an error
  * naming that address. The file's size (about the whole address space)
