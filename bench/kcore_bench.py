@@ -64,7 +64,7 @@ def main(argv=None, vmci=None, runs=None):
     print()
     print("| what | ms | inodes |")
     print("|---|---|---|")
-    print("| `--live --sweep --jsonl` (/proc/kcore, our reader) | %s | %s |"
+    print("| `--live --sweep --jsonl` (/proc/kcore) | %s | %s |"
           % (fmt(live), n("live-sweep")))
     print("| `--sweep --jsonl` of a dump of the guest taken just before (QEMU kdump-zlib, "
           "every page, %.1f MB) | %s | %s |"
@@ -76,12 +76,15 @@ def main(argv=None, vmci=None, runs=None):
     print()
     if live and dump and drgn:
         walk = med(drgn) - med(one) if one else float("nan")
+        alone = ("%.1f× counting drgn's walk alone (its one-shot start and vmlinux load "
+                 "taken off: %.0f ms)" % (walk / med(live), walk) if walk > 0 else
+                 "drgn's walk alone not measurable here (its start and vmlinux load vary "
+                 "by more than the walk takes)")
         print("**Ratios**: the live sweep takes **%.2f×** the dump sweep's time (%.0f / "
               "%.0f ms; goal ≤ 3×); drgn's live s_inodes walk takes **%.1f×** the live "
-              "sweep's (%.0f / %.0f ms; goal ≥ 10×), %.1f× counting drgn's walk alone "
-              "(its one-shot start and vmlinux load taken off: %.0f ms)." % (
+              "sweep's (%.0f / %.0f ms; goal ≥ 10×), %s." % (
                   med(live) / med(dump), med(live), med(dump), med(drgn) / med(live),
-                  med(drgn), med(live), walk / med(live), walk))
+                  med(drgn), med(live), alone))
         print()
 
 
