@@ -22,6 +22,7 @@ from common import (CACHE, PY, ROOT, DRGN_SCRIPT, Stats, fixture_set, in_sid, lo
                     truth_addr,
                     measure, ms, run_once, sid_chroot)
 import follow_bench
+import kcore_bench
 import kernels_bench
 import sweep_bench
 
@@ -455,6 +456,9 @@ def main():
                     help="also --live --follow's latency in the follow73 guest against "
                          "drgn's one-shot decode there (bench/follow_bench.py; a guest "
                          "boot a run, ~1.5 min each)")
+    ap.add_argument("--live-sweep-only", action="store_true",
+                    help="only --live --sweep in the follow73 guest against the dump "
+                         "sweep and drgn's s_inodes walk there (bench/kcore_bench.py)")
     ap.add_argument("--follow-only", action="store_true",
                     help="only that section")
     ap.add_argument("--arch-only", action="store_true",
@@ -476,6 +480,10 @@ def main():
     if args.kernels_only:
         kernels_bench.main(["--vmcore-inode", args.vmcore_inode, "--runs",
                             str(args.runs or 5)] + rest)
+        return
+    if args.live_sweep_only:
+        kcore_bench.main(["--vmcore-inode", args.vmcore_inode, "--runs",
+                          str(args.runs or 1)])
         return
     if args.follow_only:
         follow_bench.main(["--vmcore-inode", args.vmcore_inode, "--runs",

@@ -53,6 +53,17 @@ def boot(vmci):
     return p.stdout.strip().splitlines()[-1]
 
 
+def timed(console):
+    """followstamp's timings of the guest's one-shot runs: {name without its
+    run number: [ms, ...]}, those that exited 0 or 1."""
+    times = {}
+    for m in re.finditer(r"^inodedump-time: name=(\S+?)(?:-\d+)? ms=([0-9.]+) rc=(\d+)$",
+                         console, re.M):
+        if m[3] in ("0", "1"):
+            times.setdefault(m[1], []).append(float(m[2]))
+    return times
+
+
 def read_run(d):
     """What one boot measured."""
     console = open(os.path.join(d, "console.txt"), errors="replace").read()
@@ -64,12 +75,7 @@ def read_run(d):
     dec = [(float(m[1]), float(m[2])) for m in re.finditer(
         r"^inodedump-follow-err: vmcore-inode: inode 0x[0-9a-f]+: forget ([0-9.]+) ms, "
         r"decode ([0-9.]+) ms$", console, re.M)]
-    times = {}
-    for m in re.finditer(r"^inodedump-time: name=(\S+?)(?:-\d+)? ms=([0-9.]+) rc=(\d+)$",
-                         console, re.M):
-        if m[3] in ("0", "1"):
-            times.setdefault(m[1], []).append(float(m[2]))
-    return {"lat": lat, "dec": dec, "times": times, "reports": len(objs),
+    return {"lat": lat, "dec": dec, "times": timed(console), "reports": len(objs),
             "lost": re.search(r"(\d+) kernel log records lost", console)}
 
 
@@ -77,7 +83,9 @@ def med(v):
     return statistics.median(v) if v else float("nan")
 
 
-def main(argv=None, vmci=None, runs=None):
+def boots(argv, vmci, runs, what, read):
+    """The arguments (--vmcore-inode, --runs), then that many fresh boots of
+    the follow73 guest, each read by read(set_dir): (binary, [run, ...])."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--vmcore-inode", default=vmci or os.path.join(ROOT, "build", "vmcore-inode"))
     ap.add_argument("--runs", type=int, default=runs or 3)
@@ -85,11 +93,16 @@ def main(argv=None, vmci=None, runs=None):
     vmci = os.path.abspath(args.vmcore_inode)
     rs = []
     for i in range(args.runs):
-        log("follow73 guest, boot %d of %d" % (i + 1, args.runs))
+        log("follow73 guest (%s), boot %d of %d" % (what, i + 1, args.runs))
         try:
-            rs.append(read_run(boot(vmci)))
+            rs.append(read(boot(vmci)))
         except (RuntimeError, OSError, ValueError) as e:
-            print("**Follow latency: boot %d failed**: %s" % (i + 1, e))
+            print("**%s: boot %d failed**: %s" % (what, i + 1, e))
+    return vmci, rs
+
+
+def main(argv=None, vmci=None, runs=None):
+    vmci, rs = boots(argv, vmci, runs, "Follow latency", read_run)
     if not rs:
         return
     first = [r["lat"][0] for r in rs if r["lat"]]
@@ -121,8 +134,8 @@ def main(argv=None, vmci=None, runs=None):
     print("| the follower's decode, first report (types prepared before the ready line) "
           "| %s |" % fmt(dec_first))
     print("| the follower's decode, later reports | %s |" % fmt(dec_rest))
-    print("| dropping what was read before (`inodedump_forget()`: a new libkdumpfile "
-          "context) | %s |" % fmt(forget))
+    print("| dropping what was read before (`inodedump_forget()`: the pages of "
+          "/proc/kcore our reader kept) | %s |" % fmt(forget))
     print("| one-shot `vmcore-inode --live ADDRESS` (start, open, decode) | %s |"
           % fmt(one["vmcore-inode-live"]))
     print("| one-shot `vmcore-inode --live --info` (start, open) | %s |"

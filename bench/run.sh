@@ -8,13 +8,16 @@
 #                [--follow]        (--live --follow's latency in the follow73
 #                                   guest: bench/follow_bench.py)
 #   bench/run.sh --follow-only [--runs N]     (that section alone)
+#   bench/run.sh --live-sweep-only [--runs N] (issue 43: --live --sweep in the
+#                             follow73 guest against its dump's sweep and drgn's
+#                             s_inodes walk: bench/kcore_bench.py)
 #   bench/run.sh --kernels-only [--runs N] [--only SET,..]  (issue 40 item 3:
 #                             one inode on each kernel, warm and cold, beside drgn)
 #   bench/run.sh --sweep-only [--set big|big73] [--stages ..] [--formats ..]
 #                             (that section alone)
 #
-# The one entry point: bench.py, which imports sweep_bench.py and
-# follow_bench.py; what they use is in common.py.
+# The one entry point: bench.py, which imports sweep_bench.py,
+# follow_bench.py and kcore_bench.py; what they use is in common.py.
 #
 # Needs the fixture sets (tests/vmcores/make-fixtures.sh): tests/vmcores/out/stock
 # and, when it has been built, tests/vmcores/out/patched. See bench/README.md.

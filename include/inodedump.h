@@ -235,7 +235,9 @@ INODEDUMP_API struct inodedump_error *inodedump_prepare(struct inodedump *id);
  * "caller" (inodedump_open_reader()). */
 #define INODEDUMP_FACT_READER "reader"
 /* Who translates kernel virtual addresses ("inodedump (x86-64, 4-level
- * page tables)", "libkdumpfile (libaddrxlat)", "caller"). */
+ * page tables)", "/proc/kcore's program headers (kernel virtual
+ * addresses)" (our /proc/kcore reader), "libkdumpfile (libaddrxlat)",
+ * "caller"). */
 #define INODEDUMP_FACT_TRANSLATION "translation"
 /* The KASLR offset applied to vmlinux's addresses, "0x..." hex. */
 #define INODEDUMP_FACT_KASLR_OFFSET "kaslr_offset"

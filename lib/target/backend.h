@@ -146,6 +146,21 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 struct inodedump_error *idd_elf_probe(struct idd_target *t, const char *path,
 				      int fd, off_t size, bool ours,
 				      struct idd_backend **out);
+/*
+ * The VMCOREINFO note among the ELF notes at [off, off + size) of fd
+ * (malloc'd text, NUL-ended; *found_size its descsz), or NULL; *xen set
+ * when a Xen note is among them (elf.c, for kcore.c too).
+ */
+char *idd_elf_find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool le,
+			      bool *xen, size_t *found_size);
+/*
+ * /proc/kcore by our reader (kcore.c): kernel virtual addresses straight
+ * through its PT_LOADs, no page walk. NULL and *out NULL when it does
+ * not take the file (the reason given to idd_target_declined()).
+ */
+struct inodedump_error *idd_kcore_probe(struct idd_target *t,
+					const char *path, int fd,
+					struct idd_backend **out);
 /* makedumpfile's flattened format, rearranged into a memfd (flattened.c). */
 bool idd_flattened_is(int fd);
 struct inodedump_error *idd_flattened_unflatten(const char *path, int in,

@@ -233,8 +233,8 @@ static void sort_segs(struct seg *segs, size_t n,
 }
 
 /* The VMCOREINFO note among the ELF notes at [off, off + size). */
-static char *find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool le,
-			     bool *xen, size_t *found_size)
+char *idd_elf_find_vmcoreinfo(int fd, uint64_t off, uint64_t size, bool le,
+			      bool *xen, size_t *found_size)
 {
 	uint8_t *notes;
 	char *found = NULL;
@@ -545,8 +545,9 @@ static bool read_phdrs(struct elf *e, const Elf64_Phdr *ph, uint64_t phnum,
 		uint64_t pa = le64toh(ph[i].p_paddr);
 
 		if (type == PT_NOTE && !e->vmcoreinfo)
-			e->vmcoreinfo = find_vmcoreinfo(e->fd, off, filesz, e->le,
-						&xen, &e->vmcoreinfo_size);
+			e->vmcoreinfo = idd_elf_find_vmcoreinfo(
+				e->fd, off, filesz, e->le, &xen,
+				&e->vmcoreinfo_size);
 		if (type != PT_LOAD || !filesz)
 			continue;
 		/* Zero-filled tails and segments past the end: not ours. */

@@ -78,7 +78,8 @@ static struct inodedump_error *open_fd(const char *path, int *fd)
 /*
  * The file's backend: our reader when it takes the file (its header
  * parsed once, refused when it does not fit the file), else libkdumpfile
- * unless ours_only.
+ * unless ours_only. /proc/kcore (t->kcore: a file taken for one) is our
+ * kcore reader's, else libkdumpfile's, why said.
  */
 static struct inodedump_error *choose_backend(struct idd_target *t,
 					      bool ours_only,
@@ -87,20 +88,28 @@ static struct inodedump_error *choose_backend(struct idd_target *t,
 	off_t size = lseek(t->fd, 0, SEEK_END);
 	struct statfs fs;
 	struct inodedump_error *err;
-	bool ours;
 
-	/* /proc/kcore's program headers are not a dump's. */
-	ours = !(fstatfs(t->fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC_);
-	if (!ours)
-		t->walk_state = -1;
 	*out = NULL;
-	ours = ours && size > 0;
-	err = idd_diskdump_probe(t, t->path, t->fd, size, ours,
-				 &t->dump_level, out);
-	if (!err && !*out)
-		err = idd_elf_probe(t, t->path, t->fd, size, ours, out);
-	if (err || *out)
-		return err;
+	if (t->kcore ||
+	    (fstatfs(t->fd, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC_)) {
+		t->walk_state = -1; /* its addresses are virtual ones */
+		err = idd_kcore_probe(t, t->path, t->fd, out);
+		if (err || *out)
+			return err;
+		if (t->kcore)
+			return idd_error(INODEDUMP_ERR_DUMP,
+					 "%s: not a kcore our reader takes: %s",
+					 t->path, t->declined ? t->declined
+							      : "unknown");
+	} else {
+		err = idd_diskdump_probe(t, t->path, t->fd, size, size > 0,
+					 &t->dump_level, out);
+		if (!err && !*out)
+			err = idd_elf_probe(t, t->path, t->fd, size, size > 0,
+					    out);
+		if (err || *out)
+			return err;
+	}
 	if (ours_only)
 		return idd_error(INODEDUMP_ERR_DUMP,
 				 "%s: not a dump our readers take", t->path);
@@ -109,7 +118,7 @@ static struct inodedump_error *choose_backend(struct idd_target *t,
 }
 
 static struct inodedump_error *open_file(const char *path, bool ours_only,
-					 struct idd_target **out)
+					 bool kcore, struct idd_target **out)
 {
 	struct idd_target *t = idd_target_new();
 	struct idd_backend *b;
@@ -117,6 +126,7 @@ static struct inodedump_error *open_file(const char *path, bool ours_only,
 
 	if (!t)
 		return idd_nomem();
+	t->kcore = kcore;
 	t->path = strdup(path);
 	err = t->path ? open_fd(path, &t->fd) : idd_nomem();
 	if (!err && !ours_only && idd_flattened_is(t->fd)) {
@@ -145,11 +155,17 @@ static struct inodedump_error *open_file(const char *path, bool ours_only,
 struct inodedump_error *idd_target_open(const char *path,
 					struct idd_target **out)
 {
-	return open_file(path, false, out);
+	return open_file(path, false, false, out);
 }
 
 struct inodedump_error *idd_target_open_ours(const char *path,
 					     struct idd_target **out)
 {
-	return open_file(path, true, out);
+	return open_file(path, true, false, out);
+}
+
+struct inodedump_error *idd_target_open_kcore(const char *path,
+					      struct idd_target **out)
+{
+	return open_file(path, true, true, out);
 }

@@ -26,6 +26,12 @@ struct inodedump_error *idd_target_open(const char *path,
 struct inodedump_error *idd_target_open_ours(const char *path,
 					     struct idd_target **out);
 /*
+ * A file as our /proc/kcore reader reads /proc/kcore (kcore.c), whatever
+ * its filesystem: tests of that reader on ELF cores written by them.
+ */
+struct inodedump_error *idd_target_open_kcore(const char *path,
+					      struct idd_target **out);
+/*
  * Open path read-only without blocking on a FIFO: a regular file (or a
  * block device when devices), else -1 and *why says what it is.
  */

@@ -34,6 +34,7 @@ struct idd_target {
 	char *path;
 	const char *format; /* the backend's, at open */
 	bool flattened;	    /* rearranged from makedumpfile's flattened format */
+	bool kcore;	    /* read as /proc/kcore, on any filesystem (tests) */
 	bool little_endian;
 	int dump_level; /* what the diskdump header says, for libkdumpfile */
 	struct idd_vmcoreinfo vmcoreinfo;

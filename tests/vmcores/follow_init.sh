@@ -12,7 +12,8 @@
 # latency) to ttyS2 (follow.jsonl on the host); its stderr, exit status
 # and the kernel's own numbers to the console. Then the timings of the
 # one-shot ways to decode one reported inode (vmcore-inode --live ADDR,
-# and drgn on /proc/kcore when the initramfs has it).
+# and drgn on /proc/kcore when the initramfs has it); then every inode
+# swept live, from a dump of this moment, and by drgn (bench/).
 #
 # Console lines the host parses (all start with "inodedump-"):
 #   inodedump-truth: / inodedump-trigger: done reports=N  (the module)
@@ -22,6 +23,11 @@
 #   inodedump-follow-nokcore: rc=R / inodedump-follow-nokcore-err: LINE
 #   inodedump-time: name=... ms=... rc=...
 #   inodedump-drgn: LINE               (drgn's view of the same inode)
+#   inodedump-bench: dump now          (the host dumps the guest, then
+#                                       writes "dumped SIZE" on ttyS1)
+#   inodedump-bench: NAME inodes=N / drgn-sweep LINE / -err: NAME: LINE
+#                                      (the sweeps' counts and stderr)
+#   inodedump-bench: info LINE         (--live --info: who reads kcore)
 #   inodedump-init: ready              (all done; the host quits)
 /bin/busybox mkdir -p /bin /sbin /proc /sys /dev /tmp /mnt
 /bin/busybox --install -s /bin
@@ -161,6 +167,40 @@ if [ -x /drgn/run ]; then
 	for i in 1 2 3; do
 		followstamp time "drgn-kcore-$i" /drgn/run "$ADDR"
 	done
+fi
+
+# ---- every inode three ways, for the benchmark (bench/kcore_bench.py):
+# `--live --sweep` (our /proc/kcore reader); the sweep of a dump of this
+# guest taken now (QEMU's kdump-zlib: the host dumps on our word, the VM
+# stopped, and hands it in on /dev/vda with its size on ttyS1); drgn's
+# s_inodes walk on /proc/kcore. Each one's inode count to the console.
+sweep_inodes() { sed -n 's/^{"summary": *{"inodes": *\([0-9]*\),.*/\1/p' "$1"; }
+sync
+wait_quiet
+stty -F /dev/ttyS1 raw -echo 2>/dev/null || fail "stty ttyS1"
+echo "inodedump-bench: dump now"
+read -r cmd size < /dev/ttyS1
+if [ "$cmd" = dumped ] && [ -b /dev/vda ]; then
+	head -c "$size" /dev/vda > /tmp/bench.vmcore
+	echo "inodedump-bench: dump bytes=$(wc -c < /tmp/bench.vmcore)"
+	followstamp time "live-sweep" /bin/sh -c \
+		"$VI -k /live/vmlinux --live --sweep --jsonl > /tmp/live-sweep.jsonl 2> /tmp/live-sweep.err"
+	echo "inodedump-bench: live-sweep inodes=$(sweep_inodes /tmp/live-sweep.jsonl)"
+	sed 's/^/inodedump-bench-err: live-sweep: /' /tmp/live-sweep.err
+	followstamp time "dump-sweep" /bin/sh -c \
+		"$VI -k /live/vmlinux --sweep --jsonl /tmp/bench.vmcore > /tmp/dump-sweep.jsonl 2> /tmp/dump-sweep.err"
+	echo "inodedump-bench: dump-sweep inodes=$(sweep_inodes /tmp/dump-sweep.jsonl)"
+	sed 's/^/inodedump-bench-err: dump-sweep: /' /tmp/dump-sweep.err
+	rm -f /tmp/bench.vmcore /tmp/dump-sweep.jsonl
+	# who read /proc/kcore and translated its addresses
+	$VI -k /live/vmlinux --live --info 2>&1 | grep -E '^(format|read by|translated by|problem)' |
+		sed 's/^/inodedump-bench: info /'
+	if [ -x /drgn/run-sweep ]; then
+		followstamp time "drgn-sweep" /bin/sh -c "/drgn/run-sweep > /tmp/drgn-sweep.txt 2>&1"
+		sed 's/^/inodedump-bench: drgn-sweep /' /tmp/drgn-sweep.txt
+	fi
+else
+	fail "no dump from the host for the sweep benchmark ($cmd)"
 fi
 
 echo "inodedump-init: ready"

@@ -7,10 +7,13 @@
 # overruns the log under it, loads the trigger (warnings only: nothing
 # opens bug_badmode, so nothing panics), stops it with SIGTERM; then times
 # one-shot decodes of a reported inode (vmcore-inode --live, and drgn
-# 0.3.0 from the sid chroot on /proc/kcore) for bench/. No dumps. The key
+# 0.3.0 from the sid chroot on /proc/kcore) for bench/; then every inode
+# three ways (--live --sweep, the sweep of a QEMU dump of the guest taken
+# then and handed in on a virtio disk, drgn's s_inodes walk) for
+# bench/kcore_bench.py. The dump is not kept. The key
 # holds the binary's and every library's contents, as the live set's.
 # README.md, "The follow73 set"; tests/test_follow.py.
-FX_KEY="set kernel host-tools sid sums:follow_init.sh,drgn_one_inode.py,guest/followstamp.c,guest/nofutex.c,guest/fxtool.c,elf_pack_debug.py,recipes/follow73.sh,../lsan.supp call:follow_key"
+FX_KEY="set kernel host-tools sid sums:follow_init.sh,drgn_one_inode.py,drgn_sweep_inodes.py,guest/followstamp.c,guest/nofutex.c,guest/fxtool.c,elf_pack_debug.py,recipes/follow73.sh,qmp.py,../lsan.supp call:follow_key"
 BOOT_APPEND="$STD_APPEND printk.devkmsg=on"
 MAKEDUMPFILE=""
 FX_INFO_SIZES="vmlinux.guest"
@@ -100,6 +103,7 @@ drgn_content() {
 	gcc -shared -fPIC -O2 -Wall -Werror -o "$ROOT/drgn/so/nofutex.so" "$HERE/guest/nofutex.c" >&2 ||
 		die "gcc guest/nofutex.c"
 	cp "$HERE/drgn_one_inode.py" "$ROOT/drgn/one_inode.py"
+	cp "$HERE/drgn_sweep_inodes.py" "$ROOT/drgn/sweep_inodes.py"
 	cat > "$ROOT/drgn/run" <<-'EOF'
 		#!/bin/sh
 		# drgn on /proc/kcore with /live/vmlinux: one inode (follow73)
@@ -109,7 +113,8 @@ drgn_content() {
 		export OMP_NUM_THREADS=1 LD_PRELOAD=/drgn/so/nofutex.so
 		exec /drgn/so/ld.so --library-path /drgn/so /drgn/bin/python3 /drgn/one_inode.py "$@"
 	EOF
-	chmod 0755 "$ROOT/drgn/run"
+	sed 's#/drgn/one_inode.py "$@"#/drgn/sweep_inodes.py "$@"#' "$ROOT/drgn/run" > "$ROOT/drgn/run-sweep"
+	chmod 0755 "$ROOT/drgn/run" "$ROOT/drgn/run-sweep"
 }
 
 recipe_content() {
@@ -151,11 +156,38 @@ recipe_content() {
 	drgn_content
 }
 
+# bench_dump: the guest dumped as it is now (QMP kdump-zlib, the VM
+# stopped while it runs; unflattened by the host's makedumpfile -R),
+# written on its /dev/vda, and "dumped SIZE" on its ttyS1.
+BENCH_DISK=256M
+bench_dump() {
+	local t size
+	grep -q 'inodedump-bench: dump now' "$OUT/serial.log" || return 0
+	step "QMP dump of the guest for the sweep benchmark"
+	t=$(qmp dump "$W/bench.flat" --format kdump-zlib) || die "qmp dump bench.flat"
+	# QEMU writes makedumpfile's flattened format: put in place here, so
+	# that the guest's dump sweep times the sweep, not the rearranging
+	makedumpfile -R "$W/bench.vmcore" < "$W/bench.flat" > /dev/null || die "makedumpfile -R bench.flat"
+	rm -f "$W/bench.flat"
+	size=$(stat -c %s "$W/bench.vmcore")
+	[ "$size" -le "$(numfmt --from=iec "$BENCH_DISK")" ] || die "the dump ($size bytes) does not fit $BENCH_DISK"
+	dd if="$W/bench.vmcore" of="$W/bench.img" conv=notrunc status=none || die "dd bench.vmcore"
+	rm -f "$W/bench.vmcore"
+	echo "bench_dump_s=$t bench_dump_bytes=$size" > "$OUT/bench-dump.txt"
+	fx_ctl "dumped $size"
+}
+
 recipe_run() {
 	step "boot QEMU (TCG, 1024 MiB)"
 	echo "initramfs_bytes=$(stat -c %s "$W/initramfs.cpio.gz")" > "$OUT/initramfs.txt"
+	# /dev/vda: where the dump of the sweep benchmark goes in (empty now)
+	truncate -s "$BENCH_DISK" "$W/bench.img" || die "truncate bench.img"
+	BOOT_EXTRA=(-drive "file=$W/bench.img,format=raw,if=virtio")
 	fx_boot "$KDIR/bzImage" 1024 "$BOOT_APPEND" "$OUT/serial.log" max "$OUT/follow.jsonl"
-	wait_serial "$OUT/serial.log" 'inodedump-init: (ready|FAILED)' $((BOOT_TIMEOUT * 4)) "the end of the follow runs"
+	BOOT_EXTRA=()
+	wait_serial "$OUT/serial.log" 'inodedump-bench: dump now|inodedump-init: FAILED' $((BOOT_TIMEOUT * 4)) "the end of the follow runs"
+	bench_dump
+	wait_serial "$OUT/serial.log" 'inodedump-init: (ready|FAILED)' $((BOOT_TIMEOUT * 4)) "the end of the sweeps"
 	quit_guest "$T_BOOT"
 	tr -d '\r' < "$OUT/serial.log" > "$OUT/console.txt"
 	if grep -q 'inodedump-init: FAILED' "$OUT/console.txt"; then
@@ -179,4 +211,5 @@ recipe_truth() {
 recipe_info() {
 	echo "drgn=$(cat "$SID_CHROOT/drgn-version") sid_chroot=$SID_CHROOT"
 	cat "$OUT/initramfs.txt"
+	[ ! -f "$OUT/bench-dump.txt" ] || cat "$OUT/bench-dump.txt"
 }
