@@ -42,6 +42,8 @@ struct idd_arch_ops {
 	/* Other names a dump header gives the machine, NULL-ended. */
 	const char *const *aliases;
 	uint16_t elf_machine; /* EM_* of its ELF cores and its vmlinux */
+	/* Its kernels' byte order (s390x) and so its page tables'. */
+	bool big_endian;
 	/* The page sizes it walks, ORed (powers of two; little-endian). */
 	uint64_t page_sizes;
 	/*

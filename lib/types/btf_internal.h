@@ -72,6 +72,7 @@ struct idd_btf {
 	struct idd_symbols *syms;
 	struct idd_target *target;
 	struct btf_lazy *lz; /* read on demand (sorted BTF), NULL: whole */
+	bool big_endian; /* the kernel's byte order (its members' values) */
 	struct inodedump_error *broken; /* why it could not be read whole */
 };
 

@@ -364,7 +364,7 @@ static struct inodedump_error *find(struct idd_ksym_anchor *a, size_t n,
 				    struct idd_ksym_found *f)
 {
 	return idd_ksym_find(BASE, BASE + mem.len, BASE + mem.len, mem_read,
-			     &mem, a, n, f);
+			     &mem, false, a, n, f);
 }
 
 static void test_find_era(const char *what, enum era era, unsigned width)
