@@ -631,7 +631,8 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 			 * it (libkdumpfile takes an ELF dump's p_vaddr 0
 			 * segments for a map of it and reads physical memory).
 			 */
-			else if (!translated && !(addr >> 63))
+			else if (!translated && !(addr >> 63) &&
+				 !t->arch->own_user_space)
 				*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
 					"address 0x%llx is not mapped by the "
 					"kernel's page tables in this dump "
