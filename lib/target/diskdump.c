@@ -276,6 +276,7 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 		*truncated = true;
 		return NULL;
 	}
+	idd_diskdump_descs_to_le(desc, 1, d->big);
 	/*
 	 * The last page's descriptor: one of a page (size 1..page_size,
 	 * its data after the table), else the bitmap counts more pages than

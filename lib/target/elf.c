@@ -783,13 +783,10 @@ static void elf_close(struct idd_backend *b)
 	free(e);
 }
 
-/*
- * The kernel's byte order, its architecture's: the headers' (EI_DATA) is
- * not it in QEMU's pseries ELF (big-endian headers, little-endian kernel).
- */
+/* The headers' order (EI_DATA); the architecture's says the kernel's. */
 static bool elf_little_endian(struct idd_backend *b)
 {
-	return !to_elf(b)->arch->big_endian;
+	return to_elf(b)->le;
 }
 
 static const struct idd_backend_ops elf_ops = {

@@ -128,24 +128,29 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 }
 
 /*
- * The dump's byte order: what its header says (ELF's EI_DATA, the
- * diskdump header, libkdumpfile's), else the architecture's, chosen as
- * the page walk is (the machine named, else VMCOREINFO's keys), else
- * little-endian.
+ * The dump's byte order: the architecture's, chosen as the page walk is
+ * (the machine named, else VMCOREINFO's keys, else vmlinux's), where its
+ * walk is ours (each reads its kernels of one order); else what the
+ * backend says (libkdumpfile's, or our reader's headers: the diskdump
+ * header's order, ELF's EI_DATA); else little-endian. Headers may be of
+ * another order than their kernel: QEMU's pseries ELF and kdump are
+ * big-endian for a little-endian kernel.
  */
 void idd_target_settle_order(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
 	const struct idd_arch_ops *arch;
 
-	if (ops->little_endian) {
-		t->little_endian = ops->little_endian(t->backend);
-		return;
-	}
 	arch = idd_arch_find(idd_target_arch(t));
 	if (!arch)
 		arch = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
-	t->little_endian = !arch || !arch->big_endian;
+	if (!arch) /* vmlinux's, kept by a backend that completes its header */
+		arch = idd_arch_find(t->default_arch);
+	if (arch)
+		t->little_endian = !arch->big_endian;
+	else
+		t->little_endian = !ops->little_endian ||
+				   ops->little_endian(t->backend);
 }
 
 void idd_target_close(struct idd_target *t)
