@@ -214,6 +214,7 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 
 	idd_vmcoreinfo_number(info, "IDENTITYBASE", 16, &base);
 	out->direct_pa0 = base;
+	out->direct_at_zero = !base;
 	out->vmemmap_var = "vmemmap";
 }
 

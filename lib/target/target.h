@@ -85,6 +85,7 @@ bool idd_target_same_arch(const char *a, const char *b);
  */
 struct idd_target_kernel_map {
 	uint64_t direct_pa0;	/* the direct map's address of physical 0 */
+	bool direct_at_zero;	/* it is 0 (s390x's identity map before 6.10) */
 	const char *direct_var; /* else: holds the direct map's start */
 	uint64_t vmemmap_start; /* the struct page of frame first_pfn */
 	uint64_t first_pfn;
