@@ -314,6 +314,7 @@ idd_ksym_lazy_open(const struct idd_kallsyms_tables *tab,
 		if (!read(arg, tab->offsets_addr + 4 * (uint64_t)(tab->num_syms - 1),
 			  &off, 4))
 			goto bad;
+		idd_words32_to_host(&off, 1, tab->big_endian);
 		z->absolute_percpu = off < 0;
 	}
 	if (!lz_addr(z, 0, &first) ||
