@@ -24,7 +24,8 @@ no VMCOREINFO either (no fw_cfg), in the kernel's own order, big-endian:
 OUT stays big-endian and keeps QEMU's CPU notes (a kdump kernel's
 /proc/vmcore has them too) before the VMCOREINFO note, each PT_LOAD at
 p_vaddr = its physical address (the 6.1 kernel's elfcorehdr does that:
-its identity map starts at 0), or at BASE + physical with --vaddr-base.
+its identity map starts at 0) or, where the note says IDENTITYBASE=hex
+(7.x), at that base + physical (its __va()); --vaddr-base BASE overrides.
 
     elf_addnote.py IN OUT PHYS SIZE [--vaddr-base HEX]
 """
@@ -83,6 +84,11 @@ def main(src, dst, phys, size, vaddr_base=None):
         eh[0] = raw[:5] + (b"\x02" if kbe else b"\x01") + raw[6:16]
         if vaddr_base is None:
             vaddr_base = VADDR_BASE.get(eh[2], PPC64_PAGE_OFFSET)
+            # s390x 6.10+: the identity map starts at __identity_base,
+            # which the kernel's VMCOREINFO names (IDENTITYBASE=hex)
+            for line in note[24:].split(b"\n"):
+                if eh[2] == EM_S390 and line.startswith(b"IDENTITYBASE="):
+                    vaddr_base = int(line[13:], 16)
         off = EHDR.size + len(out_ph) * PHDR.size
         chunks = []
         for p, data in zip(out_ph, notes):

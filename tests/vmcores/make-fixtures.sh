@@ -65,6 +65,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/dumps.sh"
 # shellcheck source=fx/truth.sh
 . "$FX/truth.sh"
+# shellcheck source=fx/foreign.sh
+. "$FX/foreign.sh"
 # shellcheck source=fx/arm64.sh
 . "$FX/arm64.sh"
 # shellcheck source=fx/arm64deb.sh

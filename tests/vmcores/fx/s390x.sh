@@ -1,10 +1,12 @@
 # shellcheck shell=bash disable=SC2034  # the recipes and the library share these
-# Fixture library, s390x: Debian's s390x kernels (linux-image-R-s390x and
-# its -dbg), busybox and makedumpfile through private apt states with
-# APT::Architectures=s390x (the host stays amd64: nothing is installed, no
-# `dpkg --add-architecture`), the guest under qemu-system-s390x -M
-# s390-ccw-virtio (Debian 12's qemu-system-misc on the host, TCG): a
-# big-endian kernel, 4 KiB pages, DAT tables. README.md, "The s390x sets".
+# Fixture library, s390x: Debian's s390x kernels (bookworm's
+# linux-image-6.1.0-N-s390x, trixie-backports' split 7.x packages, each
+# with its -dbg), busybox and makedumpfile through private apt states with
+# APT::Architectures=s390x (fx/foreign.sh: the host stays amd64, nothing is
+# installed, no `dpkg --add-architecture`), the guest under
+# qemu-system-s390x -M s390-ccw-virtio (Debian 12's qemu-system-misc on
+# the host, TCG): a big-endian kernel, 4 KiB pages, DAT tables. README.md,
+# "The s390x sets".
 #
 # Measured (FIXTURES.md, "s390x"): s390-ccw-virtio has no fw_cfg, so no
 # `-device vmcoreinfo`, and QEMU's ELF has no VMCOREINFO (its s390 CPU
@@ -37,119 +39,81 @@ prepare_apt_s390x() {
 	APT_ARCH=s390x fx_apt_state "$APTS390X" "$* s390x" "${lines%$'\n'}"
 }
 
-# find_s390x_kernel PATTERN: the newest linux-image-* matching PATTERN (an
-# ERE over the package name, ending in -s390x) whose -dbg has the same
-# candidate. Prints "release version".
-find_s390x_kernel() {
-	local pat=$1 names n rel vers ver
-	names=$(apt_s390x apt-cache pkgnames linux-image- | grep -E "$pat" | sort -rV)
-	[ -n "$names" ] || return 1
-	# shellcheck disable=SC2046
-	vers=$(arm64_candidates apt_s390x $(for n in $names; do echo "$n $n-dbg"; done))
-	for n in $names; do
-		rel=${n#linux-image-}
-		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
-		if [ -n "$ver" ] && printf '%s\n' "$vers" | grep -qxF "$n-dbg $ver"; then
-			echo "$rel $ver"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# prepare_s390x_kernel PATTERN (after prepare_apt_s390x) -> KDIR (vmlinuz:
+# prepare_s390x_kernel SERIES (after prepare_apt_s390x) -> KDIR (vmlinuz:
 # the image QEMU boots, vmlinux: the -dbg one, modules/*.ko, modules.list,
 # config, release, packages, debug/ with the S390X_DEBUG_MODULES debug
-# files), KERNEL_ID
+# files), KERNEL_ID: the newest linux-image-SERIES.0-N-s390x with a -dbg
+# of its version
 prepare_s390x_kernel() {
-	local pat=$1 rv rel ver h tmp img dbg m f members=()
-	step "find the newest Debian s390x kernel ($pat)"
-	rv=$(find_s390x_kernel "$pat") ||
-		die "no package matching $pat with a matching -dbg (private s390x lists)"
+	local rv rel ver
+	step "find the newest Debian $1 s390x kernel"
+	rv=$(fx_find_image_dbg apt_s390x "$1" s390x "") ||
+		die "no linux-image-$1.0-N-s390x with a matching -dbg (private s390x lists)"
 	rel=${rv% *}; ver=${rv#* }
 	log "kernel $rel version $ver"
-	KERNEL_ID="linux-image-$rel:s390x=$ver linux-image-$rel-dbg:s390x=$ver"
-	# v1: the extraction below; bump it when that changes what is extracted
-	h=$(printf '%s\n' "$KERNEL_ID modules=$S390X_MODULES debug=$S390X_DEBUG_MODULES s390x-kernel-v1" | hash16)
-	KDIR=$CACHE/s390x-kernel-$h
-	! fx_cached "$KDIR" || return 0
-	mkdir -p "$CACHE/debs"
-	img=$(fx_deb_s390x "linux-image-$rel" "$ver" apt_s390x)
-	dbg=$(fx_deb_s390x "linux-image-$rel-dbg" "$ver" apt_s390x)
-	tmp=$KDIR.tmp.$$
-	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules" "$tmp/debug"
-	step "extract the kernel, config and modules from the s390x image package"
-	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
-	cp "$tmp/x/boot/vmlinuz-$rel" "$tmp/vmlinuz"
-	cp "$tmp/x/boot/config-$rel" "$tmp/config"
-	for m in $S390X_DEBUG_MODULES; do
-		f=$(cd "$tmp/x" && find "lib/modules/$rel/kernel" -name "$m.ko" | head -1)
-		[ -n "$f" ] || die "no $m.ko in $img"
-		members+=("./usr/lib/debug/$f")
-	done
-	# shellcheck disable=SC2086
-	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $S390X_MODULES
-	rm -rf "$tmp/x"; mkdir -p "$tmp/x"
-	step "extract vmlinux-$rel and ${S390X_DEBUG_MODULES// /, } debug files from the -dbg package (one pass)"
-	dpkg-deb --fsys-tarfile "$dbg" | tar -x -C "$tmp/x" "./usr/lib/debug/boot/vmlinux-$rel" "${members[@]}" ||
-		die "extract vmlinux and module debug files from $dbg"
-	mv "$tmp/x/usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
-	mv "$tmp/x/usr/lib/debug/lib" "$tmp/debug/lib"
-	fx_kernel_done "$tmp" "$rel"
+	fx_deb_image_kernel s390x apt_s390x "$rel" "$ver" "linux-image-$rel" s390x-kernel \
+		"$S390X_MODULES" "$S390X_DEBUG_MODULES"
 }
 
-# find_s390x_73_kernel SERIES-ERE: the newest linux-binary-R (R matching
+# find_s390x_73_kernel SERIES-ERE: each linux-binary-R (R matching
 # ^SERIES-ERE+deb13-s390x$) whose linux-modules-R and linux-image-R-dbg have
-# its candidate version (7.x's package split). Prints "release version".
+# its candidate version (7.x's package split), newest first: "release
+# version" lines.
 find_s390x_73_kernel() {
-	local pat="^linux-binary-$1\+deb13-s390x\$" names n rel vers ver
-	names=$(apt_s390x apt-cache pkgnames linux-binary- | grep -E "$pat" | sort -rV)
+	local names
+	names=$(apt_s390x apt-cache pkgnames linux-binary- | grep -E "^linux-binary-$1\+deb13-s390x\$" | sort -rV)
 	[ -n "$names" ] || return 1
 	# shellcheck disable=SC2046
-	vers=$(arm64_candidates apt_s390x $(for n in $names; do
-		rel=${n#linux-binary-}; echo "$n linux-modules-$rel linux-image-$rel-dbg"; done))
-	for n in $names; do
-		rel=${n#linux-binary-}
-		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
-		if [ -n "$ver" ] &&
-			printf '%s\n' "$vers" | grep -qxF "linux-modules-$rel $ver" &&
-			printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
-			echo "$rel $ver"
-			return 0
-		fi
-	done
-	return 1
+	fx_split_matches "$names" "$(arm64_candidates apt_s390x $(fx_split_pkgs $names))"
+}
+
+s390x_73_kdir() {   # RELEASE VERSION -> KERNEL_ID, KDIR
+	KERNEL_ID="linux-binary-$1:s390x=$2 linux-base-$1:s390x=$2 linux-modules-$1:s390x=$2 linux-image-$1-dbg:s390x=$2"
+	# v1: the extraction below; bump it when that changes what is extracted
+	KDIR=$CACHE/s390x-73-kernel-$(printf '%s\n' "$KERNEL_ID modules=$S390X_MODULES debug=$S390X_DEBUG_MODULES s390x-73-kernel-v1" | hash16)
 }
 
 # prepare_s390x_73_kernel SERIES-ERE (after prepare_apt_s390x) -> KDIR,
 # KERNEL_ID: prepare_s390x_kernel's files from 7.x's split packages
-# (linux-binary: vmlinuz and config under usr/lib/modules/R; linux-modules:
-# the .ko.xz modules; the -dbg: vmlinux and the modules' debug files under
-# usr/lib/debug/lib/modules/R)
+# (linux-binary: vmlinuz under usr/lib/modules/R; linux-base of the same
+# version: its config there; linux-modules: the .ko.xz modules; the -dbg:
+# vmlinux and the modules' debug files under usr/lib/debug/lib/modules/R). The newest kernel already extracted, else
+# the newest whose three packages download: measured, the lists named
+# 7.3.4 while the mirror's pool answered 404 for its linux-binary.
 prepare_s390x_73_kernel() {
-	local rv rel ver h tmp bin mods dbg m f out
+	local list rel ver tmp bin base mods dbg m f out
 	step "find the newest Debian 7.x s390x kernel ($1)"
-	rv=$(find_s390x_73_kernel "$1") ||
+	list=$(find_s390x_73_kernel "$1")
+	[ -n "$list" ] ||
 		die "no linux-binary-$1+deb13-s390x with matching linux-modules and -dbg (private s390x lists)"
-	rel=${rv% *}; ver=${rv#* }
-	log "kernel $rel version $ver"
-	KERNEL_ID="linux-binary-$rel:s390x=$ver linux-modules-$rel:s390x=$ver linux-image-$rel-dbg:s390x=$ver"
-	# v1: the extraction below; bump it when that changes what is extracted
-	h=$(printf '%s\n' "$KERNEL_ID modules=$S390X_MODULES debug=$S390X_DEBUG_MODULES s390x-73-kernel-v1" | hash16)
-	KDIR=$CACHE/s390x-73-kernel-$h
+	while read -r rel ver; do
+		s390x_73_kdir "$rel" "$ver"
+		if [ -f "$KDIR/.complete" ]; then
+			log "kernel $rel version $ver"
+			fx_cached "$KDIR"
+			return 0
+		fi
+	done <<< "$list"
+	read -r rel ver <<< "$list"
+	s390x_73_kdir "$rel" "$ver"
 	! fx_cached "$KDIR" || return 0
 	mkdir -p "$CACHE/debs"
-	bin=$(fx_deb_s390x "linux-binary-$rel" "$ver" apt_s390x)
-	mods=$(fx_deb_s390x "linux-modules-$rel" "$ver" apt_s390x)
-	dbg=$(fx_deb_s390x "linux-image-$rel-dbg" "$ver" apt_s390x)
+	while read -r rel ver; do
+		s390x_73_kdir "$rel" "$ver"
+		bin=$(fx_deb_s390x "linux-binary-$rel" "$ver" apt_s390x) &&
+			base=$(fx_deb_s390x "linux-base-$rel" "$ver" apt_s390x) &&
+			mods=$(fx_deb_s390x "linux-modules-$rel" "$ver" apt_s390x) &&
+			dbg=$(fx_deb_s390x "linux-image-$rel-dbg" "$ver" apt_s390x) && break
+		log "kernel $rel: a package did not download; the next older one"
+		bin=
+	done <<< "$list"
+	[ -n "$bin" ] || die "no 7.x s390x kernel downloads"
+	log "kernel $rel version $ver"
 	tmp=$KDIR.tmp.$$
 	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules" "$tmp/debug/lib/modules/$rel"
-	step "extract vmlinuz and config from linux-binary"
-	dpkg-deb -x "$bin" "$tmp/x" || die "dpkg-deb -x $bin"
-	cp "$tmp/x/usr/lib/modules/$rel/vmlinuz" "$tmp/vmlinuz"
-	f=$(find "$tmp/x" -name "config-$rel" -o -name config -path "*/$rel/*" | head -1)
-	[ -n "$f" ] || die "no config in $bin"
-	cp "$f" "$tmp/config"
+	step "extract vmlinuz from linux-binary, config from linux-base"
+	fx_deb_member "$bin" "usr/lib/modules/$rel/vmlinuz" "$tmp/vmlinuz"
+	fx_deb_member "$base" "usr/lib/modules/$rel/config" "$tmp/config"
 	rm -rf "$tmp/x"; mkdir -p "$tmp/x"
 	step "extract the modules the guest needs from linux-modules"
 	dpkg-deb --fsys-tarfile "$mods" | tar -x -C "$tmp/x" --wildcards "./usr/lib/modules/$rel/kernel/*" ||
@@ -180,64 +144,19 @@ prepare_s390x_73_kernel() {
 
 # prepare_s390x_busybox -> FX_BUSYBOX (busybox-static:s390x), S390X_BUSYBOX_ID
 prepare_s390x_busybox() {
-	step "busybox-static:s390x"
-	local ver deb dir
-	ver=$(arm64_candidates apt_s390x busybox-static | awk '{ print $2 }')
-	[ -n "$ver" ] || die "no busybox-static candidate in the s390x lists"
-	S390X_BUSYBOX_ID="busybox-static:s390x=$ver"
-	dir=$CACHE/s390x-busybox-$(printf '%s\n' "$S390X_BUSYBOX_ID" | hash16)
-	FX_BUSYBOX=$dir/busybox
-	! fx_cached "$dir" || return 0
-	mkdir -p "$CACHE/debs"
-	deb=$(fx_deb_s390x busybox-static "$ver" apt_s390x)
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/x"
-	fx_deb_member "$deb" bin/busybox "$dir.tmp/busybox"
-	rm -rf "$dir.tmp/x"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
+	fx_foreign_busybox s390x apt_s390x s390x
+	S390X_BUSYBOX_ID=$FOREIGN_BUSYBOX_ID FX_BUSYBOX=$FOREIGN_BUSYBOX
 }
 
 # prepare_s390x_makedumpfile -> S390X_MDF (a sysroot of the lists'
 # makedumpfile:s390x, run under qemu-s390x-static -L), S390X_MDF_ID,
 # S390X_MDF_VERSION
 prepare_s390x_makedumpfile() {
-	step "makedumpfile:s390x in a sysroot (qemu-s390x-static)"
-	local vers n dir deb pv t
 	# shellcheck disable=SC2086
-	vers=$(arm64_candidates apt_s390x $S390X_MDF_DEBS)
-	# shellcheck disable=SC2086
-	[ "$(printf '%s\n' "$vers" | grep -c .)" -eq "$(echo $S390X_MDF_DEBS | wc -w)" ] ||
-		die "the s390x lists lack some of: $S390X_MDF_DEBS (have: $vers)"
-	S390X_MDF_ID=$(printf '%s\n' "$vers" | awk '{ printf "%s%s:s390x=%s", (NR > 1 ? " " : ""), $1, $2 }')
-	S390X_MDF_VERSION=$(printf '%s\n' "$vers" | awk '$1 == "makedumpfile" { print $2 }')
-	dir=$CACHE/s390x-makedumpfile-$(printf '%s\n' "$S390X_MDF_ID" | hash16)
-	S390X_MDF=$dir
-	! fx_cached "$dir" || return 0
-	mkdir -p "$CACHE/debs"
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-	while read -r n pv; do
-		deb=$(fx_deb_s390x "$n" "$pv" apt_s390x)
-		dpkg-deb -x "$deb" "$dir.tmp" || die "dpkg-deb -x $deb"
-	done <<< "$vers"
-	# a merged-/usr suite (trixie): /lib is base-files' link, not in these
-	# .debs. -L resolves the loader's path in the sysroot, not an absolute
-	# link's target: libc6's /lib/ld64.so.1 is made relative.
-	[ -e "$dir.tmp/lib" ] || ln -s usr/lib "$dir.tmp/lib"
-	t=$(readlink "$dir.tmp/lib/ld64.so.1" || true)
-	case $t in
-	/*) ln -sf "$(realpath -m --relative-to="$(dirname "$(realpath -m "$dir.tmp/lib/ld64.so.1")")" "$dir.tmp$t")" \
-		"$dir.tmp/lib/ld64.so.1" ;;
-	esac
-	s390x_mdf_in "$dir.tmp" -v >&2 || die "makedumpfile:s390x does not run under qemu-s390x-static"
-	printf '%s\n' "$S390X_MDF_ID" > "$dir.tmp/packages"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
+	fx_foreign_mdf s390x apt_s390x s390x qemu-s390x-static $S390X_MDF_DEBS
+	S390X_MDF=$FOREIGN_MDF S390X_MDF_ID=$FOREIGN_MDF_ID S390X_MDF_VERSION=$FOREIGN_MDF_VERSION
 }
-s390x_mdf_in() {   # SYSROOT ARGS...: the sysroot's s390x makedumpfile
-	local sys=$1; shift
-	qemu-s390x-static -L "$sys" "$sys/usr/bin/makedumpfile" "$@"
-}
-s390x_mdf_runner() { shift; s390x_mdf_in "$S390X_MDF" "$@"; }
+s390x_mdf_runner() { shift; fx_foreign_mdf_in qemu-s390x-static "$S390X_MDF" "$@"; }
 
 # ---------------------------------------------------------------- the guest
 # fx_boot_s390x KERNEL MEM APPEND SERIAL [CPU]: fx_boot's guest on
@@ -269,28 +188,18 @@ fx_boot_s390x() {
 }
 
 # fx_s390x_content NAME: the stock sets' guest (fx_stock_content), started
-# by an /init that links /dev/ttyS1 to hvc0 (the control socket's virtio
-# console: fx_boot_s390x; init.sh loads virtio_console first) and prints
-# where the kernel's VMCOREINFO note is ("inodedump-vmcoreinfo: 0xPHYS
-# SIZE", hex, from /sys/kernel/vmcoreinfo), as fx_ppc64_content does.
+# by fx_vmcoreinfo_init's /init: /dev/ttyS1 is hvc0 (the control socket's
+# virtio console: fx_boot_s390x; init.sh loads virtio_console first)
 fx_s390x_content() {
 	fx_stock_content "$1"
-	mv "$ROOT/init" "$ROOT/init.sh"
-	cat > "$ROOT/init" <<-'INIT'
-		#!/bin/busybox sh
-		/bin/busybox mkdir -p /dev /sys && /bin/busybox mount -t devtmpfs devtmpfs /dev &&
-			/bin/busybox ln -sf hvc0 /dev/ttyS1 && /bin/busybox mount -t sysfs sysfs /sys &&
-			echo "inodedump-vmcoreinfo: $(/bin/busybox cat /sys/kernel/vmcoreinfo)" > /dev/console &&
-			/bin/busybox umount /sys && /bin/busybox umount /dev
-		exec /bin/busybox sh /init.sh
-	INIT
-	chmod 755 "$ROOT/init"
+	fx_vmcoreinfo_init hvc0
 }
 
-# fx_panic_s390x: the guest's init panics it. Measured: the console shows
-# the panic and its call trace but never the "end Kernel panic" line, and
-# QEMU's status stays "running" (no disabled wait reaches QEMU): the wait
-# is for the panic's first line, then for the console to be quiet 2 s.
+# fx_panic_s390x (fx_run's PANIC_FN): the guest's init panics it.
+# Measured: the console shows the panic and its call trace but never the
+# "end Kernel panic" line fx_panic waits for, and QEMU's status stays
+# "running" (no disabled wait reaches QEMU): the wait is for the panic's
+# first line, then for the console to be quiet 2 s.
 fx_panic_s390x() {
 	local n=-1 i
 	fx_ctl panic
@@ -302,59 +211,26 @@ fx_panic_s390x() {
 	done
 }
 
-# s390x_run: fx_run's steps for this guest: boot, ready, the QMP dumps
-# (elf-nopaging, elf-paging, qemu-kdump-zlib), the panic and panic.vmcore
-s390x_run() {
-	local t
-	step "boot QEMU s390x (TCG, ${BOOT_MEM} MiB)"
-	fx_boot_s390x "$KDIR/$BOOT_KERNEL" "$BOOT_MEM" "$BOOT_APPEND" "$OUT/serial.log" "$BOOT_CPU"
-	fx_wait_ready "$OUT/serial.log" "${BOOT_WAIT:-$BOOT_TIMEOUT}"
-	fx_qmp_dumps "$OUT"
-	step "panic the guest (sysrq-c) and dump panic.vmcore"
-	fx_panic_s390x
-	sleep 1
-	t=$(qmp dump "$OUT/panic.vmcore") || die "qmp dump panic"
-	TIMINGS="${TIMINGS}dump_panic_s=$t\n"
-	quit_guest "$T_BOOT"
-	chmod 0644 "$OUT"/*.vmcore "$OUT"/*.flat
-}
-
-# s390x_dumps: the kdump kernel's ELF (elf-vmcoreinfo.vmcore) from
-# OUT/elf-nopaging.vmcore and the guest's inodedump-vmcoreinfo line, then
-# the recipe's S390X_MAKEDUMPFILE specs from it by the s390x makedumpfile
-s390x_dumps() {
-	local at
-	at=$(tr -d '\r' < "$OUT/serial.log" |
-		sed -n 's/.*inodedump-vmcoreinfo: \(0x[0-9a-f]* [0-9a-f]*\).*/\1/p' | head -1)
-	[ -n "$at" ] || die "the guest printed no inodedump-vmcoreinfo line"
-	step "elf-vmcoreinfo.vmcore: QEMU's ELF with the note at $at"
-	# shellcheck disable=SC2086
-	$PY "$HERE/elf_addnote.py" "$OUT/elf-nopaging.vmcore" "$OUT/elf-vmcoreinfo.vmcore" $at ||
-		die "elf_addnote.py"
-	MDF_RUNNER=(s390x_mdf_runner)
-	# shellcheck disable=SC2086
-	fx_makedumpfile "$OUT/elf-vmcoreinfo.vmcore" "$OUT/" "" $S390X_MAKEDUMPFILE
-	MDF_RUNNER=()
-	chmod 0644 "$OUT"/*.vmcore
-}
-
 # ---------------------------------------------------------------- truth
 # s390x_truth_more (after fx_truth_drgn and fx_truth_vs_stat):
 #   truth-modules.txt  drgn 0.3.0 with the ext4 module's debug file
 #                      (OUT/debug): ext4's operations by name (the kernel's
 #                      kallsyms has no module data symbols: KALLSYMS_ALL off)
 #   sweep-counts.txt   drgn 0.3.0's per-superblock inode counts
-# both reading elf-vmcoreinfo.vmcore, the truth's dump.
+# both reading elf-vmcoreinfo.vmcore, the truth's dump
+# (S390X_MODULE_TRUTH=0: no truth-modules.txt, the guest has no ext4 files)
 s390x_truth_more() {
 	local mods
-	step "truth-modules.txt: drgn $(cat "$SID_CHROOT/drgn-version") with the ext4 module's debug file"
-	mods=$(cd "$OUT" && find debug -name '*.ko' | sort | sed 's|^|/fx/|')
-	# shellcheck disable=SC2086
-	in_sid "$SID_CHROOT" "$OUT" "$HERE/.." /usr/bin/python3 /src/vmcores/drgn_truth_modules.py \
-		/fx/vmlinux /fx/elf-vmcoreinfo.vmcore $mods -- --stock > "$OUT/truth-modules.txt" ||
-		die "drgn_truth_modules.py in the sid chroot"
-	grep -q ' i_op=ext4_file_inode_operations ' "$OUT/truth-modules.txt" ||
-		die "drgn did not name ext4's operations from the module's debug file"
+	if [ "${S390X_MODULE_TRUTH:-1}" = 1 ]; then
+		step "truth-modules.txt: drgn $(cat "$SID_CHROOT/drgn-version") with the ext4 module's debug file"
+		mods=$(cd "$OUT" && find debug -name '*.ko' | sort | sed 's|^|/fx/|')
+		# shellcheck disable=SC2086
+		in_sid "$SID_CHROOT" "$OUT" "$HERE/.." /usr/bin/python3 /src/vmcores/drgn_truth_modules.py \
+			/fx/vmlinux /fx/elf-vmcoreinfo.vmcore $mods -- --stock > "$OUT/truth-modules.txt" ||
+			die "drgn_truth_modules.py in the sid chroot"
+		grep -q ' i_op=ext4_file_inode_operations ' "$OUT/truth-modules.txt" ||
+			die "drgn did not name ext4's operations from the module's debug file"
+	fi
 	step "sweep-counts.txt: drgn's inodes per superblock"
 	in_sid "$SID_CHROOT" "$OUT" "$HERE/.." /usr/bin/python3 /src/vmcores/drgn_sb_counts.py \
 		/fx/vmlinux /fx/elf-vmcoreinfo.vmcore > "$OUT/sweep-counts.txt" ||
@@ -366,8 +242,26 @@ s390x_truth_more() {
 # dumps' VMCOREINFO
 s390x_kernel_info() {
 	local c
-	for c in DEBUG_INFO_BTF KALLSYMS_ALL CRASH_DUMP CRASH_CORE RANDOMIZE_BASE PGTABLE_LEVELS; do
+	for c in DEBUG_INFO_BTF KALLSYMS_ALL CRASH_DUMP CRASH_CORE VMCORE_INFO RANDOMIZE_BASE; do
 		echo "config_$c=$(sed -n "s/^CONFIG_$c=//p" "$KDIR/config" | grep . || echo n)"
 	done
 	echo "vmcoreinfo=$(tr -d '\r' < "$OUT/serial.log" | sed -n 's/.*inodedump-vmcoreinfo: //p' | head -1)"
+}
+
+# s390x_mdf_refuse MESSAGE (after fx_addnote_dumps made elf-vmcoreinfo.vmcore):
+# the s390x makedumpfile must refuse this kernel's dump (-d 17 -c), saying
+# MESSAGE; the line goes to info.txt as makedumpfile_refused= (S390X_MDF_INFO).
+# Should a newer makedumpfile filter it, the build fails: make its dumps then.
+s390x_mdf_refuse() {
+	local msg
+	step "makedumpfile $S390X_MDF_VERSION (s390x) refuses this kernel"
+	if s390x_mdf_runner makedumpfile -d 17 -c "$OUT/elf-vmcoreinfo.vmcore" "$W/refused.vmcore" \
+		> "$W/mdf-refused.log" 2>&1; then
+		die "makedumpfile $S390X_MDF_VERSION filtered this kernel: make its dumps (S390X_MAKEDUMPFILE)"
+	fi
+	msg=$(tr '\r' '\n' < "$W/mdf-refused.log" | grep -m1 -F "$1") || {
+		cat "$W/mdf-refused.log" >&2; die "makedumpfile failed, but not with '$1'"; }
+	log "refused: $msg"
+	S390X_MDF_INFO="makedumpfile_refused=${msg// /_}"
+	rm -f "$W/refused.vmcore"
 }

@@ -14,12 +14,13 @@
 # (truth-modules.txt); the sweep's per-superblock counts
 # (sweep-counts.txt). README.md, "The s390x sets".
 FX_KEY="set kernel sid call:s390x_key host-tools debs:qemu-system-misc,qemu-user-static"
-FX_KEY="$FX_KEY sums:make-fixtures.sh,fx/s390x.sh,recipes/s390x.sh,qmp.py,elf_addnote.py"
+FX_KEY="$FX_KEY sums:make-fixtures.sh,fx/foreign.sh,fx/s390x.sh,recipes/s390x.sh,qmp.py,elf_addnote.py"
 FX_KEY="$FX_KEY sums:drgn_truth73.py,drgn_truth_modules.py,drgn_sb_counts.py,stat_vs_truth.py"
 FX_KEY="$FX_KEY call:s390x_text_key"
 S390X_SUITES="bookworm"
-S390X_KERNEL='^linux-image-6\.1\.0-[0-9]+-s390x$'
-BOOT_KERNEL=vmlinuz BOOT_MEM=512 BOOT_CPU=max BOOT_APPEND="console=ttysclp0"
+S390X_SERIES=6.1
+BOOT_FN=fx_boot_s390x BOOT_KERNEL=vmlinuz BOOT_MEM=512 BOOT_CPU=max BOOT_APPEND="console=ttysclp0"
+PANIC=last PANIC_FN=fx_panic_s390x
 S390X_MAKEDUMPFILE="d17-zlib:-d_17_-c d31-zlib:-d_31_-c"
 FX_INFO_SIZES="$FX_INFO_SIZES debug/lib/modules/*/kernel/fs/ext4/ext4.ko"
 
@@ -32,7 +33,7 @@ s390x_key() {
 }
 s390x_prepare() {
 	prepare_apt_s390x $S390X_SUITES; prepare_s390x_busybox
-	prepare_s390x_kernel "$S390X_KERNEL"
+	prepare_s390x_kernel "$S390X_SERIES"
 	prepare_s390x_makedumpfile
 	prepare_apt73; prepare_sid_chroot
 }
@@ -40,8 +41,9 @@ recipe_prepare() { fx_shared s390x_prepare; }
 recipe_content() { fx_s390x_content "$FX_SET"; }
 recipe_run() {
 	cp -al "$KDIR/debug" "$OUT/debug" 2>/dev/null || cp -a "$KDIR/debug" "$OUT/debug"
-	s390x_run
-	s390x_dumps
+	fx_run
+	# shellcheck disable=SC2086
+	fx_addnote_dumps s390x_mdf_runner $S390X_MAKEDUMPFILE
 }
 recipe_truth() {
 	fx_truth_drgn "$OUT" elf-vmcoreinfo.vmcore 18 "$SID_CHROOT"
@@ -51,6 +53,6 @@ recipe_truth() {
 recipe_info() {
 	echo "cpu=$BOOT_CPU mem=$BOOT_MEM qemu=$(dpkg-query -W -f='${Version}' qemu-system-misc)"
 	echo "drgn=$(cat "$SID_CHROOT/drgn-version") sid_chroot=$SID_CHROOT"
-	echo "makedumpfile_s390x=$S390X_MDF_VERSION"
+	echo "makedumpfile_s390x=$S390X_MDF_VERSION${S390X_MDF_INFO:+ $S390X_MDF_INFO}"
 	s390x_kernel_info
 }
