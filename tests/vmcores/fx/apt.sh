@@ -252,7 +252,7 @@ find_stock73_kernel() {
 	names=$(apt73 apt-cache pkgnames "linux-binary-$STOCK73_SERIES." |
 		grep -E "^linux-binary-${STOCK73_SERIES//./\\.}\.[0-9]+\+deb13-amd64$" | sort -rV)
 	[ -n "$names" ] || return 1
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	fx_split_matches "$names" "$(suite_versions trixie-backports $(fx_split_pkgs $names))" | fx_first
 }
 

@@ -113,7 +113,7 @@ find_arm64_73_kernel() {
 	names=$(apt_arm64_73 apt-cache pkgnames linux-binary-7. |
 		grep -E "^linux-binary-7\.[0-9]+\.[0-9]+\+deb13-$flavour\$" | sort -rV)
 	[ -n "$names" ] || return 1
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	fx_split_matches "$names" "$(APT73=$APTARM73 APT_ARCH=arm64 suite_versions trixie-backports \
 		$(fx_split_pkgs $names))" | fx_first
 }

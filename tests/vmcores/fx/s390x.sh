@@ -8,7 +8,7 @@
 # the host, TCG): a big-endian kernel, 4 KiB pages, DAT tables. README.md,
 # "The s390x sets".
 #
-# Measured (FIXTURES.md, "s390x"): s390-ccw-virtio has no fw_cfg, so no
+# Measured (README.md, "The s390x sets"): s390-ccw-virtio has no fw_cfg, so no
 # `-device vmcoreinfo`, and QEMU's ELF has no VMCOREINFO (its s390 CPU
 # notes only). The guest's init prints /sys/kernel/vmcoreinfo (where the
 # kernel's note is); elf_addnote.py makes the kdump kernel's ELF from that
@@ -63,7 +63,7 @@ find_s390x_73_kernel() {
 	local names
 	names=$(apt_s390x apt-cache pkgnames linux-binary- | grep -E "^linux-binary-$1\+deb13-s390x\$" | sort -rV)
 	[ -n "$names" ] || return 1
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	fx_split_matches "$names" "$(arm64_candidates apt_s390x $(fx_split_pkgs $names))"
 }
 
@@ -131,7 +131,7 @@ prepare_s390x_73_kernel() {
 	for m in $S390X_DEBUG_MODULES; do
 		f=$(find "$tmp/x" \( -name "$m.ko" -o -name "$m.ko.xz" \) | head -1)
 		[ -n "$f" ] || die "no $m.ko in $dbg"
-		out=$tmp/debug/lib/modules/$rel/${f#*/lib/modules/$rel/}
+		out=$tmp/debug/lib/modules/$rel/${f#*/lib/modules/"$rel"/}
 		out=${out%.xz}
 		mkdir -p "$(dirname "$out")"
 		case $f in

@@ -23,7 +23,9 @@ s390x_key() {
 	echo "suites=$S390X_SUITES kernel-suites=$S390X_73_SUITES mem=$BOOT_MEM cpu=$BOOT_CPU mdf=$S390X_MAKEDUMPFILE"
 }
 s390x_prepare() {
+	# shellcheck disable=SC2086
 	prepare_apt_s390x $S390X_SUITES; prepare_s390x_busybox; prepare_s390x_makedumpfile
+	# shellcheck disable=SC2086
 	prepare_apt_s390x $S390X_73_SUITES; prepare_s390x_73_kernel "$S390X_73_SERIES"
 	prepare_apt73; prepare_sid_chroot
 }

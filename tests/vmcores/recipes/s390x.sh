@@ -32,6 +32,7 @@ s390x_key() {
 	echo "suites=$S390X_SUITES mem=$BOOT_MEM cpu=$BOOT_CPU mdf=$S390X_MAKEDUMPFILE"
 }
 s390x_prepare() {
+	# shellcheck disable=SC2086
 	prepare_apt_s390x $S390X_SUITES; prepare_s390x_busybox
 	prepare_s390x_kernel "$S390X_SERIES"
 	prepare_s390x_makedumpfile
