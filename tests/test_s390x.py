@@ -4,7 +4,8 @@ guest's stat lines and drgn 0.3.0, tests/vmcores/README.md) through our
 s390x DAT walk and the dump's byte order, on the kdump ELF, makedumpfile's
 -d 17 and -d 31 and QEMU's own ELF dumps (no VMCOREINFO note: the
 kernel's found in its memory, said on --info's writer line); the sweep's
-per-superblock counts against drgn's (sweep-counts.txt); QEMU's kdump
+per-superblock counts against drgn's (sweep-counts.txt); --log's banner
+as the console printed it; QEMU's kdump
 (no VMCOREINFO either, which our diskdump reader needs) read by
 libkdumpfile in the kernel's order, each truth inode equal to the truth
 and the missing VMCOREINFO said (exit 4), except 7.x's, which it cannot
@@ -101,6 +102,14 @@ def main():
                  p.stderr[-400:])
             sweep(c, name, k, dump, env, truth, drgn_counts(d),
                   {"0x" + t["sb"] for t in truth} if fmt == "panic" else None)
+            # the printk ring, big-endian: the banner the console printed
+            p = run([*k, "--log", dump], env=env, timeout=600)
+            banner = f"Linux version {info(d)['release']} "
+            c.ok(name + " --log: the kernel's banner, as on its console",
+                 p.returncode == 0 and banner in p.stdout and
+                 banner in open(os.path.join(d, "serial.log"),
+                                errors="replace").read(),
+                 f"exit {p.returncode}: {p.stdout[:300]} {p.stderr[-300:]}")
         else:
             c.eq(name + " exit code (no VMCOREINFO)", p.returncode, 4)
             c.ok(name + " says it has no VMCOREINFO",
