@@ -32,6 +32,9 @@ packages=(
   # the ppc64le set: its guest (qemu-system-ppc64; makedumpfile under
   # qemu-ppc64le-static, qemu-user-static above)
   qemu-system-ppc
+  # the s390x sets: their guest (qemu-system-s390x; makedumpfile under
+  # qemu-s390x-static, qemu-user-static above)
+  qemu-system-misc
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap

@@ -222,6 +222,16 @@ def what(args, dump, addrs):
     return p, doc["what"]
 
 
+def private_env(tmp):
+    """(env, empty): a cache of the run's own under tmp, no debuginfod,
+    and an empty debug root (a run with no vmlinux to find)."""
+    empty = os.path.join(tmp, "no-debug")
+    os.makedirs(empty, exist_ok=True)
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+    env.pop("DEBUGINFOD_URLS", None)
+    return env, empty
+
+
 def run_json(vmlinux, dump, addrs, extra=()):
     p = run(["-k", vmlinux, "--json", *extra, dump, *addrs])
     try:

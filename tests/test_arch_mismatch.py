@@ -3,7 +3,8 @@ both (the vmlinux's ELF machine and the dump's), exit 3, before anything
 is read through it: an x86-64 vmlinux on each arm64 dump (ELF, QEMU's
 kdump-zlib, whose header names no machine), an arm64 vmlinux on x86-64
 dumps, x86-64's and arm64's on ppc64le dumps and ppc64le's on an x86-64
-one; --ignore-build-id does not let it through.
+one, ppc64le's and x86-64's on s390x dumps and s390x's on an x86-64 one;
+--ignore-build-id does not let it through.
 
     test_arch_mismatch.py
 """
@@ -19,6 +20,7 @@ BIN = os.environ["VMCORE_INODE"]
 
 def main():
     x86, arm, ppc = set_dir("stock"), set_dir("arm64"), set_dir("ppc64le")
+    s390 = set_dir("s390x")
     cases = [
         (x86, arm, "elf-paging.vmcore", "x86_64 (ELF machine 62)",
          "aarch64 machine (ELF machine 183)"),
@@ -39,6 +41,15 @@ def main():
         (arm, ppc, "d17-zlib.vmcore", "aarch64 (ELF machine 183)",
          "ppc64le machine (ELF machine 21)"),
         (ppc, x86, "d17-zlib.vmcore", "ppc64 (ELF machine 21)",
+         "x86_64 machine (ELF machine 62)"),
+        # s390x (big-endian): QEMU's ELF, makedumpfile's diskdump (its
+        # header names "s390x"); ppc64le's and x86-64's vmlinux on them,
+        # s390x's on an x86-64 dump
+        (ppc, s390, "elf-paging.vmcore", "ppc64 (ELF machine 21)",
+         "s390x machine (ELF machine 22)"),
+        (x86, s390, "d17-zlib.vmcore", "x86_64 (ELF machine 62)",
+         "s390x machine (ELF machine 22)"),
+        (s390, x86, "d17-zlib.vmcore", "s390x (ELF machine 22)",
          "x86_64 machine (ELF machine 62)"),
     ]
     bad = 0

@@ -16,7 +16,9 @@ kallsyms; no cache, so each run reads the damaged dump); and the arm64
 set's elf-nopaging (Debian's arm64 6.12, QEMU virt) with PER_CLASS, half
 without -k; and the arm64-writers set's QEMU 11 kdump-raw-zlib (64 KiB
 blocks for a 4 KiB kernel: pages inside blocks) with PER_CLASS / 2, half
-without -k. Each mutant is
+without -k; and the s390x set's d17-zlib (Debian's s390x 6.1: a
+big-endian kernel, makedumpfile's header and page descriptors
+big-endian) with PER_CLASS / 2, with -k (no BTF). Each mutant is
 one damage and runs in one of its class's modes (decode the victim inode
 as JSON, --log, the reports, --sweep --jsonl; "-btf": without -k), in
 turn.
@@ -81,14 +83,17 @@ def diskdump_regions(path):
     """Header, bitmap and descriptor table of a diskdump: (start, end)."""
     with open(path, "rb") as f:
         h = f.read(1 << 16)
-    bs, sub, blocks = struct.unpack_from("<iii", h, 428)
+    # s390x's makedumpfile writes it big-endian: a version read the
+    # other way is no small number
+    o = ">" if struct.unpack_from("<I", h, 8)[0] > 0xffff else "<"
+    bs, sub, blocks = struct.unpack_from(o + "iii", h, 428)
     bitmap = bs * (1 + sub)
     desc = bitmap + blocks * bs
     with open(path, "rb") as f:
         f.seek(desc)
-        first = struct.unpack("<Q", f.read(8))[0]
+        first = struct.unpack(o + "Q", f.read(8))[0]
         n = (first - desc) // 24
-    vi_off, vi_size = struct.unpack_from("<QQ", h, bs + 32) \
+    vi_off, vi_size = struct.unpack_from(o + "QQ", h, bs + 32) \
         if bs + 48 <= len(h) else (0, 0)
     return {"header": (0, bitmap), "bitmap": (bitmap, desc),
             "descriptor": (desc, desc + 24 * n),
@@ -482,6 +487,9 @@ def main():
     arm64 = set_dir("arm64")
     avictim = next(t for t in read_truth(os.path.join(arm64, "truth.txt"))
                    if t["role"] == "ext4_regular")["addr"]
+    s390x = set_dir("s390x")
+    zvictim = next(t for t in read_truth(os.path.join(s390x, "truth.txt"))
+                   if t["role"] == "ext4_regular")["addr"]
     writers64 = set_dir("arm64-writers")
     wvictim = next(t for t in read_truth(os.path.join(writers64, "truth.txt"))
                    if t["role"] == "ext4_regular")["addr"]
@@ -512,6 +520,11 @@ def main():
         ("arm64-writers kdump-raw-zlib",
          os.path.join(writers64, "qemu-kdump-raw-zlib.vmcore"),
          os.path.join(writers64, "vmlinux"), wvictim, disk, ARM64_MODES,
+         per_class // 2),
+        # Debian's s390x 6.1 (tests/test_s390x.py): a big-endian kernel,
+        # makedumpfile's header and descriptors big-endian too.
+        ("s390x d17-zlib", os.path.join(s390x, "d17-zlib.vmcore"),
+         os.path.join(s390x, "vmlinux"), zvictim, disk, MODES,
          per_class // 2),
     ]
     # Runs without -k read the dump's BTF and kallsyms each time, never a

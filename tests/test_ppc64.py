@@ -35,8 +35,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import (FORMATS, Checker, expected_violations, read_truth,  # noqa: E402
-                     run, set_dir)
+from fixture import (FORMATS, Checker, expected_violations,  # noqa: E402
+                     private_env, read_truth, run, set_dir)
 import sid_drgn  # noqa: E402
 import test_truth  # noqa: E402
 from test_arm64 import counts_of  # noqa: E402  (drgn's per-superblock counts)
@@ -118,10 +118,7 @@ def main():
     c.ok(f"{set_name}: {os.path.basename(dump)} exists", os.path.isfile(dump))
     c.ok(f"{set_name}: truth has inodes", len(truth) > 0)
     with tempfile.TemporaryDirectory() as tmp:
-        empty = os.path.join(tmp, "no-debug")
-        os.mkdir(empty)
-        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-        env.pop("DEBUGINFOD_URLS", None)
+        env, empty = private_env(tmp)
         name = f"{set_name}/{fmt}"
         k = ["-k", vmlinux]
         if fmt in EXPECTED_UNREADABLE:

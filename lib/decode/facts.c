@@ -82,7 +82,8 @@ struct inodedump_error *idd_decode_alias_dtype(struct inodedump *id,
 			INODEDUMP_PART_FIELDS, "i_dentry.first's d_flags", err);
 	}
 	ino->alias_dtype = (struct idd_num){
-		IDD_OK, (int64_t)(idd_load_le(bytes, (size_t)l->d_flags.size) &
+		IDD_OK, (int64_t)(idd_target_uint(id->target, bytes,
+						  (size_t)l->d_flags.size) &
 				  l->dcache_entry_type)
 	};
 	return NULL;

@@ -112,14 +112,9 @@ static struct inodedump_error *read_int(struct inodedump *id, uint64_t addr,
 					const struct idd_member *m,
 					uint64_t *out)
 {
-	uint8_t bytes[8];
-	size_t n = m->size < sizeof(bytes) ? (size_t)m->size : sizeof(bytes);
-	struct inodedump_error *err;
+	size_t n = m->size < 8 ? (size_t)m->size : 8;
 
-	err = idd_target_read(id->target, addr + m->offset, bytes, n);
-	if (!err)
-		*out = idd_load_le(bytes, n);
-	return err;
+	return idd_target_read_uint(id->target, addr + m->offset, n, out);
 }
 
 /*
@@ -278,6 +273,7 @@ static struct inodedump_error *task_holds(struct inodedump *id,
 		return idd_nomem();
 	err = idd_target_read(id->target, fd_array, fds, max_fds * 8);
 	for (uint64_t i = 0; !err && i < max_fds; i++) {
+		fds[i] = idd_target_uint(id->target, &fds[i], 8);
 		if (!fds[i])
 			continue;
 		if ((err = read_ptr_or_0(id, fds[i] + l->f_inode.offset, &inode,

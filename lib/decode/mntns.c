@@ -148,15 +148,10 @@ static struct inodedump_error *read_uint(struct inodedump *id, uint64_t addr,
 					 const struct idd_member *m,
 					 uint64_t *out)
 {
-	uint8_t b[8] = { 0 };
 	size_t n = m->size < 8 ? (size_t)m->size : 8;
-	struct inodedump_error *err = idd_target_read(id->target,
-						      addr + m->offset, b, n);
 
 	*out = 0;
-	for (size_t i = n; !err && i-- > 0;)
-		*out = *out << 8 | b[i];
-	return err;
+	return idd_target_read_uint(id->target, addr + m->offset, n, out);
 }
 
 static struct ns_entry *find(struct idd_mntns *m, uint64_t ns)

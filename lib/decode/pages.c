@@ -81,7 +81,8 @@ struct page_layout {
 	const char *why_not;
 	uint64_t size;
 	struct idd_memmap mm; /* where each frame's struct page is */
-	uint64_t page_offset; /* the direct map's start (0: not known) */
+	uint64_t page_offset; /* the direct map's start, */
+	bool direct_known;    /* when known (s390x's may be 0) */
 	char *why_buf;	      /* why_not when it is made (freed with l) */
 	const char *derived;  /* vmemmap worked out, not given: how */
 	struct idd_member flags, mapping, private_, compound, page_type,
@@ -413,15 +414,14 @@ static struct page_layout *layout(struct inodedump *id)
 		collect_vmcoreinfo_types(id, l);
 	layout_members(id, l);
 	idd_target_kernel_map(id->target, &km);
-	if (km.direct_pa0)
-		l->page_offset = km.direct_pa0;
-	else if (km.direct_var &&
-		 idd_symbols_address(id->syms, km.direct_var, &l->page_offset)) {
+	l->page_offset = km.direct_pa0;
+	l->direct_known = km.direct_pa0 || km.direct_at_zero;
+	if (!l->direct_known && km.direct_var &&
+	    idd_symbols_address(id->syms, km.direct_var, &l->page_offset)) {
 		struct inodedump_error *e = idd_target_read_u64(
 			id->target, l->page_offset, &l->page_offset);
 
-		if (e)
-			l->page_offset = 0; /* not known */
+		l->direct_known = !e && l->page_offset; /* else not known */
 		inodedump_error_free(e);
 	}
 	memmap_init(id, &km, l);
@@ -933,7 +933,7 @@ static bool cache_at(struct inodedump *id, const struct page_layout *l,
 	bool truncated;
 	struct inodedump_error *err = NULL;
 
-	if (!psize || !l->page_offset || va < l->page_offset ||
+	if (!psize || !l->direct_known || va < l->page_offset ||
 	    !classify(id, l, (va - l->page_offset) / psize, false, &w) ||
 	    w.kind != PK_SLAB) {
 		snprintf(why, len, "0x%" PRIx64 " is in no slab it shows", va);
@@ -1014,7 +1014,7 @@ struct inodedump_error *idd_pages_slab_base(struct inodedump *id,
 	const struct page_layout *l = layout(id);
 	uint64_t psize = idd_target_page_size(id->target), pfn;
 
-	if (!l || !l->usable || !l->page_offset || !psize ||
+	if (!l || !l->usable || !l->direct_known || !psize ||
 	    !idd_memmap_pfn(&l->mm, id->target, page, &pfn))
 		return idd_error_at(INODEDUMP_ERR_FAULT, page,
 				    "struct page 0x%" PRIx64 ": where its memory "
@@ -1029,7 +1029,7 @@ bool idd_pages_direct_phys(struct inodedump *id, uint64_t va, uint64_t *pa)
 	uint64_t max = idd_target_max_pfn(id->target),
 		 psize = idd_target_page_size(id->target);
 
-	if (!l || !l->page_offset || va < l->page_offset || !psize ||
+	if (!l || !l->direct_known || va < l->page_offset || !psize ||
 	    (va - l->page_offset) >> 52 ||
 	    (max && (va - l->page_offset) / psize >= max))
 		return false;

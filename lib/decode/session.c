@@ -460,6 +460,7 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 	idd_btf_set_source(btf, id->syms, id->target);
 	if ((err = idd_types_open_btf(btf, &id->types)))
 		return err;
+	idd_types_set_big_endian(id->types, idd_target_big_endian(id->target));
 	if (!id->types_source)
 		return idd_nomem();
 	return NULL;
@@ -558,6 +559,8 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 		goto fail;
 	/* Some writers (QEMU's kdump) leave the machine out of the header. */
 	idd_target_default_arch(id->target, vmlinux_arch(id));
+	/* the byte order the dump's arch settled (vmlinux's now, if none) */
+	idd_types_set_big_endian(id->types, idd_target_big_endian(id->target));
 	if (!parse_hex(idd_target_vmcoreinfo(id->target, "KERNELOFFSET"),
 		       &id->kaslr))
 		id->kaslr = 0;

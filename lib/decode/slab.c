@@ -44,19 +44,17 @@ static void member(struct inodedump *id, const struct idd_struct *s,
 static uint32_t read_u32_symbol(struct inodedump *id, const char *name,
 				uint32_t dflt)
 {
-	uint64_t a;
-	uint8_t b[4];
+	uint64_t a, v;
 	struct inodedump_error *err;
 
 	if (!idd_symbols_address(id->syms, name, &a))
 		return dflt;
-	err = idd_target_read(id->target, a, b, 4);
+	err = idd_target_read_uint(id->target, a, 4, &v);
 	if (err) {
 		inodedump_error_free(err);
 		return dflt;
 	}
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	       (uint32_t)b[3] << 24;
+	return (uint32_t)v;
 }
 
 /*

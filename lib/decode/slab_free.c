@@ -117,12 +117,10 @@ static bool slab_walk_sheaf(struct inodedump *id, const struct slab_layout *l,
 {
 	uint64_t size = 0, p;
 	struct inodedump_error *err;
-	uint8_t b[8];
 
-	err = idd_target_read(id->target, sheaf + l->sh_size.offset, b,
-			      l->sh_size.size <= 8 ? l->sh_size.size : 8);
-	for (unsigned i = 0; !err && i < l->sh_size.size && i < 8; i++)
-		size |= (uint64_t)b[i] << (8 * i);
+	err = idd_target_read_uint(id->target, sheaf + l->sh_size.offset,
+				   l->sh_size.size <= 8 ? l->sh_size.size : 8,
+				   &size);
 	if (!err && size > MAX_SHEAF)
 		err = idd_error(INODEDUMP_ERR_NOT_INODE,
 				"a sheaf of %" PRIu64 " objects", size);

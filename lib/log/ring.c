@@ -196,7 +196,8 @@ static void vi_member(struct vi_reader *r, const struct idd_struct *s,
 		return;
 	}
 	*m = (struct idd_member){ .present = true, .offset = off,
-				  .size = size, .kind = IDD_KIND_INT };
+				  .size = size, .kind = IDD_KIND_INT,
+				  .big_endian = idd_target_big_endian(r->t) };
 }
 
 /* A member's size: fixed, 64-bit, or the kernel source's (kernel/printk.c). */
@@ -297,9 +298,14 @@ load_ring_layout_vmcoreinfo(struct inodedump *id, struct ring_layout *l)
 	 * are they read, else the records say they are unknown.
 	 */
 	if (l->caller_id.offset == l->text_len.offset + k->caller_id_gap) {
+		/*
+		 * flags:5 then level:3 in the byte: their offsets from its
+		 * low bit (little-endian) are those from its top (big).
+		 */
 		l->facility = (struct idd_member){
 			.present = true, .size = 1, .kind = IDD_KIND_INT,
-			.offset = l->text_len.offset + k->facility_from_text_len
+			.offset = l->text_len.offset + k->facility_from_text_len,
+			.big_endian = idd_target_big_endian(id->target)
 		};
 		l->flags = l->level = l->facility;
 		l->flags.offset = l->level.offset =
@@ -368,6 +374,7 @@ struct ring {
 	uint64_t count, head, tail;
 	unsigned size_bits;
 	uint64_t id_mask;
+	bool big_endian; /* the dump's byte order */
 	size_t foreign; /* text blocks that belong to another record */
 };
 
@@ -423,7 +430,7 @@ static struct inodedump_error *add_record(struct ring *r,
 	 * checks it): one that does not is another's text, or none, as when
 	 * the ring's data pointer is damaged. Its text is not shown.
 	 */
-	if (len && (idd_load_le(r->data + off - 8, 8) & r->id_mask) !=
+	if (len && (idd_load(r->data + off - 8, 8, r->big_endian) & r->id_mask) !=
 			   (rid & r->id_mask)) {
 		r->foreign++;
 		len = 0;
@@ -537,6 +544,7 @@ struct inodedump_error *inodedump_read_log(struct inodedump *id,
 	/* tail..head inclusive, never more than once around the ring. */
 	id_mask = (UINT64_C(1) << desc_flags_shift(&r.l)) - 1;
 	r.id_mask = id_mask;
+	r.big_endian = idd_target_big_endian(id->target);
 	for (uint64_t rid = r.tail & id_mask, n = 0; n < r.count;
 	     rid = (rid + 1) & id_mask, n++) {
 		if ((err = add_record(&r, log, rid)))

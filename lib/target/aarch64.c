@@ -23,8 +23,6 @@
 
 #define DESC_VALID 0x1ULL
 #define DESC_TABLE 0x2ULL /* with VALID: a table, or a page at the last level */
-#define TLB_SIZE (sizeof(((struct idd_aarch64_walk *)0)->tlb) / \
-		  sizeof(((struct idd_aarch64_walk *)0)->tlb[0]))
 
 static unsigned levels_for(unsigned page_shift, unsigned va_bits)
 {
@@ -136,35 +134,12 @@ static bool root(const union idd_arch_walk *w, const struct idd_walk_env *env,
 	return true;
 }
 
-static bool tlb_lookup(const struct idd_aarch64_walk *w, uint64_t va,
-		       uint64_t *pa, uint64_t *left)
-{
-	for (unsigned i = 0; i < TLB_SIZE; i++) {
-		const __typeof__(w->tlb[0]) *e = &w->tlb[i];
-
-		if (e->size && va - e->va < e->size) {
-			*pa = e->pa + (va - e->va);
-			*left = e->size - (va - e->va);
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool leaf(struct idd_aarch64_walk *w, uint64_t va, uint64_t d,
 		 unsigned shift, uint64_t *pa, uint64_t *left)
 {
-	uint64_t size = 1ULL << shift;
-	__typeof__(w->tlb[0]) *e = &w->tlb[w->tlb_next++ % TLB_SIZE];
-	uint64_t base = output_address(w, d) & ~(size - 1);
-
 	/* The contiguous bit (52) is a hint: every entry maps its own part. */
-	e->va = va & ~(size - 1);
-	e->size = size;
-	e->pa = base;
-	*pa = base + (va & (size - 1));
-	*left = size - (va & (size - 1));
-	return true;
+	return idd_walk_tlb_leaf(&w->tlb, va, output_address(w, d),
+				 1ULL << shift, true, pa, left);
 }
 
 static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
@@ -180,7 +155,7 @@ static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
 	/* The tag: bits 63:56 copy bit 55 in the kernel's half (TBI1). */
 	if (va >> 55 & 1)
 		va |= 0xff00000000000000ULL;
-	if (tlb_lookup(w, va, pa, left))
+	if (idd_walk_tlb_lookup(&w->tlb, va, pa, left))
 		return true;
 	/* TTBR1 maps only addresses whose bits above the VA size are set. */
 	if ((va | ((1ULL << w->va_bits) - 1)) != UINT64_MAX)

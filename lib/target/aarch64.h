@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "target/walk_tlb.h"
+
 struct idd_aarch64_walk {
 	uint8_t page_shift;   /* 12, 14, 16: the granule */
 	uint8_t levels;	      /* table levels walked, 2..5 */
@@ -22,8 +24,7 @@ struct idd_aarch64_walk {
 	unsigned va_bits_config;
 	char broken[112];     /* why the last walk cannot be answered */
 	char describe[96];
-	struct { uint64_t va, size, pa; } tlb[8];
-	unsigned tlb_next;
+	struct idd_walk_tlb tlb;
 };
 
 /*

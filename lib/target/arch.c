@@ -17,6 +17,7 @@ static const struct idd_arch_ops *const arches[] = {
 	&idd_x86_64_arch,
 	&idd_aarch64_arch,
 	&idd_ppc64_arch,
+	&idd_s390x_arch,
 };
 #define NARCHES (sizeof(arches) / sizeof(*arches))
 
@@ -59,7 +60,7 @@ const char *idd_target_arch_of_elf(unsigned machine, bool is64)
 {
 	const struct idd_arch_ops *a = idd_arch_of_elf(machine);
 
-	if (a)
+	if (a && (is64 || machine != EM_S390)) /* EM_S390: s390 too */
 		return a->name;
 	/* The others by libkdumpfile's names, for its own translation. */
 	switch (machine) {

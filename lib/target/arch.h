@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * target: one architecture's page-table walk behind one ops table (one
- * file each: x86_64.c, aarch64.c, ppc64.c), chosen from the dump (the name its
+ * file each: x86_64.c, aarch64.c, ppc64.c, s390x.c), chosen from the dump (the name its
  * header gives the machine, its ELF machine, or what VMCOREINFO holds),
  * never from the host. A walk reads page tables by physical address
  * through the target's reader and takes its root and the kernel's
@@ -17,6 +17,7 @@
 
 #include "target/aarch64.h"
 #include "target/ppc64.h"
+#include "target/s390x.h"
 #include "target/target.h"
 #include "target/x86_64.h"
 
@@ -35,6 +36,7 @@ union idd_arch_walk {
 	struct idd_x86_64_walk x86_64;
 	struct idd_aarch64_walk aarch64;
 	struct idd_ppc64_walk ppc64;
+	struct idd_s390x_walk s390x;
 };
 
 struct idd_arch_ops {
@@ -42,6 +44,13 @@ struct idd_arch_ops {
 	/* Other names a dump header gives the machine, NULL-ended. */
 	const char *const *aliases;
 	uint16_t elf_machine; /* EM_* of its ELF cores and its vmlinux */
+	/* Its kernels' byte order (s390x) and so its page tables'. */
+	bool big_endian;
+	/*
+	 * User space is an address space of its own (s390x: the kernel's
+	 * is at 0 up), so no unmapped kernel address is said to be a user's.
+	 */
+	bool own_user_space;
 	/* The page sizes it walks, ORed (powers of two; little-endian). */
 	uint64_t page_sizes;
 	/*
@@ -94,5 +103,6 @@ const struct idd_arch_ops *idd_arch_of_vmcoreinfo(
 extern const struct idd_arch_ops idd_x86_64_arch;
 extern const struct idd_arch_ops idd_aarch64_arch;
 extern const struct idd_arch_ops idd_ppc64_arch;
+extern const struct idd_arch_ops idd_s390x_arch;
 
 #endif

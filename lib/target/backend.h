@@ -57,6 +57,11 @@ struct idd_backend_ops {
 	/* A page frame in the dump's bitmaps (IDD_PFN_*), below max_pfn. */
 	int (*pfn_state)(struct idd_backend *b, uint64_t pfn);
 	uint64_t (*max_pfn)(struct idd_backend *b);
+	/*
+	 * The order the headers (or libkdumpfile) say, which the kernel's
+	 * may not be (QEMU's pseries ELF and kdump: big-endian headers, a
+	 * little-endian kernel): an architecture whose walk is ours says it.
+	 */
 	bool (*little_endian)(struct idd_backend *b);
 	/* The VMCOREINFO text, read once by the target at open. */
 	const char *(*vmcoreinfo)(struct idd_backend *b);

@@ -49,6 +49,7 @@ struct header {
 	size_t h_len, sub_len;
 	int32_t block_size;
 	uint32_t bitmap_blocks;
+	bool big; /* written big-endian (s390x): put in little-endian */
 };
 
 /*
@@ -76,6 +77,7 @@ struct diskdump {
 	char arch[DD_UTS_FIELD], release[DD_UTS_FIELD], sysname[DD_UTS_FIELD];
 	int32_t version;
 	uint32_t status;
+	bool big; /* its header and descriptors big-endian (s390x) */
 	uint64_t eraseinfo_size;
 	char writer[384];
 	uint64_t bitmap1_off;
@@ -257,6 +259,7 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 		*truncated = true;
 		return NULL;
 	}
+	idd_diskdump_descs_to_le(desc, 1, d->big);
 	first = idd_le64(desc);
 	if (first < data_start || first - data_start > d->page_size)
 		return idd_error(INODEDUMP_ERR_DUMP,
@@ -273,6 +276,7 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 		*truncated = true;
 		return NULL;
 	}
+	idd_diskdump_descs_to_le(desc, 1, d->big);
 	/*
 	 * The last page's descriptor: one of a page (size 1..page_size,
 	 * its data after the table), else the bitmap counts more pages than
@@ -312,6 +316,8 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 	uint64_t bitmap_off, vi_off, vi_size;
 	struct inodedump_error *err;
 	bool truncated;
+
+	d->big = hd->big;
 
 	*taken = false;
 	if (hd->h_len < DD_HEADER_SIZE || hd->sub_len < DD_SUB_SIZE)
@@ -508,6 +514,7 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	if (!idd_pread_all(d->fd, desc, sizeof(desc),
 			   d->desc_off + (uint64_t)idx * sizeof(desc)))
 		return damaged(d, pfn, idx, "past the end of the file");
+	idd_diskdump_descs_to_le(desc, 1, d->big);
 	size = idd_le32(desc + 8);
 	flags = idd_le32(desc + 12);
 	if (idd_le64(desc) < d->data_start)
@@ -647,6 +654,7 @@ static bool read_pages_parallel(struct diskdump *d, uint64_t pfn,
 				     d->desc_off + (uint64_t)first *
 							   DD_DESC_SIZE))
 		return false;
+	idd_diskdump_descs_to_le(descs, npages, d->big);
 	p.descs = descs;
 	atomic_init(&p.next, 0);
 	atomic_init(&p.failed, false);
@@ -851,6 +859,11 @@ static uint64_t diskdump_max_pfn(struct idd_backend *b)
 	return d->max_pfn * (d->page_size / kernel_page(d));
 }
 
+static bool diskdump_little_endian(struct idd_backend *b)
+{
+	return !to_diskdump(b)->big;
+}
+
 static const char *diskdump_vmcoreinfo(struct idd_backend *b)
 {
 	return to_diskdump(b)->vmcoreinfo;
@@ -889,6 +902,7 @@ static const struct idd_backend_ops diskdump_ops = {
 	.writer = diskdump_writer,
 	.pfn_state = diskdump_pfn_state,
 	.max_pfn = diskdump_max_pfn,
+	.little_endian = diskdump_little_endian,
 	.vmcoreinfo = diskdump_vmcoreinfo,
 	.vmcoreinfo_size = diskdump_vmcoreinfo_size,
 	.close = diskdump_close,
@@ -909,17 +923,23 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 	hd.h_len = idd_pread_upto(fd, hd.h, sizeof(hd.h), 0);
 	if (hd.h_len < 8 || memcmp(hd.h, DD_SIGNATURE, 8) != 0)
 		return NULL;
+	hd.big = idd_diskdump_big_endian(hd.h, hd.h_len);
+	if (hd.big)
+		idd_diskdump_header_to_le(hd.h, hd.h_len, NULL, 0);
 	hd.block_size = (int32_t)idd_le32(hd.h + DD_BLOCK_SIZE);
 	hd.bitmap_blocks = idd_le32(hd.h + DD_BITMAP_BLOCKS);
 	if (hd.h_len >= DD_BITMAP_BLOCKS + 4 && hd.block_size > 0)
 		hd.sub_len = idd_pread_upto(fd, hd.sub, sizeof(hd.sub),
 					    (uint64_t)hd.block_size);
+	if (hd.big)
+		idd_diskdump_header_to_le(NULL, 0, hd.sub, hd.sub_len);
 	err = check_header(path, &hd, size);
 	if (err)
 		return err;
 	*dump_level = header_dump_level(&hd);
 	if (hd.sub_len >= DD_SUB_SIZE)
-		idd_diskdump_header_problems(t, hd.h, hd.sub, fd, size);
+		idd_diskdump_header_problems(t, hd.h, hd.sub, fd, size,
+					     hd.big);
 	if (!ours)
 		return NULL;
 	d = calloc(1, sizeof(*d));

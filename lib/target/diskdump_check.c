@@ -96,7 +96,8 @@ static void utsname(struct idd_target *t, const uint8_t *h)
 				       "name is not the kernel's (\"Linux\")");
 }
 
-static void compression(struct idd_target *t, const uint8_t *h, int fd)
+static void compression(struct idd_target *t, const uint8_t *h, int fd,
+			bool big)
 {
 	uint32_t status = idd_le32(h + DD_STATUS), flags = 0;
 	uint64_t bs = idd_le32(h + DD_BLOCK_SIZE);
@@ -104,9 +105,11 @@ static void compression(struct idd_target *t, const uint8_t *h, int fd)
 
 	if (idd_pread_all(fd, desc, sizeof(desc),
 			  bs * (1 + (uint64_t)idd_le32(h + DD_SUB_HDR_SIZE) +
-				idd_le32(h + DD_BITMAP_BLOCKS))))
+				idd_le32(h + DD_BITMAP_BLOCKS)))) {
+		idd_diskdump_descs_to_le(desc, 1, big);
 		flags = idd_le32(desc + 12) &
 			(DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD);
+	}
 	uint32_t methods = status & (DD_ZLIB | DD_LZO | DD_SNAPPY | DD_ZSTD);
 
 	/* makedumpfile sets one method and a few flags (diskdump_mod.h) */
@@ -122,10 +125,11 @@ static void compression(struct idd_target *t, const uint8_t *h, int fd)
 }
 
 void idd_diskdump_header_problems(struct idd_target *t, const uint8_t *h,
-				  const uint8_t *sub, int fd, off_t size)
+				  const uint8_t *sub, int fd, off_t size,
+				  bool big)
 {
 	dump_level(t, h, sub, fd);
 	erase_info(t, h, sub, size);
 	utsname(t, h);
-	compression(t, h, fd);
+	compression(t, h, fd, big);
 }

@@ -8,6 +8,8 @@
 #ifndef IDD_TARGET_DISKDUMP_FORMAT_H
 #define IDD_TARGET_DISKDUMP_FORMAT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -41,11 +43,22 @@
 struct idd_target;
 
 /*
+ * The byte order (diskdump_order.c): whether a header (len bytes) is
+ * big-endian; its fields, a sub-header's (either may be NULL) and n page
+ * descriptors put in little-endian in place, as the readers read them.
+ */
+bool idd_diskdump_big_endian(const uint8_t *h, size_t len);
+void idd_diskdump_header_to_le(uint8_t *h, size_t h_len, uint8_t *sub,
+			       size_t sub_len);
+void idd_diskdump_descs_to_le(uint8_t *descs, size_t n, bool big);
+
+/*
  * The header's fields --info shows, against the rest of the file: what
  * no writer leaves so is a problem of the target (a note, exit 4), never
  * echoed as a fact. h: DD_HEADER_SIZE bytes, sub: DD_SUB_SIZE.
  */
 void idd_diskdump_header_problems(struct idd_target *t, const uint8_t *h,
-				  const uint8_t *sub, int fd, off_t size);
+				  const uint8_t *sub, int fd, off_t size,
+				  bool big);
 
 #endif

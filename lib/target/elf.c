@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * ELF dumps: the header read and checked once, and our reader of 64-bit
- * little-endian ELF cores by physical address, of the machines whose
- * page walk is ours (arch.h); and of QEMU's pseries ELF, big-endian
- * headers and no VMCOREINFO note (the kernel's is found in memory). Like diskdump.c it
+ * ELF cores by physical address, of the machines whose page walk is ours
+ * (arch.h), in their kernels' byte order (s390x's big-endian); and of
+ * QEMU's pseries ELF, big-endian headers of a little-endian kernel, and
+ * like QEMU's s390x ELF no VMCOREINFO note (the kernel's is found in
+ * memory). Like diskdump.c it
  * exists for speed and takes only what it fully understands (not /proc/
  * kcore, Xen, zero-filled tails, several segments at physical 0: a writer
  * that left p_paddr unset); the rest is libkdumpfile's, which also gets
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "target/arch.h"
 #include "target/backend.h"
 
@@ -424,19 +427,16 @@ static void check_reserved(struct elf *e, const struct reserved *r,
  * keeps (crash_save_vmcoreinfo_init(): vmcoreinfo_note, a page of its
  * own, the address /sys/kernel/vmcoreinfo gives kexec-tools) begins a
  * page: namesz 11, type 0, "VMCOREINFO", then "OSRELEASE=", its header in
- * the kernel's byte order (little-endian: a big-endian kernel's is not
- * ours). Every 4 KiB of every segment is looked at; two different notes
- * are none.
+ * the kernel's byte order (big: s390x's). Every 4 KiB of every segment is
+ * looked at; two different notes are none.
  */
 #define SCAN_CHUNK (1u << 20)
-static bool note_at(const uint8_t *p, size_t left, size_t *descsz)
+static bool note_at(const uint8_t *p, size_t left, size_t *descsz, bool big)
 {
-	static const uint8_t head[] = { 11, 0, 0, 0 };
-
-	if (left < 34 || memcmp(p, head, 4) || idd_le32(p + 8) ||
+	if (left < 34 || idd_load(p, 4, big) != 11 || idd_load(p + 8, 4, big) ||
 	    memcmp(p + 12, "VMCOREINFO\0\0OSRELEASE=", 22))
 		return false;
-	*descsz = idd_le32(p + 4);
+	*descsz = idd_load(p + 4, 4, big);
 	return *descsz >= 10 && *descsz < 65536;
 }
 
@@ -457,7 +457,8 @@ static void scan_vmcoreinfo(struct elf *e, const struct seg *segs, size_t n)
 			     o < got; o += 4096) {
 				char *text;
 
-				if (!note_at(buf + o, got - o, &descsz) ||
+				if (!note_at(buf + o, got - o, &descsz,
+					     e->arch->big_endian) ||
 				    !(text = malloc(descsz + 1)))
 					continue;
 				if (!idd_pread_all(e->fd, text, descsz,
@@ -616,8 +617,8 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 	 * never sets). Memory is the kernel's: taken only where the kernel's
 	 * own note is found in it, little-endian (scan_vmcoreinfo).
 	 */
-	if (!e->le && !e->arch->vmcoreinfo_in_memory)
-		return false; /* a big-endian kernel: libkdumpfile's */
+	if (!e->le && !e->arch->big_endian && !e->arch->vmcoreinfo_in_memory)
+		return false; /* a big-endian ppc64 kernel: libkdumpfile's */
 	if (phnum == PN_XNUM) { /* the real count is in section 0's sh_info */
 		Elf64_Shdr sh;
 
@@ -647,9 +648,9 @@ static bool take(struct elf *e, const struct header *hd, uint64_t file_size)
 		p->p_memsz = htole64(be64toh(p->p_memsz));
 		p->p_align = htole64(be64toh(p->p_align));
 	}
-	/* From a note, or (big-endian headers) from memory only. */
+	/* From a note, or (pseries' big-endian headers) from memory only. */
 	ok = ok && read_phdrs(e, ph, phnum, phoff, file_size) &&
-	     (e->le || e->vmcoreinfo_pa);
+	     (e->le || e->arch->big_endian || e->vmcoreinfo_pa);
 	free(ph);
 	return ok;
 }
@@ -783,6 +784,12 @@ static void elf_close(struct idd_backend *b)
 	free(e);
 }
 
+/* The headers' order (EI_DATA); the architecture's says the kernel's. */
+static bool elf_little_endian(struct idd_backend *b)
+{
+	return to_elf(b)->le;
+}
+
 static const struct idd_backend_ops elf_ops = {
 	.reader = "inodedump",
 	.translation = "libkdumpfile (libaddrxlat)",
@@ -792,6 +799,7 @@ static const struct idd_backend_ops elf_ops = {
 	.page_size = elf_page_size,
 	.uts_release = elf_uts_release,
 	.writer = elf_writer,
+	.little_endian = elf_little_endian,
 	.vmcoreinfo = elf_vmcoreinfo,
 	.vmcoreinfo_size = elf_vmcoreinfo_size,
 	.close = elf_close,

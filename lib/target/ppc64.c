@@ -40,8 +40,6 @@
 #define E_RPN 0x01fffffffffff000ULL
 #define RTS_BITS 52
 #define ROOT_BITS 13
-#define TLB_SIZE (sizeof(((struct idd_ppc64_walk *)0)->tlb) / \
-		  sizeof(((struct idd_ppc64_walk *)0)->tlb[0]))
 
 static uint64_t load_be64(const uint8_t *p)
 {
@@ -123,34 +121,11 @@ static bool walk_init(union idd_arch_walk *aw,
 	return idd_ppc64_walk_setup(w, shift, is_radix, pgd - PAGE_OFFSET);
 }
 
-static bool tlb_lookup(const struct idd_ppc64_walk *w, uint64_t va,
-		       uint64_t *pa, uint64_t *left)
-{
-	for (unsigned i = 0; i < TLB_SIZE; i++) {
-		const __typeof__(w->tlb[0]) *e = &w->tlb[i];
-
-		if (e->size && va - e->va < e->size) {
-			*pa = e->pa + (va - e->va);
-			*left = e->size - (va - e->va);
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool leaf(struct idd_ppc64_walk *w, uint64_t va, uint64_t base,
 		 unsigned shift, uint64_t *pa, uint64_t *left)
 {
-	uint64_t size = 1ULL << shift;
-	__typeof__(w->tlb[0]) *e = &w->tlb[w->tlb_next++ % TLB_SIZE];
-
-	base &= ~(size - 1);
-	e->va = va & ~(size - 1);
-	e->size = size;
-	e->pa = base;
-	*pa = base + (va & (size - 1));
-	*left = size - (va & (size - 1));
-	return true;
+	return idd_walk_tlb_leaf(&w->tlb, va, base, 1ULL << shift, true, pa,
+				 left);
 }
 
 static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
@@ -161,7 +136,7 @@ static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
 	uint64_t table = w->root, seen[4];
 
 	w->broken[0] = '\0';
-	if (tlb_lookup(w, va, pa, left))
+	if (idd_walk_tlb_lookup(&w->tlb, va, pa, left))
 		return true;
 	/* Quadrant 3 (the kernel's); the bits between it and RTS are 0. */
 	if (va >> 62 != 3 || (va << 2) >> (RTS_BITS + 2))

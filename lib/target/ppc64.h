@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "target/walk_tlb.h"
+
 struct idd_ppc64_walk {
 	uint8_t page_shift; /* 12 or 16: the kernel's base page */
 	uint8_t root_bits;  /* index bits of the root table (13) */
@@ -17,8 +19,7 @@ struct idd_ppc64_walk {
 	uint64_t root;	    /* physical address of swapper_pg_dir */
 	char broken[112];   /* why the last walk cannot be answered */
 	char describe[96];
-	struct { uint64_t va, size, pa; } tlb[8];
-	unsigned tlb_next;
+	struct idd_walk_tlb tlb;
 };
 
 /*

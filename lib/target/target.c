@@ -32,6 +32,7 @@ struct idd_target *idd_target_new(void)
 void idd_target_parse_vmcoreinfo(struct idd_target *t, const char *raw)
 {
 	idd_vmcoreinfo_parse(&t->vmcoreinfo, raw, strlen(raw));
+	idd_target_settle_order(t);
 }
 
 bool idd_target_has_vmcoreinfo(const struct idd_target *t)
@@ -115,7 +116,6 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 	b->target = t;
 	t->backend = b;
 	t->format = ops->format ? ops->format(b) : NULL;
-	t->little_endian = ops->little_endian ? ops->little_endian(b) : true;
 	if (ops->translates)
 		t->walk_state = -1; /* the backend translates */
 	raw = ops->vmcoreinfo ? ops->vmcoreinfo(b) : NULL;
@@ -124,6 +124,33 @@ void idd_target_attach(struct idd_target *t, struct idd_backend *b)
 		idd_vmcoreinfo_parse(&t->vmcoreinfo, raw,
 				 ops->vmcoreinfo_size ? ops->vmcoreinfo_size(b)
 						      : strlen(raw));
+	idd_target_settle_order(t);
+}
+
+/*
+ * The dump's byte order: the architecture's, chosen as the page walk is
+ * (the machine named, else VMCOREINFO's keys, else vmlinux's), where its
+ * walk is ours (each reads its kernels of one order); else what the
+ * backend says (libkdumpfile's, or our reader's headers: the diskdump
+ * header's order, ELF's EI_DATA); else little-endian. Headers may be of
+ * another order than their kernel: QEMU's pseries ELF and kdump are
+ * big-endian for a little-endian kernel.
+ */
+void idd_target_settle_order(struct idd_target *t)
+{
+	const struct idd_backend_ops *ops = t->backend->ops;
+	const struct idd_arch_ops *arch;
+
+	arch = idd_arch_find(idd_target_arch(t));
+	if (!arch)
+		arch = idd_arch_of_vmcoreinfo(&t->vmcoreinfo);
+	if (!arch) /* vmlinux's, kept by a backend that completes its header */
+		arch = idd_arch_find(t->default_arch);
+	if (arch)
+		t->little_endian = !arch->big_endian;
+	else
+		t->little_endian = !ops->little_endian ||
+				   ops->little_endian(t->backend);
 }
 
 void idd_target_close(struct idd_target *t)
@@ -189,6 +216,16 @@ bool idd_target_little_endian(struct idd_target *t)
 	return t->little_endian;
 }
 
+bool idd_target_big_endian(const struct idd_target *t)
+{
+	return !t->little_endian;
+}
+
+uint64_t idd_target_uint(const struct idd_target *t, const void *p, size_t n)
+{
+	return idd_load(p, n, !t->little_endian);
+}
+
 int idd_target_dump_level(struct idd_target *t)
 {
 	const struct idd_backend_ops *ops = t->backend->ops;
@@ -239,6 +276,7 @@ void idd_target_default_arch(struct idd_target *t, const char *arch)
 
 	if (arch && strlen(arch) < sizeof(t->default_arch))
 		strcpy(t->default_arch, arch);
+	idd_target_settle_order(t);
 	/* no header to complete: kept for idd_target_kernel_map() alone */
 	if (!arch || !ops->arch || !t->default_arch[0])
 		return;
@@ -431,8 +469,10 @@ static bool walk_ready(struct idd_target *t)
 		t->walk_why = t->walk_buf;
 		return false;
 	}
-	if (!t->little_endian) {
-		t->walk_why = "a big-endian kernel";
+	/* Its tables are in the order of its kernels, which this is not. */
+	if (t->little_endian == arch->big_endian) {
+		t->walk_why = t->little_endian ? "a little-endian kernel"
+					       : "a big-endian kernel";
 		return false;
 	}
 	/* A Xen dump's physical addresses are not the machine's. */
@@ -596,7 +636,8 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 			 * it (libkdumpfile takes an ELF dump's p_vaddr 0
 			 * segments for a map of it and reads physical memory).
 			 */
-			else if (!translated && !(addr >> 63))
+			else if (!translated && !(addr >> 63) &&
+				 !t->arch->own_user_space)
 				*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
 					"address 0x%llx is not mapped by the "
 					"kernel's page tables in this dump "
@@ -694,7 +735,22 @@ struct inodedump_error *idd_target_read_u64(struct idd_target *t,
 	struct inodedump_error *err = idd_target_read(t, addr, buf, 8);
 
 	if (!err)
-		*out = idd_load_le(buf, 8);
+		*out = idd_load(buf, 8, !t->little_endian);
+	return err;
+}
+
+struct inodedump_error *idd_target_read_uint(struct idd_target *t,
+					     uint64_t addr, size_t n,
+					     uint64_t *out)
+{
+	uint8_t buf[8];
+	struct inodedump_error *err;
+
+	if (n > sizeof(buf))
+		n = sizeof(buf);
+	err = idd_target_read(t, addr, buf, n);
+	if (!err)
+		*out = idd_load(buf, n, !t->little_endian);
 	return err;
 }
 

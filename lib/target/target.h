@@ -91,6 +91,7 @@ bool idd_target_same_arch(const char *a, const char *b);
  */
 struct idd_target_kernel_map {
 	uint64_t direct_pa0;	/* the direct map's address of physical 0 */
+	bool direct_at_zero;	/* it is 0 (s390x's identity map before 6.10) */
 	const char *direct_var; /* else: holds the direct map's start */
 	uint64_t vmemmap_start; /* the struct page of frame first_pfn */
 	uint64_t first_pfn;
@@ -123,9 +124,15 @@ bool idd_target_forget(struct idd_target *t);
 /* Read len bytes of kernel virtual memory; all or an error naming why. */
 struct inodedump_error *idd_target_read(struct idd_target *t, uint64_t addr,
 					void *buf, size_t len);
-/* A 64-bit value (a pointer, a list link) at addr. */
+/* A 64-bit value (a pointer, a list link) at addr, in the dump's order. */
 struct inodedump_error *idd_target_read_u64(struct idd_target *t,
 					    uint64_t addr, uint64_t *out);
+/* An unsigned value of n <= 8 bytes at addr, in the dump's byte order. */
+struct inodedump_error *idd_target_read_uint(struct idd_target *t,
+					     uint64_t addr, size_t n,
+					     uint64_t *out);
+/* The n <= 8 bytes at p (read from the dump) as its byte order has them. */
+uint64_t idd_target_uint(const struct idd_target *t, const void *p, size_t n);
 /*
  * Read a NUL-terminated string of at most max bytes. *truncated says the
  * bound was hit before a NUL. The result is malloc'd.
@@ -158,7 +165,12 @@ const char *idd_target_format(struct idd_target *t);
 const char *idd_target_path(const struct idd_target *t);
 /* makedumpfile's dump level (-d), or -1 when the format has none. */
 int idd_target_dump_level(struct idd_target *t);
+/*
+ * The dump's byte order (its header's, else its architecture's): every
+ * kernel value read from it is loaded in it (core/bytes.h).
+ */
 bool idd_target_little_endian(struct idd_target *t);
+bool idd_target_big_endian(const struct idd_target *t);
 /* The pages' compression ("zlib", "none"), or NULL when not known. */
 const char *idd_target_compression(struct idd_target *t);
 /* What the dump's header shows of the writer that wrote it, or NULL. */

@@ -61,6 +61,8 @@ struct idd_target {
 	bool explaining; /* its own reads hit a filtered page: no recursion */
 };
 
+/* The byte order, from the header or the architecture (target.c). */
+void idd_target_settle_order(struct idd_target *t);
 /* After VMCOREINFO is read: why our reader declined, if damage (open.c). */
 void idd_target_declined_say(struct idd_target *t);
 

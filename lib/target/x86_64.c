@@ -21,8 +21,6 @@
 #define PAGE_SHIFT 12
 #define LEVEL_BITS 9
 #define ENTRIES (1u << LEVEL_BITS)
-#define TLB_SIZE (sizeof(((struct idd_x86_64_walk *)0)->tlb) / \
-		  sizeof(((struct idd_x86_64_walk *)0)->tlb[0]))
 
 static bool info_number(const struct idd_walk_env *env, const char *key,
 			int base, uint64_t *out)
@@ -62,21 +60,6 @@ static bool root(const union idd_arch_walk *w, const struct idd_walk_env *env,
 	return true;
 }
 
-static bool tlb_lookup(const struct idd_x86_64_walk *w, uint64_t va,
-		       uint64_t *pa, uint64_t *left)
-{
-	for (unsigned i = 0; i < TLB_SIZE; i++) {
-		const __typeof__(w->tlb[0]) *e = &w->tlb[i];
-
-		if (e->size && va - e->va < e->size) {
-			*pa = e->pa + (va - e->va);
-			*left = e->size - (va - e->va);
-			return true;
-		}
-	}
-	return false;
-}
-
 static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
 		      uint64_t va, uint64_t *pa, uint64_t *left)
 {
@@ -85,7 +68,7 @@ static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
 	unsigned unused = 64 - (top_shift + LEVEL_BITS);
 	uint64_t table = w->root;
 
-	if (tlb_lookup(w, va, pa, left))
+	if (idd_walk_tlb_lookup(&w->tlb, va, pa, left))
 		return true;
 	/* Canonical: the bits above the top level copy its highest bit. */
 	if ((uint64_t)((int64_t)(va << unused) >> unused) != va)
@@ -103,15 +86,9 @@ static bool translate(union idd_arch_walk *aw, const struct idd_walk_env *env,
 			return false;
 		if (shift == PAGE_SHIFT ||
 		    ((shift == 21 || shift == 30) && (pte & PTE_PSE))) {
-			__typeof__(w->tlb[0]) *e = &w->tlb[w->tlb_next++ % TLB_SIZE];
-			uint64_t base = pte & w->pte_mask & ~(size - 1);
-
-			e->va = va & ~(size - 1);
-			e->size = size;
-			e->pa = base;
-			*pa = base + (va & (size - 1));
-			*left = size - (va & (size - 1));
-			return true;
+			return idd_walk_tlb_leaf(&w->tlb, va,
+						 pte & w->pte_mask, size, true,
+						 pa, left);
 		}
 		if (pte & PTE_PSE) /* PS in a PML4/PML5 entry is reserved */
 			return false;

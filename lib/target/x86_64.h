@@ -11,13 +11,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "target/walk_tlb.h"
+
 struct idd_x86_64_walk {
 	bool l5;	    /* 5-level paging (pgtable_l5_enabled) */
 	uint64_t root;	    /* physical address of the top table */
 	uint64_t pte_mask;  /* the address bits of an entry, less sme_mask */
 	/* The last leaves found, as a TLB: a decode reads near itself. */
-	struct { uint64_t va, size, pa; } tlb[8];
-	unsigned tlb_next;
+	struct idd_walk_tlb tlb;
 };
 
 /* Its ops table is idd_x86_64_arch (arch.h). */

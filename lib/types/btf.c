@@ -140,6 +140,7 @@ struct inodedump_error *idd_btf_read_whole(struct idd_target *t, uint64_t start,
 	if (err)
 		return idd_error_wrap(err, "the kernel's BTF (%zu bytes at 0x%" PRIx64 ")",
 				      size, start);
+	idd_btf_to_host(copy, size); /* libbpf says what is wrong with it */
 	err = idd_btf_parse_cached(copy, size, "in the dump", cache_dir, out);
 	if (!err && cache_dir) {
 		struct idd_cache_part part = { copy, size };

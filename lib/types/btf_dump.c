@@ -188,7 +188,8 @@ static struct inodedump_error *open_at(struct idd_symbols *syms,
 		return idd_error_at(INODEDUMP_ERR_DUMP, start,
 				    "BTF at 0x%" PRIx64 ": %" PRIu64 " bytes",
 				    start, stop - start);
-	if (!getenv("INODEDUMP_BTF_WHOLE")) {
+	/* A big-endian kernel's is read whole, and put in the host's order. */
+	if (!getenv("INODEDUMP_BTF_WHOLE") && !idd_target_big_endian(t)) {
 		uint64_t kbtf = 0;
 
 		/* The kernel's index is looked for only where it is sorted. */
@@ -238,11 +239,11 @@ static struct inodedump_error *by_header(struct idd_symbols *syms,
 	return NULL;
 }
 
-struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
-					  struct idd_target *t,
-					  const char *cache_dir,
-					  struct idd_btf **out,
-					  struct idd_btf_whence *w)
+static struct inodedump_error *from_dump(struct idd_symbols *syms,
+					 struct idd_target *t,
+					 const char *cache_dir,
+					 struct idd_btf **out,
+					 struct idd_btf_whence *w)
 {
 	uint64_t start, stop;
 	struct idd_cache_file f;
@@ -265,7 +266,7 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 		}
 		inodedump_error_free(err); /* read the dump's, then */
 	}
-	if (!getenv("INODEDUMP_BTF_WHOLE") &&
+	if (!getenv("INODEDUMP_BTF_WHOLE") && !idd_target_big_endian(t) &&
 	    (*out = start_cached(t, cache_dir, &w->at)))
 		return NULL;
 	if (!idd_symbols_address(syms, "__start_BTF", &start) ||
@@ -281,4 +282,18 @@ struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
 	}
 	w->at = start;
 	return open_at(syms, t, cache_dir, start, stop, out);
+}
+
+struct inodedump_error *idd_btf_from_dump(struct idd_symbols *syms,
+					  struct idd_target *t,
+					  const char *cache_dir,
+					  struct idd_btf **out,
+					  struct idd_btf_whence *w)
+{
+	struct inodedump_error *err = from_dump(syms, t, cache_dir, out, w);
+
+	/* in the host's order now; its members' values in the dump's */
+	if (*out)
+		(*out)->big_endian = idd_target_big_endian(t);
+	return err;
 }

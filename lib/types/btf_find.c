@@ -46,6 +46,15 @@ static uint64_t header_extent(const uint8_t *buf, size_t avail, uint64_t limit)
 	if (avail < sizeof(h))
 		return 0;
 	memcpy(&h, buf, sizeof(h));
+	/* the other byte order's (a big-endian kernel's): in the host's */
+	if (h.magic == __builtin_bswap16(BTF_MAGIC)) {
+		h.magic = BTF_MAGIC;
+		h.hdr_len = __builtin_bswap32(h.hdr_len);
+		h.type_off = __builtin_bswap32(h.type_off);
+		h.type_len = __builtin_bswap32(h.type_len);
+		h.str_off = __builtin_bswap32(h.str_off);
+		h.str_len = __builtin_bswap32(h.str_len);
+	}
 	if (h.magic != BTF_MAGIC || h.version != BTF_VERSION || h.flags ||
 	    h.hdr_len < sizeof(h) || h.hdr_len > BTF_HDR_MAX ||
 	    h.type_off % 4 || h.type_len < 24 || !h.str_len)
@@ -69,8 +78,11 @@ static void scan_chunk(const uint8_t *buf, size_t len, size_t avail,
 	for (size_t off = 0; off + 8 <= len; off += 4) {
 		uint64_t ext;
 
-		if (buf[off] != (uint8_t)BTF_MAGIC ||
-		    buf[off + 1] != (uint8_t)(BTF_MAGIC >> 8))
+		/* either byte order's magic (header_extent() tells them) */
+		if ((buf[off] != (uint8_t)BTF_MAGIC ||
+		     buf[off + 1] != (uint8_t)(BTF_MAGIC >> 8)) &&
+		    (buf[off] != (uint8_t)(BTF_MAGIC >> 8) ||
+		     buf[off + 1] != (uint8_t)BTF_MAGIC))
 			continue;
 		ext = header_extent(buf + off, avail - off, hi - (addr + off));
 		if (!ext)

@@ -6,6 +6,7 @@
  *   btf_libbpf.c   libbpf, loaded on first use
  *   btf_index.c    the name index of BTF parsed whole, and its cache
  *   btf_read.c     pieces of the dump's BTF: header, records, checks
+ *   btf_order.c    a big-endian kernel's BTF in the host's order (types.h)
  *   btf_scan.c     the dump's BTF in no order, read from its start
  *   btf_ondemand.c the dump's BTF read on demand, by record and name
  *   btf.c          one BTF: parsed whole, or read on demand; by id, name
@@ -72,6 +73,7 @@ struct idd_btf {
 	struct idd_symbols *syms;
 	struct idd_target *target;
 	struct btf_lazy *lz; /* read on demand (sorted BTF), NULL: whole */
+	bool big_endian; /* the kernel's byte order (its members' values) */
 	struct inodedump_error *broken; /* why it could not be read whole */
 };
 

@@ -59,6 +59,7 @@ struct idd_btfl {
 		uint32_t id; /* 0: not met yet */
 	} want[8];
 	unsigned nwant;
+	bool big_endian; /* the kernel's byte order (its members' values) */
 };
 
 #define BTF_MARK 32
@@ -204,6 +205,14 @@ static struct inodedump_error *btf_parse(const uint8_t *data, size_t size,
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "BTF %s: %zu bytes, shorter than its header",
 				 where, size);
+	/* A big-endian kernel's: read from a host-order copy. */
+	if (!owned && data[0] != (uint8_t)BTF_MAGIC) {
+		if (!(owned_copy = malloc(size)))
+			return idd_nomem();
+		data = memcpy(owned_copy, data, size);
+	}
+	if (owned_copy)
+		idd_btf_to_host(owned_copy, size);
 	memcpy(&magic, data, 2);
 	hdr_len = u32(data + 4);
 	type_off = u32(data + 8);
@@ -298,10 +307,15 @@ struct inodedump_error *idd_btfl_load(struct idd_types *types,
 	struct inodedump_error *err = from_vmlinux(idd_types_elf(types), out);
 	struct inodedump_error *mem_err;
 
-	if ((!err && *out) || idd_error_is_nomem(err))
+	if ((!err && *out) || idd_error_is_nomem(err)) {
+		if (*out)
+			(*out)->big_endian = idd_target_big_endian(t);
 		return err;
+	}
 	/* No usable .BTF in vmlinux: the kernel's own copy, in memory. */
 	mem_err = from_memory(syms, t, out);
+	if (*out)
+		(*out)->big_endian = idd_target_big_endian(t);
 	if (mem_err || *out) {
 		inodedump_error_free(err);
 		return mem_err;
@@ -454,6 +468,7 @@ bool idd_btfl_member(struct idd_btfl *b, const char *structname,
 	if (bits % 8)
 		return false; /* bitfields: not needed here */
 	out->present = true;
+	out->big_endian = b->big_endian;
 	out->offset = bits / 8;
 	switch ((u32(type_at(b, type) + 4) >> 24) & 0x1f) {
 	case BTF_KIND_PTR:

@@ -130,6 +130,7 @@ static void member_once(struct idd_btf *b, const struct idd_struct *s,
 		p = dot + 1;
 	}
 	out->present = true;
+	out->big_endian = b->big_endian;
 	describe(b, type, out);
 	if (bitfield) {
 		out->bit_size = bitfield;

@@ -40,6 +40,7 @@ static struct idd_btf *parse_split(struct idd_btf *base, const void *data,
 	}
 	m->ntypes = idd_bpf.type_cnt(m->btf);
 	m->first_id = base->ntypes;
+	m->big_endian = base->big_endian;
 	m->size = size;
 	snprintf(m->module, sizeof(m->module), "%s", module);
 	if (idd_btf_index_build(m)) {
@@ -143,6 +144,7 @@ void idd_btf_load_modules(struct idd_btf *b)
 			free(bytes);
 			continue;
 		}
+		idd_btf_to_host(bytes, size);
 		m = parse_split(b, bytes, size, mod);
 		free(bytes);
 		if (!m) {

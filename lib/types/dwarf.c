@@ -915,7 +915,8 @@ static void describe_type(struct idd_dwarf *types, Dwarf_Die *type,
 	}
 }
 
-static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
+static void describe_bitfield(Dwarf_Die *member, struct idd_member *out,
+			      const char *ident)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Word bits, dbo;
@@ -934,8 +935,8 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 		/*
 		 * DWARF 2-4 (gcc-10's, Linux 5.10's): bits from the most
 		 * significant bit of a storage unit of DW_AT_byte_size (else
-		 * the member type's size) at the member's location; on a
-		 * little-endian target the field starts at unit*8 - off - size.
+		 * the member type's size) at the member's location; a little-
+		 * endian field starts at unit*8 - off - size, a big-endian at off.
 		 */
 		Dwarf_Word unit = out->size, lsb;
 
@@ -943,14 +944,13 @@ static void describe_bitfield(Dwarf_Die *member, struct idd_member *out)
 			dwarf_formudata(&attr, &unit);
 		if (!unit || unit > 16 || dbo + bits > unit * 8)
 			return;
-		lsb = unit * 8 - dbo - bits;
+		lsb = ident[EI_DATA] == ELFDATA2MSB ? dbo : unit * 8 - dbo - bits;
 		out->offset += lsb / 8;
 		out->bit_offset = lsb % 8;
 		out->size = (out->bit_offset + bits + 7) / 8;
 	}
 }
 
-/* Find a member by name in one aggregate, looking into anonymous ones. */
 /* The member table of an aggregate, read on first use; NULL if none. */
 static const struct member_table *members_of(struct idd_dwarf *types,
 					     Dwarf_Die *agg)
@@ -1117,7 +1117,7 @@ static void member_read(struct idd_dwarf *types, Dwarf_Die agg,
 			out->present = true;
 			out->offset = offset;
 			describe_type(types, &type, out);
-			describe_bitfield(&member, out);
+			describe_bitfield(&member, out, elf_getident(types->elf, 0));
 			return;
 		}
 		if (!is_aggregate_tag(dwarf_tag(&type)))

@@ -18,6 +18,7 @@
 #include <libelf.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "types/dwarf_internal.h"
 #include "types/types.h"
 
@@ -178,6 +179,9 @@ bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu)
 	if (!data || !data->d_buf)
 		return false;
 	const uint8_t *p = data->d_buf, *end = p + data->d_size;
+	/* in vmlinux's byte order (a big-endian kernel's: s390x) */
+	const char *ident = elf_getident(elf, NULL);
+	bool big = ident && ident[EI_DATA] == ELFDATA2MSB;
 
 	while (p + 12 <= end) {
 		const uint8_t *set = p, *set_end;
@@ -185,13 +189,12 @@ bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu)
 		bool dwarf64 = false;
 		unsigned asize, tuple;
 
-		memcpy(&len, p, 4);
-		len &= 0xffffffffu;
+		len = idd_load(p, 4, big);
 		p += 4;
 		if (len == 0xffffffffu) {
 			if (p + 8 > end)
 				return false;
-			memcpy(&len, p, 8);
+			len = idd_load(p, 8, big);
 			p += 8;
 			dwarf64 = true;
 		}
@@ -199,8 +202,7 @@ bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu)
 		if (len > (uint64_t)(end - p) || len < 8)
 			return false;
 		p += 2; /* version */
-		info = 0;
-		memcpy(&info, p, dwarf64 ? 8 : 4);
+		info = idd_load(p, dwarf64 ? 8 : 4, big);
 		p += dwarf64 ? 8 : 4;
 		asize = *p++;
 		p++; /* segment selector size */
@@ -210,10 +212,9 @@ bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu)
 		/* Tuples start aligned to their size from the set's start. */
 		p = set + (((size_t)(p - set) + tuple - 1) / tuple) * tuple;
 		for (; p + tuple <= set_end; p += tuple) {
-			uint64_t start, length;
+			uint64_t start = idd_load(p, 8, big),
+				 length = idd_load(p + 8, 8, big);
 
-			memcpy(&start, p, 8);
-			memcpy(&length, p + 8, 8);
 			if (!start && !length)
 				break;
 			if (addr >= start && addr - start < length) {

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "target/target.h"
 #include "types/kallsyms_internal.h"
@@ -256,7 +257,8 @@ static struct inodedump_error *find_tables(struct idd_target *t,
 	if (first == UINT64_MAX)
 		first = hi = lo + IMAGE_MAX / 4;
 	hi = (hi + PAGE) & ~(PAGE - 1);
-	err = idd_ksym_find(lo, hi, first, target_read, t, a, n, found);
+	err = idd_ksym_find(lo, hi, first, target_read, t,
+			    idd_target_big_endian(t), a, n, found);
 	if (err)
 		return idd_error_wrap(err,
 				      "the dump's VMCOREINFO names no kallsyms "
@@ -329,8 +331,10 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 		tab.has_relative_base =
 			vmcoreinfo_symbol(t, "kallsyms_relative_base", &base_at);
 	}
+	tab.big_endian = idd_target_big_endian(t);
 	if ((err = idd_target_read(t, num, &count, 4)))
 		return idd_error_wrap(err, "kallsyms_num_syms");
+	idd_words32_to_host(&count, 1, tab.big_endian);
 	if (!count || count > MAX_SYMS)
 		return idd_error_at(INODEDUMP_ERR_DUMP, num,
 				    "kallsyms_num_syms is %" PRIu32, count);
@@ -339,6 +343,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 		return idd_error_wrap(err, "kallsyms_relative_base");
 	if ((err = idd_target_read(t, token_index, index, sizeof(index))))
 		return idd_error_wrap(err, "kallsyms_token_index");
+	idd_words16_to_host(index, 256, tab.big_endian);
 	for (int i = 0; i < 256; i++)
 		tokens_len = index[i] > tokens_len ? index[i] : tokens_len;
 	tokens_len += 256; /* the last token and its NUL */
@@ -375,6 +380,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 		return idd_nomem();
 	if ((err = idd_target_read(t, offsets, offs, (size_t)count * 4)))
 		return idd_error_wrap(err, "kallsyms_offsets");
+	idd_words32_to_host(offs, count, tab.big_endian);
 	if ((err = read_names(t, names, count, &names_buf, &tab.names_len)))
 		return err;
 	tab.names = names_buf;

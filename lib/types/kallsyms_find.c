@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "types/kallsyms_internal.h"
 
@@ -54,33 +55,26 @@ static uint64_t round_up(uint64_t v, unsigned a)
 	return (v + a - 1) & ~(uint64_t)(a - 1);
 }
 
-static uint16_t get16(const uint8_t *p)
+/* The tables' integers, in the dump's byte order (big). */
+static uint16_t get16(const uint8_t *p, bool big)
 {
-	uint16_t v;
-
-	memcpy(&v, p, 2);
-	return v;
+	return (uint16_t)idd_load(p, 2, big);
 }
 
-static uint32_t get32(const uint8_t *p)
+static uint32_t get32(const uint8_t *p, bool big)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
+	return (uint32_t)idd_load(p, 4, big);
 }
 
-static uint64_t get64(const uint8_t *p)
+static uint64_t get64(const uint8_t *p, bool big)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
+	return idd_load(p, 8, big);
 }
 
 struct finder {
 	idd_kallsyms_read_fn read;
 	void *arg;
+	bool big; /* the dump's byte order */
 	uint64_t lo, hi;
 	struct idd_ksym_anchor *anchors;
 	size_t nanchors;
@@ -161,14 +155,14 @@ struct cand {
 };
 
 /* The shape of kallsyms_token_index at p: 0, then rising by 1..256. */
-static bool index_shape(const uint8_t *p)
+static bool index_shape(const uint8_t *p, bool big)
 {
-	uint16_t prev = get16(p);
+	uint16_t prev = get16(p, big);
 
 	if (prev)
 		return false;
 	for (int i = 1; i < 256; i++) {
-		uint16_t v = get16(p + 2 * i);
+		uint16_t v = get16(p + 2 * i, big);
 
 		if (v <= prev || v - prev > 256)
 			return false;
@@ -269,10 +263,10 @@ static bool find_names(struct finder *f, struct window *w, struct cand *c)
 		return false;
 	for (uint64_t n_at = top; n_at >= bottom && n_at <= top; n_at -= a) {
 		const uint8_t *s = w->buf + (n_at - a - w->lo);
-		uint32_t n = get32(s);
+		uint32_t n = get32(s, f->big);
 		uint64_t end;
 
-		if (n <= 256 * (m - 1) || n > 256 * m || (a == 8 && get32(s + 4)))
+		if (n <= 256 * (m - 1) || n > 256 * m || (a == 8 && get32(s + 4, f->big)))
 			continue;
 		c->names = n_at;
 		c->names_end = c->markers_at;
@@ -324,8 +318,8 @@ static bool find_markers(struct finder *f, struct window *w, struct cand *c)
 
 			if (!window_need(f, w, p))
 				break;
-#define ENTRY(k) (width == 4 ? get32(w->buf + (p + (uint64_t)(k) * 4 - w->lo)) \
-			     : get64(w->buf + (p + (uint64_t)(k) * 8 - w->lo)))
+#define ENTRY(k) idd_load(w->buf + (p + (uint64_t)(k) * width - w->lo), \
+			 width, f->big)
 			if (ENTRY(0) != 0)
 				continue;
 			while (p + (uint64_t)(r + 1) * width <= t && r < MAX_SYMS / 256 &&
@@ -427,6 +421,7 @@ static bool offsets_fit(struct finder *f, const struct cand *c, uint64_t o,
 	    !f->read(f->arg, o, off, (size_t)c->n * 4))
 		return false;
 	f->bytes_read += (uint64_t)c->n * 4;
+	idd_words32_to_host(off, c->n, f->big);
 	t.offsets_addr = o;
 	t.has_relative_base = rb != 0;
 	if (rb) {
@@ -434,7 +429,7 @@ static bool offsets_fit(struct finder *f, const struct cand *c, uint64_t o,
 
 		if (rb < f->lo || rb + 8 > f->hi || !f->read(f->arg, rb, b, 8))
 			return false;
-		t.relative_base = get64(b);
+		t.relative_base = get64(b, f->big);
 		for (uint32_t i = 0; i < c->n && !absolute_percpu; i++)
 			absolute_percpu = off[i] < 0;
 	}
@@ -528,6 +523,7 @@ static bool try_index(struct finder *f, uint64_t x, const uint8_t *bytes,
 	f->candidates++;
 	c.index = x;
 	memcpy(c.idx, bytes, sizeof(c.idx));
+	idd_words16_to_host(c.idx, 256, f->big);
 	ok = find_token_table(f, &c);
 	if (ok && ++f->tables > MAX_TABLES)
 		ok = fail(f, 7, "more token tables than any kernel has");
@@ -571,9 +567,9 @@ static bool scan(struct finder *f, uint64_t from, uint64_t to,
 		read_zeroed(f, start, buf, len);
 		for (size_t o = (size_t)(end - start); o >= 4;) {
 			o -= 4;
-			if (o + 512 > len || get16(buf + o) ||
-			    get16(buf + o + 2) - 1u >= 256u ||
-			    !index_shape(buf + o))
+			if (o + 512 > len || get16(buf + o, f->big) ||
+			    get16(buf + o + 2, f->big) - 1u >= 256u ||
+			    !index_shape(buf + o, f->big))
 				continue;
 			if (try_index(f, start + o, buf + o, out))
 				return true;
@@ -587,12 +583,13 @@ static bool scan(struct finder *f, uint64_t from, uint64_t to,
 
 struct inodedump_error *idd_ksym_find(uint64_t lo, uint64_t hi, uint64_t first,
 				      idd_kallsyms_read_fn read, void *arg,
-				      struct idd_ksym_anchor *anchors,
+				      bool big, struct idd_ksym_anchor *anchors,
 				      size_t nanchors, struct idd_ksym_found *out)
 {
 	struct finder f = {
 		.read = read,
 		.arg = arg,
+		.big = big,
 		.lo = lo,
 		.hi = hi,
 		.anchors = anchors,

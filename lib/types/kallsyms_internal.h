@@ -136,12 +136,13 @@ struct idd_ksym_found {
  * The kallsyms tables in the kernel image [lo, hi), searched downwards
  * from first, then upwards from it; every table checked against the
  * others and anchors[] (at least one of them named by the tables, every
- * one named at its address). INODEDUMP_ERR_DUMP, saying what failed, when
+ * one named at its address), its integers in byte order big (the
+ * dump's). INODEDUMP_ERR_DUMP, saying what failed, when
  * no place fits.
  */
 struct inodedump_error *idd_ksym_find(uint64_t lo, uint64_t hi, uint64_t first,
 				      idd_kallsyms_read_fn read, void *arg,
-				      struct idd_ksym_anchor *anchors,
+				      bool big, struct idd_ksym_anchor *anchors,
 				      size_t nanchors, struct idd_ksym_found *out);
 
 #endif

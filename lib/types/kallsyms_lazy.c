@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "core/cleanup.h"
 #include "types/kallsyms_internal.h"
 
@@ -128,6 +129,7 @@ static bool lz_addr(struct kallsyms_lazy *z, uint32_t i, uint64_t *addr)
 
 	if (!z->read(z->arg, z->tab.offsets_addr + 4 * (uint64_t)i, &off, 4))
 		return false;
+	idd_words32_to_host(&off, 1, z->tab.big_endian);
 	*addr = idd_ksym_address_value(&z->tab, z->absolute_percpu, i, off);
 	return true;
 }
@@ -188,16 +190,9 @@ static bool try_markers(struct kallsyms_lazy *z, uint64_t end, unsigned width)
 	    !z->read(z->arg, start, raw, (size_t)m * width))
 		return false;
 	for (uint32_t k = 0; k < m; k++) {
-		uint64_t v;
+		uint64_t v = idd_load(raw + width * k, width,
+				      z->tab.big_endian);
 
-		if (width == 8) {
-			memcpy(&v, raw + 8 * k, 8);
-		} else {
-			uint32_t v32;
-
-			memcpy(&v32, raw + 4 * k, 4);
-			v = v32;
-		}
 		/*
 		 * Rising from 0 inside the names; each name takes at least
 		 * 2 bytes (a length, a token), at most MAX_NAME_BYTES.
@@ -319,6 +314,7 @@ idd_ksym_lazy_open(const struct idd_kallsyms_tables *tab,
 		if (!read(arg, tab->offsets_addr + 4 * (uint64_t)(tab->num_syms - 1),
 			  &off, 4))
 			goto bad;
+		idd_words32_to_host(&off, 1, tab->big_endian);
 		z->absolute_percpu = off < 0;
 	}
 	if (!lz_addr(z, 0, &first) ||
@@ -359,6 +355,7 @@ static struct idd_kallsyms *lz_full(struct kallsyms_lazy *z)
 	    !z->read(z->arg, z->names, names, t.names_len) ||
 	    !z->read(z->arg, z->tab.offsets_addr, offs, n * 4))
 		return NULL;
+	idd_words32_to_host(offs, n, z->tab.big_endian);
 	t.names = names;
 	t.offsets = offs;
 	err = idd_kallsyms_from_tables(&t, &z->full);

@@ -15,11 +15,13 @@ struct idd_struct idd_member_struct(const struct idd_member *m)
 
 uint64_t idd_member_uval(const struct idd_member *m, const uint8_t *buf)
 {
-	/* Target memory is little-endian (x86_64, arm64, ...). */
-	uint64_t v = idd_load_le(buf + m->offset, (size_t)m->size);
+	uint64_t v = idd_load(buf + m->offset, (size_t)m->size, m->big_endian);
 
 	if (m->bit_size) {
-		v >>= m->bit_offset;
+		/* big-endian: bits numbered from the first byte's top bit */
+		v >>= m->big_endian ? 8 * (unsigned)m->size - m->bit_offset -
+					      m->bit_size
+				    : m->bit_offset;
 		if (m->bit_size < 64)
 			v &= (UINT64_C(1) << m->bit_size) - 1;
 	}

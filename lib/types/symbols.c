@@ -169,8 +169,14 @@ struct inodedump_error *idd_symbols_open(Elf *elf, int fd,
 		if (syms->data && gelf_getclass(elf) == ELFCLASS64 &&
 		    syms->data->d_type == ELF_T_SYM &&
 		    shdr.sh_entsize == sizeof(Elf64_Sym)) {
-			syms->raw = syms->data->d_buf;
-			syms->fd = fd;
+			syms->raw = syms->data->d_buf; /* in the host's order */
+			/* the file's bytes, read in chunks: if in the host's */
+			syms->fd = elf_getident(elf, NULL)[EI_DATA] ==
+						   (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+							    ? ELFDATA2LSB
+							    : ELFDATA2MSB)
+					   ? fd
+					   : -1;
 			syms->raw_offset = shdr.sh_offset;
 		}
 		if (syms->data && shdr.sh_entsize)

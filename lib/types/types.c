@@ -13,7 +13,14 @@ struct idd_types {
 	void *src;
 	struct idd_dwarf *dwarf; /* the source, when DWARF */
 	struct idd_btf *btf;	 /* the source, when BTF */
+	bool big_endian;	 /* the dump's byte order */
 };
+
+void idd_types_set_big_endian(struct idd_types *types, bool big)
+{
+	if (types)
+		types->big_endian = big;
+}
 
 struct inodedump_error *idd_types_open(const char *vmlinux,
 				       const char *debug_root,
@@ -171,6 +178,7 @@ void idd_types_member(struct idd_types *types, const struct idd_struct *s,
 		return;
 	}
 	types->ops->member(types->src, s, path, out);
+	out->big_endian = types->big_endian;
 }
 
 struct inodedump_error *idd_types_pointee_struct(struct idd_types *types,

@@ -20,6 +20,11 @@ struct inodedump_error *idd_types_open(const char *vmlinux,
 				       const char *debug_root,
 				       struct idd_types **out);
 void idd_types_close(struct idd_types *types);
+/*
+ * The dump's byte order, which every member found from now on carries
+ * (idd_member_uval() loads in it); little-endian until said.
+ */
+void idd_types_set_big_endian(struct idd_types *types, bool big);
 /* The ELF handle of vmlinux (for its symbol table and notes). */
 struct Elf *idd_types_elf(struct idd_types *types);
 int idd_types_fd(struct idd_types *types); /* vmlinux, open for reading */
@@ -29,6 +34,13 @@ const char *idd_types_dwz(struct idd_types *types);
 unsigned idd_elf_machine(struct Elf *elf, bool *is64);
 
 struct idd_btf;
+
+/*
+ * A whole BTF blob (its header and type section) put in the host's byte
+ * order in place (btf_order.c): 0 it was, 1 it was swapped (the kernel's
+ * order is the other), -1 no BTF header (left as it was).
+ */
+int idd_btf_to_host(uint8_t *data, size_t size);
 
 /*
  * A session without vmlinux: every type from BTF (takes btf, also on
@@ -114,8 +126,15 @@ struct idd_member {
 	uint64_t offset;  /* bytes from the start of the outer struct */
 	uint64_t size;	  /* bytes of the member's type */
 	unsigned bit_size; /* 0 unless a bitfield */
-	unsigned bit_offset; /* from offset, little-endian bit numbering */
+	/*
+	 * From offset: the least significant bit's (little-endian), the
+	 * most significant's (big-endian), as the bit numbering of the
+	 * kernel's byte order goes.
+	 */
+	unsigned bit_offset;
 	bool is_signed;
+	/* Its value's byte order, the dump's (idd_types_set_big_endian()). */
+	bool big_endian;
 	enum idd_kind kind;
 	/* DWARF: its type's DIE reference, peeled of typedefs and qualifiers */
 	uint64_t type;
@@ -241,6 +260,11 @@ struct idd_kallsyms_tables {
 	uint64_t offsets_addr;	  /* its address (7.0+: place-relative) */
 	bool has_relative_base;	  /* before 7.0 */
 	uint64_t relative_base;	  /* kallsyms_relative_base's value */
+	/*
+	 * The dump's byte order, for what is read on demand: the tables
+	 * given here are in the host's.
+	 */
+	bool big_endian;
 };
 struct inodedump_error *
 idd_kallsyms_from_tables(const struct idd_kallsyms_tables *tables,

@@ -9,7 +9,8 @@
  * against the addresses they were built from; then damaged. And the same
  * tables found without those places (kallsyms_find.c): each era's layout
  * found at the places it was built at, and images with no tables, or
- * tables that disagree with each other or with the anchors, refused.
+ * tables that disagree with each other or with the anchors, refused; and
+ * a big-endian kernel's tables (s390x), read and found in its order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,17 @@ static void align_to(unsigned a)
 {
 	while (mem.len % a)
 		mem.buf[mem.len++] = 0;
+}
+
+/* The image's integers in a big-endian kernel's order (s390x) when set. */
+static bool big_image;
+
+static void put_int(uint64_t v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mem.buf[mem.len + (big_image ? n - 1 - i : i)] =
+			(uint8_t)(v >> (8 * i));
+	mem.len += n;
 }
 
 static void put(const void *p, size_t n)
@@ -106,7 +118,7 @@ static void emit_offsets(struct layout *l, bool relative_base, unsigned align)
 				      ? (int32_t)(uint32_t)(addrs[i] - TEXT)
 				      : (int32_t)(int64_t)(addrs[i] -
 							   (here()));
-		put(&off, 4);
+		put_int((uint32_t)off, 4);
 	}
 	if (relative_base) {
 		uint64_t base = TEXT;
@@ -115,7 +127,7 @@ static void emit_offsets(struct layout *l, bool relative_base, unsigned align)
 		l->at.relative_base = here();
 		l->tab.relative_base = base;
 		l->tab.has_relative_base = true;
-		put(&base, 8);
+		put_int(base, 8);
 	}
 }
 
@@ -125,7 +137,7 @@ static void emit_names(struct layout *l, unsigned align, unsigned width)
 	uint64_t start;
 
 	align_to(align);
-	put(&count, 4);
+	put_int(count, 4);
 	align_to(align);
 	l->at.names = start = here();
 	for (int i = 0; i < N; i++) {
@@ -141,7 +153,7 @@ static void emit_names(struct layout *l, unsigned align, unsigned width)
 	align_to(align);
 	l->markers_at = here();
 	for (int k = 0; k < (N + 255) / 256; k++)
-		put(&markers[k], width);
+		put_int(markers[k], width);
 }
 
 static void emit_seqs(struct layout *l, unsigned align)
@@ -178,7 +190,8 @@ static void emit_tokens(struct layout *l, unsigned align)
 	put(l->tokens, sizeof(l->tokens));
 	align_to(align);
 	l->token_index_at = here();
-	put(l->index, sizeof(l->index));
+	for (int c = 0; c < 256; c++)
+		put_int(l->index[c], 2);
 	l->tab.token_table = l->tokens;
 	l->tab.token_table_len = sizeof(l->tokens);
 	l->tab.token_index = l->index;
@@ -211,8 +224,10 @@ static void build(enum era era, unsigned width, struct layout *l)
 static struct idd_kallsyms *open_lazy(struct layout *l)
 {
 	struct idd_kallsyms *ks = NULL;
-	struct inodedump_error *err =
-		idd_kallsyms_open_lazy(&l->tab, &l->at, mem_read, &mem, NULL, &ks);
+	struct inodedump_error *err;
+
+	l->tab.big_endian = big_image;
+	err = idd_kallsyms_open_lazy(&l->tab, &l->at, mem_read, &mem, NULL, &ks);
 
 	CHECKF(!err, "%s", err ? inodedump_error_message(err) : "");
 	inodedump_error_free(err);
@@ -364,7 +379,7 @@ static struct inodedump_error *find(struct idd_ksym_anchor *a, size_t n,
 				    struct idd_ksym_found *f)
 {
 	return idd_ksym_find(BASE, BASE + mem.len, BASE + mem.len, mem_read,
-			     &mem, a, n, f);
+			     &mem, big_image, a, n, f);
 }
 
 static void test_find_era(const char *what, enum era era, unsigned width)
@@ -493,5 +508,14 @@ int main(void)
 	test_find_era("found: 5.10 (offsets first)", E61, 4);
 	test_find_era("found: older (8-byte markers)", E61, 8);
 	test_find_refused();
+	/* A big-endian kernel's tables (s390x): read in the dump's order. */
+	big_image = true;
+	test_era("big-endian 6.4 and later", E64, 4, true);
+	test_era("big-endian 6.1 (no seqs_of_names)", E61, 4, false);
+	test_era("big-endian older (8-byte markers)", E61, 8, false);
+	test_find_era("found big-endian: 6.4 and later", E64, 4);
+	test_find_era("found big-endian: 5.10 (offsets first)", E61, 4);
+	test_find_era("found big-endian: older (8-byte markers)", E61, 8);
+	big_image = false;
 	return check_summary("kallsyms read on demand, and found");
 }

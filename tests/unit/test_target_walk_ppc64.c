@@ -40,39 +40,7 @@ struct image {
 	uint64_t next_table;
 };
 
-static uint8_t *page_at(struct image *im, uint64_t pa)
-{
-	pa &= ~(uint64_t)(GRAN - 1);
-	for (size_t i = 0; i < im->n; i++)
-		if (im->regions[i].start == pa)
-			return im->pages[i];
-	if (im->n == MAX_PAGES)
-		abort();
-	im->pages[im->n] = calloc(1, GRAN);
-	if (!im->pages[im->n])
-		abort();
-	im->regions[im->n] = (struct idd_memory_region){ pa, im->pages[im->n],
-							 GRAN };
-	return im->pages[im->n++];
-}
-
-static uint64_t get_be(struct image *im, uint64_t pa)
-{
-	const uint8_t *p = page_at(im, pa) + pa % GRAN;
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void put_be(struct image *im, uint64_t pa, uint64_t v)
-{
-	uint8_t *p = page_at(im, pa) + pa % GRAN;
-
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (uint8_t)v;
-}
+#include "phys_image.h"
 
 static void image_init(struct image *im, unsigned ps)
 {
@@ -84,13 +52,6 @@ static void image_init(struct image *im, unsigned ps)
 	im->shifts[0] = 39;
 	im->next_table = 0x3000000;
 	page_at(im, ROOT);
-}
-
-static void image_free(struct image *im)
-{
-	for (size_t i = 0; i < im->n; i++)
-		free(im->pages[i]);
-	im->n = 0;
 }
 
 /* The entry's address at each level of va's path (slot[0..level]). */
@@ -161,13 +122,6 @@ static struct idd_target *open_image(struct image *im, const char *radix)
 	return t;
 }
 
-static bool walks_to(struct idd_target *t, uint64_t va, uint64_t want)
-{
-	uint64_t pa = 0;
-
-	return idd_target_walk(t, va, &pa) && pa == want;
-}
-
 static bool reads_as(struct image *im, struct idd_target *t, uint64_t va,
 		     uint64_t pa)
 {
@@ -176,21 +130,6 @@ static bool reads_as(struct image *im, struct idd_target *t, uint64_t va,
 	bool ok = !err && !memcmp(got, page_at(im, pa) + pa % GRAN,
 				  sizeof(got));
 
-	inodedump_error_free(err);
-	return ok;
-}
-
-/* A read fails as a fault whose message holds what (NULL: any). */
-static bool read_fails(struct idd_target *t, uint64_t va, const char *what)
-{
-	uint8_t got[8];
-	struct inodedump_error *err = idd_target_read(t, va, got, sizeof(got));
-	bool ok = err && inodedump_error_code(err) == INODEDUMP_ERR_FAULT &&
-		  (!what || strstr(inodedump_error_message(err), what));
-
-	if (err && !ok)
-		printf("  read of 0x%" PRIx64 ": %s\n", va,
-		       inodedump_error_message(err));
 	inodedump_error_free(err);
 	return ok;
 }

@@ -19,6 +19,15 @@ pseries guest never sets): either order is read, OUT is little-endian,
 with the VMCOREINFO note and the PT_LOADs only, each at its linear-map
 virtual address as kexec-tools writes them (QEMU's register notes are
 in the header's order and are dropped). ELF64, paging:false.
+s390x (EM_S390): QEMU writes the s390-ccw-virtio machine's ELF, which has
+no VMCOREINFO either (no fw_cfg), in the kernel's own order, big-endian:
+OUT stays big-endian and keeps QEMU's CPU notes (a kdump kernel's
+/proc/vmcore has them too) before the VMCOREINFO note, each PT_LOAD at
+p_vaddr = its physical address (the 6.1 kernel's elfcorehdr does that:
+its identity map starts at 0) or, where the note says IDENTITYBASE=hex
+(7.x), at that base + physical (its __va()); --vaddr-base BASE overrides.
+
+    elf_addnote.py IN OUT PHYS SIZE [--vaddr-base HEX]
 """
 import struct
 import sys
@@ -28,9 +37,13 @@ PHDR = struct.Struct("<IIQQQQQQ")
 EHDR_BE = struct.Struct(">16sHHIQQQIHHHHHH")
 PHDR_BE = struct.Struct(">IIQQQQQQ")
 PT_LOAD, PT_NOTE = 1, 4
+EM_S390 = 22
+# Each machine's PT_LOAD virtual base: PAGE_OFFSET, as __va() maps it.
+VADDR_BASE = {EM_S390: 0}
+PPC64_PAGE_OFFSET = 0xC000000000000000
 
 
-def main(src, dst, phys, size):
+def main(src, dst, phys, size, vaddr_base=None):
     phys, size = int(phys, 16), int(size, 16)
     with open(src, "rb") as f:
         raw = f.read(EHDR.size)
@@ -49,39 +62,56 @@ def main(src, dst, phys, size):
                 note = f.read(size)
         if note is None:
             sys.exit(f"{src}: physical 0x{phys:x}+0x{size:x} is in no PT_LOAD")
-        namesz, descsz, ntype = struct.unpack_from("<III", note)  # the kernel's order
+        # the kernel's order: the one in which namesz reads 11
+        kbe = struct.unpack_from(">I", note)[0] == 11
+        namesz, descsz, ntype = struct.unpack_from(">III" if kbe else "<III", note)
         if namesz != 11 or note[12:23] != b"VMCOREINFO\0" or 24 + descsz > size + 12:
             sys.exit(f"{src}: physical 0x{phys:x} holds no VMCOREINFO note")
         note = note[:24 + ((descsz + 3) & ~3)]
-        # QEMU's own notes (registers) are in its header's byte order: not
-        # kept. The kernel's byte order (little-endian) is the file's.
+        # QEMU's own notes (registers) are in its header's byte order: kept
+        # when that is the kernel's (s390x), else dropped (ppc64le). The
+        # kernel's byte order is the file's.
+        qemu_notes = []
+        if kbe == be:
+            for p in phdrs:
+                if p[0] == PT_NOTE:
+                    f.seek(p[2])
+                    qemu_notes.append(f.read(p[5]))
+        notes = qemu_notes + [note]
         phdrs = [p for p in phdrs if p[0] == PT_LOAD]
-        out_ph = [[PT_NOTE, 0, 0, 0, 0, len(note), len(note), 0]] + [p[:] for p in phdrs]
-        eh[0] = raw[:5] + b"\x01" + raw[6:16]
+        out_ph = [[PT_NOTE, 0, 0, 0, 0, len(n), len(n), 0] for n in notes]
+        out_ph += [p[:] for p in phdrs]
+        eh[0] = raw[:5] + (b"\x02" if kbe else b"\x01") + raw[6:16]
+        if vaddr_base is None:
+            vaddr_base = VADDR_BASE.get(eh[2], PPC64_PAGE_OFFSET)
+            # s390x 6.10+: the identity map starts at __identity_base,
+            # which the kernel's VMCOREINFO names (IDENTITYBASE=hex)
+            for line in note[24:].split(b"\n"):
+                if eh[2] == EM_S390 and line.startswith(b"IDENTITYBASE="):
+                    vaddr_base = int(line[13:], 16)
         off = EHDR.size + len(out_ph) * PHDR.size
         chunks = []
-        for p in out_ph:
-            if p[0] == PT_NOTE:
-                data = note
-                p[2] = off
-                chunks.append(data)
-                off += len(data)
+        for p, data in zip(out_ph, notes):
+            p[2] = off
+            chunks.append(data)
+            off += len(data)
         off = (off + 0xFFFF) & ~0xFFFF
         loads = [p for p in out_ph if p[0] == PT_LOAD]
         for p in loads:
             # kexec-tools gives each PT_LOAD its linear-map address
             # (PAGE_OFFSET + physical, as __va() does): so does OUT.
-            p[3] = 0xC000000000000000 + p[4]
+            p[3] = vaddr_base + p[4]
             src_off = p[2]
             p[2] = off
             p.append(src_off)
             off += p[5]
         eh[5], eh[6], eh[8], eh[9], eh[10] = EHDR.size, 0, EHDR.size, PHDR.size, len(out_ph)
         eh[11], eh[12], eh[13] = 0, 0, 0
+        ehdr, phdr = (EHDR_BE, PHDR_BE) if kbe else (EHDR, PHDR)
         with open(dst, "wb") as o:
-            o.write(EHDR.pack(*eh))
+            o.write(ehdr.pack(*eh))
             for p in out_ph:
-                o.write(PHDR.pack(*p[:8]))
+                o.write(phdr.pack(*p[:8]))
             for c in chunks:
                 o.write(c)
             for p in loads:
@@ -97,6 +127,11 @@ def main(src, dst, phys, size):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5:
+    args = sys.argv[1:]
+    base = None
+    if len(args) == 6 and args[4] == "--vaddr-base":
+        base = int(args.pop(5), 16)
+        args.pop(4)
+    if len(args) != 4:
         sys.exit(__doc__)
-    main(*sys.argv[1:])
+    main(*args, vaddr_base=base)

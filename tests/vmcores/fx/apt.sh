@@ -221,27 +221,39 @@ prepare_stock_kernel() {
 }
 
 # ---------------------------------------------------------------- stock 7.3
+# 7.x's package split: linux-binary-R (the kernel), linux-modules-R,
+# linux-image-R-dbg. fx_split_pkgs NAME...: for each linux-binary-R, the
+# three package names (for one apt-cache policy). fx_split_matches NAMES
+# VERS: each linux-binary-R of NAMES (in their order) whose linux-modules-R
+# and linux-image-R-dbg have its version in VERS ("PKG VERSION" lines):
+# "release version" lines. fx_first: the first line, failing when none.
+fx_split_pkgs() {
+	local n
+	for n in "$@"; do echo "$n linux-modules-${n#linux-binary-} linux-image-${n#linux-binary-}-dbg"; done
+}
+fx_split_matches() {
+	local n rel ver
+	for n in $1; do
+		rel=${n#linux-binary-}
+		ver=$(printf '%s\n' "$2" | awk -v p="$n" '$1 == p { print $2 }')
+		if [ -n "$ver" ] &&
+			printf '%s\n' "$2" | grep -qxF "linux-modules-$rel $ver" &&
+			printf '%s\n' "$2" | grep -qxF "linux-image-$rel-dbg $ver"; then
+			echo "$rel $ver"
+		fi
+	done
+}
+fx_first() { awk 'NR == 1 { print; f = 1 } END { exit !f }'; }
+
 # Newest linux-binary-7.3.*+deb13-amd64 in trixie-backports whose modules
 # and -dbg packages have the same version. Prints "release version".
 find_stock73_kernel() {
-	local names rel vers ver
+	local names
 	names=$(apt73 apt-cache pkgnames "linux-binary-$STOCK73_SERIES." |
 		grep -E "^linux-binary-${STOCK73_SERIES//./\\.}\.[0-9]+\+deb13-amd64$" | sort -rV)
 	[ -n "$names" ] || return 1
-	# shellcheck disable=SC2046
-	vers=$(suite_versions trixie-backports $(for n in $names; do
-		rel=${n#linux-binary-}; echo "$n linux-modules-$rel linux-image-$rel-dbg"; done))
-	for n in $names; do
-		rel=${n#linux-binary-}
-		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
-		if [ -n "$ver" ] &&
-			printf '%s\n' "$vers" | grep -qxF "linux-modules-$rel $ver" &&
-			printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
-			echo "$rel $ver"
-			return 0
-		fi
-	done
-	return 1
+	# shellcheck disable=SC2046,SC2086
+	fx_split_matches "$names" "$(suite_versions trixie-backports $(fx_split_pkgs $names))" | fx_first
 }
 
 # prepare_stock73_kernel (after prepare_apt73) -> KDIR (vmlinuz, vmlinux,
@@ -302,21 +314,22 @@ prepare_apt510() {
 		"$(printf 'deb [signed-by=%s] %s %s main\n' "$key" "$mirror" bullseye "$key" "$sec" bullseye-security)"
 }
 
-# fx_find_image_dbg APT SERIES FLAVOUR: the newest
-# linux-image-SERIES.0-N-FLAVOUR-unsigned whose -dbg has the same candidate
-# version (APT: apt510, apt_arm64...). Prints "release version".
+# fx_find_image_dbg APT SERIES FLAVOUR [SUFFIX]: the newest
+# linux-image-SERIES.0-N-FLAVOUR-unsigned (SUFFIX: -unsigned, or nothing:
+# s390x has no signed images) whose -dbg has the same candidate version
+# (APT: apt510, apt_arm64...). Prints "release version".
 fx_find_image_dbg() {
-	local apt=$1 series=$2 flavour=$3 names n rel vers ver
+	local apt=$1 series=$2 flavour=$3 suffix=${4--unsigned} names n rel vers ver
 	names=$($apt apt-cache pkgnames "linux-image-$series." |
-		grep -E "^linux-image-${series//./\\.}\.0-[0-9]+-$flavour-unsigned\$" | sort -rV)
+		grep -E "^linux-image-${series//./\\.}\.0-[0-9]+-$flavour$suffix\$" | sort -rV)
 	[ -n "$names" ] || return 1
 	# shellcheck disable=SC2046
 	vers=$($apt apt-cache policy $(for n in $names; do
-		rel=${n#linux-image-}; rel=${rel%-unsigned}; echo "$n linux-image-$rel-dbg"; done) 2>/dev/null |
+		rel=${n#linux-image-}; rel=${rel%"$suffix"}; echo "$n linux-image-$rel-dbg"; done) 2>/dev/null |
 		awk '/^[^ ]+:$/ { pkg = substr($0, 1, length($0) - 1) }
 			/^ +Candidate:/ && $2 != "(none)" { print pkg, $2 }')
 	for n in $names; do
-		rel=${n#linux-image-}; rel=${rel%-unsigned}
+		rel=${n#linux-image-}; rel=${rel%"$suffix"}
 		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
 		if [ -n "$ver" ] && printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
 			echo "$rel $ver"

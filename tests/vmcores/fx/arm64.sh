@@ -109,24 +109,13 @@ prepare_arm64_kernel() {
 # trixie-backports whose linux-modules and -dbg have the same version.
 # Prints "release version".
 find_arm64_73_kernel() {
-	local flavour=$1 names n rel vers ver
+	local flavour=$1 names
 	names=$(apt_arm64_73 apt-cache pkgnames linux-binary-7. |
 		grep -E "^linux-binary-7\.[0-9]+\.[0-9]+\+deb13-$flavour\$" | sort -rV)
 	[ -n "$names" ] || return 1
-	# shellcheck disable=SC2046
-	vers=$(APT73=$APTARM73 APT_ARCH=arm64 suite_versions trixie-backports $(for n in $names; do
-		rel=${n#linux-binary-}; echo "$n linux-modules-$rel linux-image-$rel-dbg"; done))
-	for n in $names; do
-		rel=${n#linux-binary-}
-		ver=$(printf '%s\n' "$vers" | awk -v p="$n" '$1 == p { print $2 }')
-		if [ -n "$ver" ] &&
-			printf '%s\n' "$vers" | grep -qxF "linux-modules-$rel $ver" &&
-			printf '%s\n' "$vers" | grep -qxF "linux-image-$rel-dbg $ver"; then
-			echo "$rel $ver"
-			return 0
-		fi
-	done
-	return 1
+	# shellcheck disable=SC2046,SC2086
+	fx_split_matches "$names" "$(APT73=$APTARM73 APT_ARCH=arm64 suite_versions trixie-backports \
+		$(fx_split_pkgs $names))" | fx_first
 }
 
 # prepare_arm64_73_kernel FLAVOUR (after prepare_apt_arm64_73) -> KDIR, KERNEL_ID:
@@ -162,21 +151,8 @@ prepare_arm64_73_kernel() {
 # prepare_arm64_busybox (after prepare_apt_arm64) -> ARM64_BUSYBOX (a static
 # arm64 busybox from bookworm's busybox-static:arm64), ARM64_BUSYBOX_ID
 prepare_arm64_busybox() {
-	step "busybox-static:arm64"
-	local ver deb dir
-	ver=$(arm64_candidates apt_arm64 busybox-static | awk '{ print $2 }')
-	[ -n "$ver" ] || die "no busybox-static candidate in the arm64 lists"
-	ARM64_BUSYBOX_ID="busybox-static:arm64=$ver"
-	dir=$CACHE/arm64-busybox-$(printf '%s\n' "$ARM64_BUSYBOX_ID" | hash16)
-	ARM64_BUSYBOX=$dir/busybox
-	! fx_cached "$dir" || return 0
-	mkdir -p "$CACHE/debs"
-	deb=$(fx_deb_arm64 busybox-static "$ver" apt_arm64)
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/x"
-	fx_deb_member "$deb" bin/busybox "$dir.tmp/busybox"
-	rm -rf "$dir.tmp/x"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
+	fx_foreign_busybox arm64 apt_arm64 arm64
+	ARM64_BUSYBOX_ID=$FOREIGN_BUSYBOX_ID ARM64_BUSYBOX=$FOREIGN_BUSYBOX
 }
 
 # ---------------------------------------------------------------- the guest
@@ -250,38 +226,13 @@ apt_arm64_sid() { local APT73=$APTARMSID APT_ARCH=arm64; apt73 "$@"; }
 # prepare_arm64_makedumpfile (after prepare_apt_arm64_sid) -> ARM64_MDF
 # (the sysroot), ARM64_MDF_ID (its packages=versions), ARM64_MDF_VERSION
 prepare_arm64_makedumpfile() {
-	step "sid's makedumpfile:arm64 in a sysroot (qemu-aarch64-static)"
-	local vers n dir deb pv
 	# shellcheck disable=SC2086
-	vers=$(arm64_candidates apt_arm64_sid $ARM64_MDF_DEBS)
-	# shellcheck disable=SC2086
-	[ "$(printf '%s\n' "$vers" | grep -c .)" -eq "$(echo $ARM64_MDF_DEBS | wc -w)" ] ||
-		die "sid arm64 lacks some of: $ARM64_MDF_DEBS (have: $vers)"
-	ARM64_MDF_ID=$(printf '%s\n' "$vers" | awk '{ printf "%s%s:arm64=%s", (NR > 1 ? " " : ""), $1, $2 }')
-	ARM64_MDF_VERSION=$(printf '%s\n' "$vers" | awk '$1 == "makedumpfile" { print $2 }')
-	dir=$CACHE/arm64-makedumpfile-$(printf '%s\n' "$ARM64_MDF_ID" | hash16)
-	ARM64_MDF=$dir
-	! fx_cached "$dir" || return 0
-	mkdir -p "$CACHE/debs"
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-	while read -r n pv; do
-		deb=$(fx_deb_arm64 "$n" "$pv" apt_arm64_sid)
-		dpkg-deb -x "$deb" "$dir.tmp" || die "dpkg-deb -x $deb"
-	done <<< "$vers"
-	# sid is merged-/usr: /lib is base-files' link, not in these .debs (the
-	# binary's loader is /lib/ld-linux-aarch64.so.1)
-	[ -e "$dir.tmp/lib" ] || ln -s usr/lib "$dir.tmp/lib"
-	arm64_mdf_in "$dir.tmp" -v >&2 || die "makedumpfile:arm64 does not run under qemu-aarch64-static"
-	printf '%s\n' "$ARM64_MDF_ID" > "$dir.tmp/packages"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
+	fx_foreign_mdf arm64 apt_arm64_sid arm64 qemu-aarch64-static $ARM64_MDF_DEBS
+	ARM64_MDF=$FOREIGN_MDF ARM64_MDF_ID=$FOREIGN_MDF_ID ARM64_MDF_VERSION=$FOREIGN_MDF_VERSION
 }
 
 # arm64_mdf_in SYSROOT ARGS...: the sysroot's arm64 makedumpfile
-arm64_mdf_in() {
-	local sys=$1; shift
-	qemu-aarch64-static -L "$sys" "$sys/usr/bin/makedumpfile" "$@"
-}
+arm64_mdf_in() { fx_foreign_mdf_in qemu-aarch64-static "$@"; }
 # MDF_RUNNER=(arm64_mdf_runner): fx_makedumpfile's "makedumpfile ARGS" run so
 arm64_mdf_runner() { shift; arm64_mdf_in "$ARM64_MDF" "$@"; }
 

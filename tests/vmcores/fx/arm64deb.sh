@@ -40,40 +40,14 @@ ARM64_DEB_DEBUG_MODULES="ext4"
 # modules/*.ko, modules.list, config, release, packages, debug/ with the
 # ARM64_DEB_DEBUG_MODULES debug files), KERNEL_ID
 prepare_arm64_deb_kernel() {
-	local apt=$1 series=$2 rv rel ver h tmp img dbg m f members=()
+	local apt=$1 series=$2 rv rel ver
 	step "find newest stock Debian $series arm64 kernel"
 	rv=$(fx_find_image_dbg "$apt" "$series" arm64) ||
 		die "no linux-image-$series.0-*-arm64-unsigned with a matching -dbg (private arm64 lists)"
 	rel=${rv% *}; ver=${rv#* }
 	log "kernel $rel version $ver"
-	KERNEL_ID="linux-image-$rel-unsigned:arm64=$ver linux-image-$rel-dbg:arm64=$ver"
-	# v1: the extraction below; bump it when that changes what is extracted
-	h=$(printf '%s\n' "$KERNEL_ID modules=$ARM64_MODULES debug=$ARM64_DEB_DEBUG_MODULES arm64-deb-kernel-v1" | hash16)
-	KDIR=$CACHE/arm64-deb-kernel-$h
-	! fx_cached "$KDIR" || return 0
-	mkdir -p "$CACHE/debs"
-	img=$(fx_deb_arm64 "linux-image-$rel-unsigned" "$ver" "$apt")
-	dbg=$(fx_deb_arm64 "linux-image-$rel-dbg" "$ver" "$apt")
-	tmp=$KDIR.tmp.$$
-	rm -rf "$tmp"; mkdir -p "$tmp/x" "$tmp/modules" "$tmp/debug"
-	step "extract the Image, config and modules from the arm64 image package"
-	dpkg-deb -x "$img" "$tmp/x" || die "dpkg-deb -x $img"
-	cp "$tmp/x/boot/vmlinuz-$rel" "$tmp/vmlinuz"
-	cp "$tmp/x/boot/config-$rel" "$tmp/config"
-	for m in $ARM64_DEB_DEBUG_MODULES; do
-		f=$(cd "$tmp/x" && find "lib/modules/$rel/kernel" -name "$m.ko" | head -1)
-		[ -n "$f" ] || die "no $m.ko in $img"
-		members+=("./usr/lib/debug/$f")
-	done
-	# shellcheck disable=SC2086
-	fx_modules "$tmp/x/lib/modules/$rel/kernel" "$tmp/modules" $ARM64_MODULES
-	rm -rf "$tmp/x"; mkdir -p "$tmp/x"
-	step "extract vmlinux-$rel and ${ARM64_DEB_DEBUG_MODULES// /, } debug files from the -dbg package (one pass)"
-	dpkg-deb --fsys-tarfile "$dbg" | tar -x -C "$tmp/x" "./usr/lib/debug/boot/vmlinux-$rel" "${members[@]}" ||
-		die "extract vmlinux and module debug files from $dbg"
-	mv "$tmp/x/usr/lib/debug/boot/vmlinux-$rel" "$tmp/vmlinux"
-	mv "$tmp/x/usr/lib/debug/lib" "$tmp/debug/lib"
-	fx_kernel_done "$tmp" "$rel"
+	fx_deb_image_kernel arm64 "$apt" "$rel" "$ver" "linux-image-$rel-unsigned" arm64-deb-kernel \
+		"$ARM64_MODULES" "$ARM64_DEB_DEBUG_MODULES"
 }
 
 # prepare_arm64_makedumpfile_bookworm (after prepare_apt_arm64) ->

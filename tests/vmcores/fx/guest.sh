@@ -165,6 +165,7 @@ quit_guest() {   # $1 = boot start time
 #   BOOT_FN      the boot function (default fx_boot; the arm64 sets: fx_boot_arm64)
 #   PANIC        last: the QMP dumps, then the panic and panic.vmcore;
 #                first: the panic, then the QMP dumps; none
+#   PANIC_FN     the panic's function (default fx_panic; s390x: fx_panic_s390x)
 #   recipe_ready / recipe_panicked   checks after the ready marker / the panic
 fx_run() {
 	local t
@@ -175,14 +176,14 @@ fx_run() {
 	! declare -F recipe_ready >/dev/null || recipe_ready
 	if [ "$PANIC" = first ]; then
 		step "panic the guest"
-		fx_panic
+		"${PANIC_FN:-fx_panic}"
 		! declare -F recipe_panicked >/dev/null || recipe_panicked
 		sleep 1
 	fi
 	fx_qmp_dumps "$OUT"
 	if [ "$PANIC" = last ]; then
 		step "panic the guest (sysrq-c) and dump panic.vmcore"
-		fx_panic
+		"${PANIC_FN:-fx_panic}"
 		sleep 1
 		t=$(qmp dump "$OUT/panic.vmcore") || die "qmp dump panic"
 		TIMINGS="${TIMINGS}dump_panic_s=$t\n"

@@ -86,57 +86,19 @@ prepare_ppc64_kernel() {
 
 # prepare_ppc64_busybox -> PPC64_BUSYBOX (bookworm's busybox-static:ppc64el)
 prepare_ppc64_busybox() {
-	step "busybox-static:ppc64el"
-	local ver deb dir
-	ver=$(arm64_candidates apt_ppc64 busybox-static | awk '{ print $2 }')
-	[ -n "$ver" ] || die "no busybox-static candidate in the ppc64el lists"
-	PPC64_BUSYBOX_ID="busybox-static:ppc64el=$ver"
-	dir=$CACHE/ppc64-busybox-$(printf '%s\n' "$PPC64_BUSYBOX_ID" | hash16)
-	PPC64_BUSYBOX=$dir/busybox
-	! fx_cached "$dir" || return 0
-	mkdir -p "$CACHE/debs"
-	deb=$(fx_deb_ppc64 busybox-static "$ver" apt_ppc64)
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/x"
-	fx_deb_member "$deb" bin/busybox "$dir.tmp/busybox"
-	rm -rf "$dir.tmp/x"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
+	fx_foreign_busybox ppc64el apt_ppc64 ppc64
+	PPC64_BUSYBOX_ID=$FOREIGN_BUSYBOX_ID PPC64_BUSYBOX=$FOREIGN_BUSYBOX
 }
 
 # prepare_ppc64_makedumpfile -> PPC64_MDF (a sysroot of bookworm's
 # ppc64el makedumpfile, run under qemu-ppc64le-static -L), PPC64_MDF_ID,
 # PPC64_MDF_VERSION
 prepare_ppc64_makedumpfile() {
-	step "bookworm's makedumpfile:ppc64el in a sysroot (qemu-ppc64le-static)"
-	local vers n dir deb pv
 	# shellcheck disable=SC2086
-	vers=$(arm64_candidates apt_ppc64 $PPC64_MDF_DEBS)
-	# shellcheck disable=SC2086
-	[ "$(printf '%s\n' "$vers" | grep -c .)" -eq "$(echo $PPC64_MDF_DEBS | wc -w)" ] ||
-		die "bookworm ppc64el lacks some of: $PPC64_MDF_DEBS (have: $vers)"
-	PPC64_MDF_ID=$(printf '%s\n' "$vers" | awk '{ printf "%s%s:ppc64el=%s", (NR > 1 ? " " : ""), $1, $2 }')
-	PPC64_MDF_VERSION=$(printf '%s\n' "$vers" | awk '$1 == "makedumpfile" { print $2 }')
-	dir=$CACHE/ppc64-makedumpfile-$(printf '%s\n' "$PPC64_MDF_ID" | hash16)
-	PPC64_MDF=$dir
-	! fx_cached "$dir" || return 0
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-	while read -r n pv; do
-		deb=$(fx_deb_ppc64 "$n" "$pv" apt_ppc64)
-		dpkg-deb -x "$deb" "$dir.tmp" || die "dpkg-deb -x $deb"
-	done <<< "$vers"
-	# libc6's /lib64/ld64.so.2 is an absolute link: -L resolves the
-	# loader's path in the sysroot, not the link's target
-	ln -sf ../lib/powerpc64le-linux-gnu/ld64.so.2 "$dir.tmp/lib64/ld64.so.2"
-	ppc64_mdf_in "$dir.tmp" -v >&2 || die "makedumpfile:ppc64el does not run under qemu-ppc64le-static"
-	printf '%s\n' "$PPC64_MDF_ID" > "$dir.tmp/packages"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
+	fx_foreign_mdf ppc64el apt_ppc64 ppc64 qemu-ppc64le-static $PPC64_MDF_DEBS
+	PPC64_MDF=$FOREIGN_MDF PPC64_MDF_ID=$FOREIGN_MDF_ID PPC64_MDF_VERSION=$FOREIGN_MDF_VERSION
 }
-ppc64_mdf_in() {   # SYSROOT ARGS...: the sysroot's ppc64el makedumpfile
-	local sys=$1; shift
-	qemu-ppc64le-static -L "$sys" "$sys/usr/bin/makedumpfile" "$@"
-}
-ppc64_mdf_runner() { shift; ppc64_mdf_in "$PPC64_MDF" "$@"; }
+ppc64_mdf_runner() { shift; fx_foreign_mdf_in qemu-ppc64le-static "$PPC64_MDF" "$@"; }
 
 # ---------------------------------------------------------------- the guest
 # fx_boot_ppc64 KERNEL MEM APPEND SERIAL [CPU]: fx_boot's guest on
@@ -165,37 +127,15 @@ fx_boot_ppc64() {
 }
 
 # fx_ppc64_content NAME: the stock sets' guest (fx_stock_content), started
-# by an /init that links /dev/ttyS1 to hvc1 (as fx_arm64_content does for
-# its console) and prints where the kernel's VMCOREINFO note is
-# ("inodedump-vmcoreinfo: 0xPHYS SIZE", hex, from /sys/kernel/vmcoreinfo).
+# by fx_vmcoreinfo_init's /init: /dev/ttyS1 is hvc1
 fx_ppc64_content() {
 	fx_stock_content "$1"
-	mv "$ROOT/init" "$ROOT/init.sh"
-	cat > "$ROOT/init" <<-'INIT'
-		#!/bin/busybox sh
-		/bin/busybox mkdir -p /dev /sys && /bin/busybox mount -t devtmpfs devtmpfs /dev &&
-			/bin/busybox ln -sf hvc1 /dev/ttyS1 && /bin/busybox mount -t sysfs sysfs /sys &&
-			echo "inodedump-vmcoreinfo: $(/bin/busybox cat /sys/kernel/vmcoreinfo)" > /dev/console &&
-			/bin/busybox umount /sys && /bin/busybox umount /dev
-		exec /bin/busybox sh /init.sh
-	INIT
-	chmod 755 "$ROOT/init"
+	fx_vmcoreinfo_init hvc1
 }
 
-# ppc64_dumps: the kdump kernel's ELF (elf-vmcoreinfo.vmcore) from
-# OUT/elf-nopaging.vmcore and the guest's inodedump-vmcoreinfo line, then
-# the recipe's PPC64_MAKEDUMPFILE specs from it by the ppc64el makedumpfile
+# ppc64_dumps: fx_addnote_dumps by the ppc64el makedumpfile, the recipe's
+# PPC64_MAKEDUMPFILE specs
 ppc64_dumps() {
-	local at
-	at=$(sed -n 's/.*inodedump-vmcoreinfo: \(0x[0-9a-f]* [0-9a-f]*\).*/\1/p' "$OUT/serial.log" | head -1)
-	[ -n "$at" ] || die "the guest printed no inodedump-vmcoreinfo line"
-	step "elf-vmcoreinfo.vmcore: QEMU's ELF with the note at $at"
 	# shellcheck disable=SC2086
-	$PY "$HERE/elf_addnote.py" "$OUT/elf-nopaging.vmcore" "$OUT/elf-vmcoreinfo.vmcore" $at ||
-		die "elf_addnote.py"
-	MDF_RUNNER=(ppc64_mdf_runner)
-	# shellcheck disable=SC2086
-	fx_makedumpfile "$OUT/elf-vmcoreinfo.vmcore" "$OUT/" "" $PPC64_MAKEDUMPFILE
-	MDF_RUNNER=()
-	chmod 0644 "$OUT"/*.vmcore
+	fx_addnote_dumps ppc64_mdf_runner $PPC64_MAKEDUMPFILE
 }

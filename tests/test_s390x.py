@@ -1,0 +1,141 @@
+"""The s390x set (Debian's s390x kernel on QEMU s390-ccw-virtio, a
+big-endian kernel): every truth inode decoded equal to the truth (the
+guest's stat lines and drgn 0.3.0, tests/vmcores/README.md) through our
+s390x DAT walk and the dump's byte order, on the kdump ELF, makedumpfile's
+-d 17 and -d 31 and QEMU's own ELF dumps (no VMCOREINFO note: the
+kernel's found in its memory, said on --info's writer line); the sweep's
+per-superblock counts against drgn's (sweep-counts.txt); --log's banner
+as the console printed it; QEMU's kdump
+(no VMCOREINFO either, which our diskdump reader needs) read by
+libkdumpfile in the kernel's order, each truth inode equal to the truth
+and the missing VMCOREINFO said (exit 4), except 7.x's, which it cannot
+read (exit 3, said); without a vmlinux, where the kernel has BTF (7.x:
+big-endian BTF, kallsyms read on demand) every truth inode equal to the
+truth again, else exit 3.
+
+    test_s390x.py SET FORMAT
+"""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fixture import (Checker, private_env, read_truth, run,  # noqa: E402
+                     set_dir)
+import test_truth  # noqa: E402
+from test_ppc64 import FILES, sweep  # noqa: E402
+
+# Read by libkdumpfile: QEMU's kdump has no VMCOREINFO (no fw_cfg).
+BY_LIBKDUMPFILE = {"qemu-kdump-zlib"}
+# QEMU's ELF: no VMCOREINFO note, the kernel's found in memory.
+FROM_MEMORY = {"elf-nopaging", "elf-paging", "panic"}
+# libkdumpfile 0.5.1 cannot read 7.x's without VMCOREINFO either.
+UNREADABLE = {("s390x-7", "qemu-kdump-zlib")}
+
+
+def info(d):
+    """The set's info.txt as a dict (the recipe's facts)."""
+    with open(os.path.join(d, "info.txt")) as f:
+        return dict(line.rstrip("\n").split("=", 1) for line in f
+                    if "=" in line)
+
+
+def has_btf(d):
+    return info(d).get("config_DEBUG_INFO_BTF") == "y"
+
+
+def drgn_counts(d):
+    """{superblock: inodes}: drgn 0.3.0's walk of each s_inodes list."""
+    want = {}
+    with open(os.path.join(d, "sweep-counts.txt")) as f:
+        for line in f:
+            kv = dict(w.split("=", 1) for w in line.split())
+            want[kv["sb"]] = int(kv["inodes"])
+    return want
+
+
+def main():
+    set_name, fmt = sys.argv[1], sys.argv[2]
+    d = set_dir(set_name)
+    dump = os.path.join(d, FILES.get(fmt, fmt + ".vmcore"))
+    truth = read_truth(os.path.join(d, "truth.txt"))
+    addrs = [t["addr"] for t in truth]
+    name = f"{set_name}/{fmt}"
+    c = Checker()
+    c.ok(f"{name} exists", os.path.isfile(dump))
+    c.ok(f"{set_name}: truth has inodes", len(truth) > 0)
+    with tempfile.TemporaryDirectory() as tmp:
+        env, empty = private_env(tmp)
+        k = ["-k", os.path.join(d, "vmlinux")]
+        if (set_name, fmt) in UNREADABLE:
+            p = run([*k, "--json", dump, *addrs], env=env, timeout=600)
+            c.eq(name + " unreadable: exit 3", p.returncode, 3)
+            c.ok(name + " says why (no VMCOREINFO)",
+                 "no VMCOREINFO" in p.stderr, p.stderr[-600:])
+            c.finish()
+            return
+        p = run([*k, "--info", dump], env=env, timeout=600)
+        ours = fmt not in BY_LIBKDUMPFILE
+        c.ok(name + " read by our reader" + ("" if ours else ": not"),
+             ("read by            inodedump" in p.stdout) == ours,
+             p.stdout[:400])
+        c.ok(name + " translated by our s390x walk" + ("" if ours else ": not"),
+             ("translated by      inodedump (s390x, 4 KiB pages"
+              in p.stdout) == ours, p.stdout[:400])
+        c.ok(name + " --info: the release",
+             f"release            {info(d)['release']}" in p.stdout,
+             p.stdout[:600])
+        c.ok(name + " --info says whether VMCOREINFO came from memory",
+             ("the kernel's own, in its memory at physical 0x" in p.stdout)
+             == (fmt in FROM_MEMORY), p.stdout[:800])
+        p = run([*k, "--json", dump, *addrs], env=env, timeout=600)
+        doc = json.loads(p.stdout) if p.stdout.strip() else {}
+        c.ok(name + " a JSON document", bool(doc),
+             f"exit {p.returncode}; stderr: {p.stderr[-600:]}")
+        inodes = doc.get("inodes", [])
+        c.eq(name + " one result per address", len(inodes), len(truth))
+        violations = test_truth.compare(c, name, truth, inodes)
+        if ours:
+            c.eq(name + " exit code", p.returncode, 1 if violations else 0)
+            c.ok(name + " nothing on stderr", not p.stderr.strip(),
+                 p.stderr[-400:])
+            sweep(c, name, k, dump, env, truth, drgn_counts(d),
+                  {"0x" + t["sb"] for t in truth} if fmt == "panic" else None)
+            # the printk ring, big-endian: the banner the console printed
+            p = run([*k, "--log", dump], env=env, timeout=600)
+            banner = f"Linux version {info(d)['release']} "
+            c.ok(name + " --log: the kernel's banner, as on its console",
+                 p.returncode == 0 and banner in p.stdout and
+                 banner in open(os.path.join(d, "serial.log"),
+                                errors="replace").read(),
+                 f"exit {p.returncode}: {p.stdout[:300]} {p.stderr[-300:]}")
+        else:
+            c.eq(name + " exit code (no VMCOREINFO)", p.returncode, 4)
+            c.ok(name + " says it has no VMCOREINFO",
+                 "no VMCOREINFO" in p.stderr, p.stderr[-600:])
+        # No vmlinux: the dump's BTF and kallsyms, or one honest failure.
+        p = run(["--debug-root", empty, "--json", dump, *addrs], env=env,
+                timeout=600)
+        if has_btf(d) and ours:
+            doc = json.loads(p.stdout) if p.stdout.strip() else {}
+            inodes = doc.get("inodes", [])
+            c.eq(name + "/btf one result per address", len(inodes),
+                 len(truth))
+            violations = test_truth.compare(c, name + "/btf", truth, inodes)
+            c.eq(name + "/btf exit code", p.returncode,
+                 1 if violations else 0)
+            c.ok(name + "/btf types from the dump's BTF",
+                 "types from the dump's BTF" in p.stderr, p.stderr[-400:])
+        elif has_btf(d):
+            c.eq(name + "/btf exit status (no VMCOREINFO)", p.returncode, 3)
+        else:
+            c.eq(name + "/btf exit status (no BTF in this kernel)",
+                 p.returncode, 3)
+            c.ok(name + "/btf decodes nothing", not p.stdout.strip(),
+                 p.stdout[:300])
+    c.finish()
+
+
+if __name__ == "__main__":
+    main()
