@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A loaded module's names from its debug file: where a kernel's kallsyms
+ * keep a module's functions only (CONFIG_KALLSYMS_ALL off: Debian's arm64
+ * 5.10 and 6.1), its data (ext4's operations tables) is named only by the
+ * symbol table of the module's ELF file. The file is looked for as the
+ * distributions install it, checked against the build-id the dump's
+ * struct module notes give, and only its symbol table is read (never its
+ * DWARF): each symbol's value is an offset in its section, placed at the
+ * address the dump's sect_attrs give that section.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/cleanup.h"
+#include "types/types.h"
+
+#define MAX_DEBUG_SYMS (1u << 20)
+#define MAX_WALK_ENTRIES 200000
+#define MAX_WALK_DEPTH 8
+
+struct dsym {
+	uint64_t addr, size;
+	size_t name; /* offset in names */
+};
+
+struct idd_module_debug {
+	char *path;
+	struct dsym *syms;
+	size_t n;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+void idd_module_debug_free(struct idd_module_debug *d)
+{
+	if (!d)
+		return;
+	free(d->path);
+	free(d->syms);
+	free(d->names);
+	free(d);
+}
+
+const char *idd_module_debug_path(const struct idd_module_debug *d)
+{
+	return d->path;
+}
+
+/* Module names treat '-' and '_' alike (the kernel's own rule). */
+static bool same_module(const char *file, size_t len, const char *mod)
+{
+	size_t i = 0;
+
+	for (; i < len && mod[i]; i++) {
+		char a = file[i] == '-' ? '_' : file[i];
+		char b = mod[i] == '-' ? '_' : mod[i];
+
+		if (a != b)
+			return false;
+	}
+	return i == len && !mod[i];
+}
+
+static bool is_module_file(const char *name, const char *mod)
+{
+	size_t len = strlen(name);
+
+	if (len > 9 && !strcmp(name + len - 9, ".ko.debug"))
+		return same_module(name, len - 9, mod);
+	if (len > 3 && !strcmp(name + len - 3, ".ko"))
+		return same_module(name, len - 3, mod);
+	return false;
+}
+
+/*
+ * Files named after the module below dir (M.ko, M.ko.debug), depth and
+ * entries bounded; found in *paths (n of them, at most cap).
+ */
+static void walk(const char *dir, int depth, const char *mod, char **paths,
+		 size_t *n, size_t cap, size_t *seen)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (depth > MAX_WALK_DEPTH || !(d = opendir(dir)))
+		return;
+	while (*n < cap && *seen < MAX_WALK_ENTRIES && (e = readdir(d))) {
+		char path[4096];
+		struct stat st;
+
+		++*seen;
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+			    (int)sizeof(path) ||
+		    lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode))
+			walk(path, depth + 1, mod, paths, n, cap, seen);
+		else if (is_module_file(e->d_name, mod) &&
+			 (paths[*n] = strdup(path)))
+			++*n;
+	}
+	closedir(d);
+}
+
+/* Symbols of a kind that names memory: objects and functions. */
+static bool names_memory(const GElf_Sym *s)
+{
+	unsigned type = GELF_ST_TYPE(s->st_info);
+
+	return (type == STT_OBJECT || type == STT_FUNC ||
+		(type == STT_NOTYPE && s->st_size)) &&
+	       s->st_name && s->st_shndx != SHN_UNDEF &&
+	       s->st_shndx < SHN_LORESERVE;
+}
+
+static bool add_name(struct idd_module_debug *d, const char *name,
+		     size_t *at)
+{
+	size_t len = strnlen(name, 512) + 1;
+
+	if (d->names_len + len > d->names_cap) {
+		size_t cap = d->names_cap ? 2 * d->names_cap : 1 << 16;
+		char *grown;
+
+		while (cap < d->names_len + len)
+			cap *= 2;
+		if (!(grown = realloc(d->names, cap)))
+			return false;
+		d->names = grown;
+		d->names_cap = cap;
+	}
+	memcpy(d->names + d->names_len, name, len - 1);
+	d->names[d->names_len + len - 1] = '\0';
+	*at = d->names_len;
+	d->names_len += len;
+	return true;
+}
+
+/* The run-time address of the section named name, false: not loaded. */
+static bool section_address(const struct idd_module_section *secs,
+			    size_t nsecs, const char *name, uint64_t *addr)
+{
+	for (size_t i = 0; i < nsecs; i++)
+		if (!strcmp(secs[i].name, name)) {
+			*addr = secs[i].addr;
+			return true;
+		}
+	return false;
+}
+
+/* d's symbols from e's symbol table, each placed in its loaded section. */
+static struct inodedump_error *read_symtab(Elf *e, const char *path,
+					   const struct idd_module_section *secs,
+					   size_t nsecs,
+					   struct idd_module_debug *d)
+{
+	Elf_Scn *scn = NULL, *symscn = NULL;
+	GElf_Shdr sh, symsh;
+	Elf_Data *data;
+	size_t shstrndx, count;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return idd_error(INODEDUMP_ERR_VMLINUX, "%s: no section names "
+				 "(libelf: %s)", path, elf_errmsg(-1));
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			symscn = scn;
+			symsh = sh;
+			break;
+		}
+	if (!symscn)
+		return idd_error(INODEDUMP_ERR_VMLINUX,
+				 "%s has no symbol table", path);
+	if (!symsh.sh_entsize || !(data = elf_getdata(symscn, NULL)))
+		return idd_error(INODEDUMP_ERR_VMLINUX, "%s: its symbol table "
+				 "cannot be read (libelf: %s; truncated?)",
+				 path, elf_errmsg(-1));
+	count = data->d_size / symsh.sh_entsize;
+	if (count > MAX_DEBUG_SYMS)
+		return idd_error(INODEDUMP_ERR_VMLINUX, "%s claims %zu symbols",
+				 path, count);
+	if (!(d->syms = calloc(count + 1, sizeof(*d->syms))))
+		return idd_nomem();
+	for (size_t i = 0; i < count; i++) {
+		GElf_Sym s;
+		GElf_Shdr ssh;
+		const char *name, *sec;
+		uint64_t base;
+		Elf_Scn *in;
+
+		if (!gelf_getsym(data, (int)i, &s) || !names_memory(&s) ||
+		    !(in = elf_getscn(e, s.st_shndx)) ||
+		    !gelf_getshdr(in, &ssh) || !(ssh.sh_flags & SHF_ALLOC) ||
+		    !(sec = elf_strptr(e, shstrndx, ssh.sh_name)) ||
+		    !(name = elf_strptr(e, symsh.sh_link, s.st_name)) ||
+		    !*name || !section_address(secs, nsecs, sec, &base))
+			continue;
+		d->syms[d->n] = (struct dsym){ base + s.st_value, s.st_size, 0 };
+		if (!add_name(d, name, &d->syms[d->n].name))
+			return idd_nomem();
+		d->n++;
+	}
+	if (!d->n)
+		return idd_error(INODEDUMP_ERR_VMLINUX, "%s: no symbol of its "
+				 "symbol table is in a section the module "
+				 "loaded", path);
+	return NULL;
+}
+
+/*
+ * One candidate: an ELF relocatable file whose build-id is want (NULL:
+ * not known, not checked); its symbols placed. *why: why it was not
+ * taken.
+ */
+static struct idd_module_debug *try_file(const char *path, const char *want,
+					 const struct idd_module_section *secs,
+					 size_t nsecs, char **why)
+{
+	struct idd_module_debug *d;
+	struct inodedump_error *err;
+	_cleanup_free_ char *id = NULL;
+	GElf_Ehdr eh;
+	Elf *e;
+	int fd;
+
+	*why = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = idd_strdup_printf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) ||
+	    eh.e_type != ET_REL) {
+		*why = idd_strdup_printf("%s is not a module's ELF file (%s)",
+					 path, e && elf_kind(e) == ELF_K_ELF
+						       ? "not relocatable"
+						       : elf_errmsg(-1));
+		goto out;
+	}
+	err = idd_elf_build_id(e, &id);
+	if (err) {
+		*why = idd_strdup_printf("%s: %s", path,
+					 inodedump_error_message(err));
+		inodedump_error_free(err);
+		goto out;
+	}
+	if (want && (!id || strcmp(id, want))) {
+		*why = idd_strdup_printf("%s has build-id %s, the module's is "
+					 "%s: refused", path,
+					 id ? id : "(none)", want);
+		goto out;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d || !(d->path = strdup(path))) {
+		free(d);
+		goto out;
+	}
+	err = read_symtab(e, path, secs, nsecs, d);
+	if (err) {
+		*why = strdup(inodedump_error_message(err));
+		inodedump_error_free(err);
+		idd_module_debug_free(d);
+		goto out;
+	}
+	elf_end(e);
+	close(fd);
+	return d;
+out:
+	elf_end(e);
+	close(fd);
+	return NULL;
+}
+
+/* why += "; " + more (both malloc'd; more is taken). */
+static void add_why(char **why, char *more)
+{
+	char *joined;
+
+	if (!more)
+		return;
+	if (!*why) {
+		*why = more;
+		return;
+	}
+	joined = idd_strdup_printf("%s; %s", *why, more);
+	free(more);
+	if (joined) {
+		free(*why);
+		*why = joined;
+	}
+}
+
+struct idd_module_debug *
+idd_module_debug_open(const struct idd_module_debug_query *q, char **why)
+{
+	const char *root = q->debug_root ? q->debug_root : "";
+	char *paths[16] = { NULL };
+	size_t n = 0, seen = 0;
+	struct idd_module_debug *d = NULL;
+	char *refused = NULL, *fetch_why = NULL;
+
+	*why = NULL;
+	if (q->build_id && strlen(q->build_id) > 2)
+		paths[n++] = idd_strdup_printf(
+			"%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
+			q->build_id, q->build_id + 2);
+	if (q->release) {
+		_cleanup_free_ char *dbg = idd_strdup_printf(
+			"%s/usr/lib/debug/lib/modules/%s", root, q->release);
+		_cleanup_free_ char *mods = idd_strdup_printf(
+			"%s/lib/modules/%s", root, q->release);
+
+		if (dbg)
+			walk(dbg, 0, q->module, paths, &n, 12, &seen);
+		if (mods)
+			walk(mods, 0, q->module, paths, &n, 15, &seen);
+	}
+	if (q->fetch && q->build_id && n < 16)
+		paths[n++] = q->fetch(q->build_id, q->module, q->fetch_arg,
+				      &fetch_why);
+	for (size_t i = 0; i < n && !d; i++) {
+		char *w = NULL;
+
+		if (!paths[i] || (i == 0 && q->build_id &&
+				  access(paths[i], F_OK) != 0))
+			continue; /* no .build-id link: not a refusal */
+		d = try_file(paths[i], q->build_id, q->secs, q->nsecs, &w);
+		add_why(&refused, w);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	if (d) {
+		free(refused);
+		free(fetch_why);
+		return d;
+	}
+	if (refused)
+		*why = refused;
+	else
+		*why = idd_strdup_printf(
+			"no debug file of %s (looked for %s/usr/lib/debug/"
+			".build-id/…, %s.ko and %s.ko.debug under "
+			"%s/usr/lib/debug/lib/modules/%s and %s/lib/modules/%s)",
+			q->module, root, q->module, q->module, root,
+			q->release ? q->release : "?", root,
+			q->release ? q->release : "?");
+	add_why(why, fetch_why);
+	return NULL;
+}
+
+bool idd_module_debug_name(const struct idd_module_debug *d, uint64_t addr,
+			   const char **name, uint64_t *offset)
+{
+	const struct dsym *best = NULL;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct dsym *s = &d->syms[i];
+
+		if (s->addr > addr || addr - s->addr >= (s->size ? s->size : 1))
+			continue;
+		if (!best || s->addr > best->addr ||
+		    (s->addr == best->addr && s->size > best->size))
+			best = s;
+	}
+	if (!best)
+		return false;
+	*name = d->names + best->name;
+	*offset = addr - best->addr;
+	return true;
+}
