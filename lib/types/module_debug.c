@@ -11,6 +11,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -230,6 +231,7 @@ static struct idd_module_debug *try_file(const char *path, const char *want,
 	struct inodedump_error *err;
 	_cleanup_free_ char *id = NULL;
 	GElf_Ehdr eh;
+	struct stat st;
 	Elf *e;
 	int fd;
 
@@ -249,6 +251,17 @@ static struct idd_module_debug *try_file(const char *path, const char *want,
 						       : elf_errmsg(-1));
 		goto out;
 	}
+	if (fstat(fd, &st) || eh.e_shoff > (uint64_t)st.st_size ||
+	    (uint64_t)eh.e_shnum * eh.e_shentsize >
+		    (uint64_t)st.st_size - eh.e_shoff) {
+		*why = idd_strdup_printf("%s is truncated or damaged: its "
+					 "section headers (%u at %" PRIu64
+					 ") are past its end (%lld bytes)",
+					 path, eh.e_shnum,
+					 (uint64_t)eh.e_shoff,
+					 (long long)st.st_size);
+		goto out;
+	}
 	err = idd_elf_build_id(e, &id);
 	if (err) {
 		*why = idd_strdup_printf("%s: %s", path,
@@ -256,10 +269,14 @@ static struct idd_module_debug *try_file(const char *path, const char *want,
 		inodedump_error_free(err);
 		goto out;
 	}
-	if (want && (!id || strcmp(id, want))) {
+	if (want && !id) {
+		*why = idd_strdup_printf("%s has no build-id note, the module's "
+					 "is %s: refused", path, want);
+		goto out;
+	}
+	if (want && strcmp(id, want)) {
 		*why = idd_strdup_printf("%s has build-id %s, the module's is "
-					 "%s: refused", path,
-					 id ? id : "(none)", want);
+					 "%s: refused", path, id, want);
 		goto out;
 	}
 	d = calloc(1, sizeof(*d));

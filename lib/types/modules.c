@@ -644,6 +644,27 @@ static bool functions_only(struct idd_target *t, const struct module_syms *ms)
 }
 
 /*
+ * Only sections inside the module's memory place its symbols (an init
+ * section freed after loading, or garbage, does not); false: none is.
+ */
+static bool keep_own_sections(const struct module_syms *ms,
+			      struct idd_module_section *secs, size_t *n)
+{
+	size_t kept = 0, all = *n;
+
+	for (size_t i = 0; i < all; i++)
+		for (size_t r = 0; r < ms->nregions; r++)
+			if (secs[i].addr >= ms->regions[r].base &&
+			    secs[i].addr - ms->regions[r].base <
+				    ms->regions[r].size) {
+				secs[kept++] = secs[i];
+				break;
+			}
+	*n = kept ? kept : all;
+	return kept > 0;
+}
+
+/*
  * The module's debug file, looked for once: its sections and build-id
  * read from the dump, then the file found and checked (module_debug.c).
  * Said once through where->note either way.
@@ -674,6 +695,10 @@ static struct inodedump_error *load_debug(struct idd_modules *mods,
 		err = read_build_id(t, &mods->sl, ms, &build_id);
 	if (!err)
 		err = read_sections(t, &mods->sl, ms, &secs, &nsecs);
+	if (!err && !keep_own_sections(ms, secs, &nsecs))
+		err = idd_error_at(INODEDUMP_ERR_DUMP, ms->sect_attrs,
+				   "its sect_attrs place none of its %zu "
+				   "sections in its memory", nsecs);
 	if (idd_error_is_nomem(err))
 		return err;
 	if (err) {
@@ -758,10 +783,12 @@ static struct inodedump_error *name_unnamed(struct idd_modules *mods,
 					  idd_module_debug_path(ms->dbg));
 	else if (ms->debug_why && !strncmp(ms->debug_why, "no debug file", 13))
 		*note = idd_strdup_printf(
-			"%s; no name: %s — install linux-image-%s-dbg (or "
-			"give its root with --debug-root)", kind,
+			"%s; no name: %s, and no debug file of %s was found — "
+			"install linux-image-%s-dbg (or give its root with "
+			"--debug-root)", kind,
 			fonly ? "its kallsyms keep functions only"
 			      : "no symbol of its kallsyms covers it",
+			ms->name,
 			where && where->release ? where->release : "RELEASE");
 	else
 		*note = idd_strdup_printf("%s; no name: %s, and %s", kind,
