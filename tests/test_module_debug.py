@@ -2,7 +2,7 @@
 """A loaded module's data named from its debug file, and each way that
 fails said (issue 42 item 2, issue 44 item 4's modules).
 
-usage: test_module_debug.py rhel612 | refused | broken | mutated
+usage: test_module_debug.py rhel612 | refused | broken | mutated | cache
 
 rhel612: the fs612 dump (-d 17) with the rhel612 set's Red Hat-shaped root
   (.build-id/ links to kernel/…/M.ko.debug) under --debug-root. Its kernel
@@ -18,6 +18,9 @@ refused: arm64-510's dump with a root whose ext4.ko is arm64-61's (another
   ext4+0x…, their note saying the refusal; the run not partial for it.
 broken: the same with ext4.ko cut to its first 64 KiB, and with one that
   is no ELF file: each said by path, ext4+0x… kept.
+cache: what the debug file's symbol table gave is kept per build-id; a
+  second run takes it from there (said), a kept file damaged (cut short,
+  another magic, an index out of range) is not trusted and rewritten.
 mutated: copies of arm64-510's ELF dump (QEMU's, physical: a struct found
   by its bytes as drgn reads them) with ext4's struct module damaged:
   sect_attrs pointing at the module itself (garbage sections), at an
@@ -174,6 +177,47 @@ def broken(c, env, tmp):
         c.eq(case + ": exit code", p.returncode, 0)
 
 
+def cache(c, env, tmp):
+    """The symbols of the debug file are kept per build-id: a second run
+    takes them from the cache (said) and names the same; a cache file
+    cut short, of another kind, or whose entries point outside it is not
+    trusted: the debug file is read again, the names the same."""
+    d, rel, truth = arm64_510()
+    named = {t["addr"]: t for t in read_truth(os.path.join(d, "truth-modules.txt"))}
+    ko = ext4_ko(d, rel)
+    bid = build_id(ko)
+    cdir = os.path.join(tmp, "cache")
+    e = dict(env, XDG_CACHE_HOME=cdir)
+    kept = os.path.join(cdir, "inodedump/kernel", bid, "module.syms")
+    k = ["--debug-root", os.path.join(d, "debug")]
+    addrs = [t["addr"] for t in truth]
+    good = None
+    for case in ("first", "second", "cut short", "other magic", "index out"):
+        if case == "cut short":
+            open(kept, "wb").write(good[:len(good) // 2])
+        elif case == "other magic":
+            open(kept, "wb").write(b"IDDMSYM9" + good[8:])
+        elif case == "index out":  # the first symbol's section index huge
+            head = 8 + 4 * 4 + 8
+            path_len, = struct.unpack_from("<I", good, 16)
+            nsec, = struct.unpack_from("<I", good, 12)
+            at = head + path_len + nsec * 64
+            open(kept, "wb").write(good[:at] + struct.pack("<I", 1 << 30) + good[at + 4:])
+        p, inodes = decode(c, "cache " + case, k, os.path.join(d, "d17-zlib.vmcore"), addrs, e)
+        for t, g in zip(truth, inodes):
+            for key in OPS:
+                if t[key].startswith("0x"):
+                    c.eq(f"cache {case} {t['role']} {key}", g.get(key), named[t["addr"]][key])
+        from_cache = "its symbols as the cache kept them" in p.stderr
+        c.eq(f"cache {case}: names from the cache", from_cache, case == "second")
+        c.ok(f"cache {case}: the file kept", os.path.isfile(kept), kept)
+        if case == "first":
+            good = open(kept, "rb").read()
+            c.ok("cache: it names the debug file", ko.encode() in good, "")
+        elif case != "second":
+            c.ok(f"cache {case}: rewritten whole", open(kept, "rb").read() == good, "")
+
+
 def drgn_places(d):
     """ext4's struct module and sect_attrs as drgn reads them: (address,
     first 256 bytes, member offsets), from the set's ELF dump."""
@@ -263,7 +307,7 @@ def main():
         env.pop("DEBUGINFOD_URLS", None)
         env.pop("INODEDUMP_MODULE_DEBUG_FIRST", None)
         {"rhel612": rhel612, "refused": refused, "broken": broken,
-         "mutated": mutated}[case](c, env, tmp)
+         "mutated": mutated, "cache": cache}[case](c, env, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
 

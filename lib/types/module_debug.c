@@ -28,17 +28,32 @@
 #define MAX_WALK_ENTRIES 200000
 #define MAX_WALK_DEPTH 8
 
+/* A symbol as its file has it: an offset in a section (cached so). */
+struct rsym {
+	uint32_t sec;  /* in secnames */
+	uint32_t name; /* offset in names */
+	uint64_t off, size;
+};
+
+/* ... and placed at its section's run-time address. */
 struct dsym {
 	uint64_t addr, size;
 	size_t name; /* offset in names */
 };
 
+#define SECNAME 64
+
 struct idd_module_debug {
 	char *path;
-	struct dsym *syms;
-	size_t n;
+	bool cached; /* read from the cache, not the file */
+	struct rsym *rs;
+	size_t nrs, rs_cap;
+	char (*secnames)[SECNAME];
+	size_t nsec;
 	char *names;
 	size_t names_len, names_cap;
+	struct dsym *syms;
+	size_t n;
 };
 
 void idd_module_debug_free(struct idd_module_debug *d)
@@ -46,6 +61,8 @@ void idd_module_debug_free(struct idd_module_debug *d)
 	if (!d)
 		return;
 	free(d->path);
+	free(d->rs);
+	free(d->secnames);
 	free(d->syms);
 	free(d->names);
 	free(d);
@@ -54,6 +71,11 @@ void idd_module_debug_free(struct idd_module_debug *d)
 const char *idd_module_debug_path(const struct idd_module_debug *d)
 {
 	return d->path;
+}
+
+bool idd_module_debug_cached(const struct idd_module_debug *d)
+{
+	return d->cached;
 }
 
 /* Module names treat '-' and '_' alike (the kernel's own rule). */
@@ -147,22 +169,24 @@ static bool add_name(struct idd_module_debug *d, const char *name,
 	return true;
 }
 
-/* The run-time address of the section named name, false: not loaded. */
-static bool section_address(const struct idd_module_section *secs,
-			    size_t nsecs, const char *name, uint64_t *addr)
+/* The index of section name in d->secnames, added if new; -1: no memory. */
+static long secname_index(struct idd_module_debug *d, const char *name)
 {
-	for (size_t i = 0; i < nsecs; i++)
-		if (!strcmp(secs[i].name, name)) {
-			*addr = secs[i].addr;
-			return true;
-		}
-	return false;
+	char (*grown)[SECNAME];
+
+	for (size_t i = 0; i < d->nsec; i++)
+		if (!strncmp(d->secnames[i], name, SECNAME - 1))
+			return (long)i;
+	if (!(grown = realloc(d->secnames, (d->nsec + 1) * SECNAME)))
+		return -1;
+	d->secnames = grown;
+	memset(d->secnames[d->nsec], 0, SECNAME); /* kept whole in the cache */
+	snprintf(d->secnames[d->nsec], SECNAME, "%s", name);
+	return (long)d->nsec++;
 }
 
-/* d's symbols from e's symbol table, each placed in its loaded section. */
+/* d's symbols from e's symbol table: each an offset in its section. */
 static struct inodedump_error *read_symtab(Elf *e, const char *path,
-					   const struct idd_module_section *secs,
-					   size_t nsecs,
 					   struct idd_module_debug *d)
 {
 	Elf_Scn *scn = NULL, *symscn = NULL;
@@ -190,13 +214,14 @@ static struct inodedump_error *read_symtab(Elf *e, const char *path,
 	if (count > MAX_DEBUG_SYMS)
 		return idd_error(INODEDUMP_ERR_VMLINUX, "%s claims %zu symbols",
 				 path, count);
-	if (!(d->syms = calloc(count + 1, sizeof(*d->syms))))
+	if (!(d->rs = calloc(count + 1, sizeof(*d->rs))))
 		return idd_nomem();
 	for (size_t i = 0; i < count; i++) {
 		GElf_Sym s;
 		GElf_Shdr ssh;
 		const char *name, *sec;
-		uint64_t base;
+		size_t at;
+		long si;
 		Elf_Scn *in;
 
 		if (!gelf_getsym(data, (int)i, &s) || !names_memory(&s) ||
@@ -204,18 +229,141 @@ static struct inodedump_error *read_symtab(Elf *e, const char *path,
 		    !gelf_getshdr(in, &ssh) || !(ssh.sh_flags & SHF_ALLOC) ||
 		    !(sec = elf_strptr(e, shstrndx, ssh.sh_name)) ||
 		    !(name = elf_strptr(e, symsh.sh_link, s.st_name)) ||
-		    !*name || !section_address(secs, nsecs, sec, &base))
+		    !*name)
 			continue;
-		d->syms[d->n] = (struct dsym){ base + s.st_value, s.st_size, 0 };
-		if (!add_name(d, name, &d->syms[d->n].name))
+		if ((si = secname_index(d, sec)) < 0 ||
+		    !add_name(d, name, &at))
 			return idd_nomem();
-		d->n++;
+		d->rs[d->nrs++] = (struct rsym){ (uint32_t)si, (uint32_t)at,
+						 s.st_value, s.st_size };
+	}
+	return NULL;
+}
+
+/* The run-time address of the section named name, false: not loaded. */
+static bool section_address(const struct idd_module_section *secs,
+			    size_t nsecs, const char *name, uint64_t *addr)
+{
+	for (size_t i = 0; i < nsecs; i++)
+		if (!strncmp(secs[i].name, name, SECNAME - 1)) {
+			*addr = secs[i].addr;
+			return true;
+		}
+	return false;
+}
+
+/* Each symbol placed at its section's address; a section not loaded: none. */
+static struct inodedump_error *place(struct idd_module_debug *d,
+				     const struct idd_module_section *secs,
+				     size_t nsecs)
+{
+	if (!(d->syms = calloc(d->nrs + 1, sizeof(*d->syms))))
+		return idd_nomem();
+	for (size_t i = 0; i < d->nrs; i++) {
+		uint64_t base;
+
+		if (section_address(secs, nsecs, d->secnames[d->rs[i].sec],
+				    &base))
+			d->syms[d->n++] = (struct dsym){ base + d->rs[i].off,
+							 d->rs[i].size,
+							 d->rs[i].name };
 	}
 	if (!d->n)
 		return idd_error(INODEDUMP_ERR_VMLINUX, "%s: no symbol of its "
 				 "symbol table is in a section the module "
-				 "loaded", path);
+				 "loaded", d->path);
 	return NULL;
+}
+
+/*
+ * ---- the cache: a module's symbols kept per build-id (module.syms):
+ * "IDDMSYM1", counts, its file's path, the section names, the symbols
+ * (section, name, offset, size) and the names; checked whole on read ----
+ */
+#define CACHE_NAME "module.syms"
+#define CACHE_MAGIC "IDDMSYM1"
+
+struct cache_head {
+	char magic[8];
+	uint32_t nrs, nsec, path_len, pad;
+	uint64_t names_len;
+};
+
+static void cache_store(const struct idd_module_debug *d, const char *id)
+{
+	_cleanup_free_ char *dir = idd_cache_dir(id);
+	struct cache_head h = { .nrs = (uint32_t)d->nrs,
+				.nsec = (uint32_t)d->nsec,
+				.path_len = (uint32_t)strlen(d->path) + 1,
+				.names_len = d->names_len };
+	struct idd_cache_part parts[] = {
+		{ &h, sizeof(h) },
+		{ d->path, h.path_len },
+		{ d->secnames, d->nsec * SECNAME },
+		{ d->rs, d->nrs * sizeof(*d->rs) },
+		{ d->names, d->names_len },
+	};
+
+	memcpy(h.magic, CACHE_MAGIC, 8);
+	if (dir)
+		idd_cache_store(dir, CACHE_NAME, parts,
+				sizeof(parts) / sizeof(parts[0]));
+}
+
+/* d from the cache of build-id id; NULL: none, or not trusted. */
+static struct idd_module_debug *cache_load(const char *id)
+{
+	_cleanup_free_ char *dir = idd_cache_dir(id);
+	struct idd_cache_file f;
+	struct idd_module_debug *d = NULL;
+	struct cache_head h;
+	const char *p;
+	uint64_t need;
+
+	if (!dir || !idd_cache_map(dir, CACHE_NAME, &f))
+		return NULL;
+	if (f.size < sizeof(h))
+		goto out;
+	memcpy(&h, f.data, sizeof(h));
+	need = sizeof(h) + (uint64_t)h.path_len + (uint64_t)h.nsec * SECNAME +
+	       (uint64_t)h.nrs * sizeof(struct rsym) + h.names_len;
+	if (memcmp(h.magic, CACHE_MAGIC, 8) || need != f.size ||
+	    h.nrs > MAX_DEBUG_SYMS || h.nsec > MAX_DEBUG_SYMS ||
+	    !h.path_len || h.path_len > 4096 || !h.names_len ||
+	    !(d = calloc(1, sizeof(*d))))
+		goto out;
+	p = (const char *)f.data + sizeof(h);
+	d->nrs = h.nrs;
+	d->nsec = h.nsec;
+	d->names_len = h.names_len;
+	if (!(d->path = malloc(h.path_len)) ||
+	    !(d->secnames = malloc(h.nsec * SECNAME + 1)) ||
+	    !(d->rs = malloc(h.nrs * sizeof(*d->rs) + 1)) ||
+	    !(d->names = malloc(h.names_len)))
+		goto bad;
+	memcpy(d->path, p, h.path_len);
+	p += h.path_len;
+	memcpy(d->secnames, p, h.nsec * SECNAME);
+	p += h.nsec * SECNAME;
+	memcpy(d->rs, p, h.nrs * sizeof(*d->rs));
+	p += h.nrs * sizeof(*d->rs);
+	memcpy(d->names, p, h.names_len);
+	if (d->path[h.path_len - 1] || d->names[h.names_len - 1])
+		goto bad;
+	for (size_t i = 0; i < d->nsec; i++)
+		if (!memchr(d->secnames[i], '\0', SECNAME))
+			goto bad;
+	for (size_t i = 0; i < d->nrs; i++)
+		if (d->rs[i].sec >= d->nsec || d->rs[i].name >= h.names_len)
+			goto bad;
+	d->cached = true;
+	goto out;
+bad:
+	idd_module_debug_free(d);
+	d = NULL;
+out:
+	idd_cache_unmap(&f);
+	return d;
 }
 
 /*
@@ -224,8 +372,7 @@ static struct inodedump_error *read_symtab(Elf *e, const char *path,
  * taken.
  */
 static struct idd_module_debug *try_file(const char *path, const char *want,
-					 const struct idd_module_section *secs,
-					 size_t nsecs, char **why)
+					 char **why)
 {
 	struct idd_module_debug *d;
 	struct inodedump_error *err;
@@ -284,7 +431,7 @@ static struct idd_module_debug *try_file(const char *path, const char *want,
 		free(d);
 		goto out;
 	}
-	err = read_symtab(e, path, secs, nsecs, d);
+	err = read_symtab(e, path, d);
 	if (err) {
 		*why = strdup(inodedump_error_message(err));
 		inodedump_error_free(err);
@@ -329,6 +476,8 @@ idd_module_debug_open(const struct idd_module_debug_query *q, char **why)
 	char *refused = NULL, *fetch_why = NULL;
 
 	*why = NULL;
+	if (q->build_id && (d = cache_load(q->build_id)))
+		goto placed;
 	if (q->build_id && strlen(q->build_id) > 2)
 		paths[n++] = idd_strdup_printf(
 			"%s/usr/lib/debug/.build-id/%.2s/%s.debug", root,
@@ -353,15 +502,25 @@ idd_module_debug_open(const struct idd_module_debug_query *q, char **why)
 		if (!paths[i] || (i == 0 && q->build_id &&
 				  access(paths[i], F_OK) != 0))
 			continue; /* no .build-id link: not a refusal */
-		d = try_file(paths[i], q->build_id, q->secs, q->nsecs, &w);
+		d = try_file(paths[i], q->build_id, &w);
 		add_why(&refused, w);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
+	if (d && q->build_id)
+		cache_store(d, q->build_id);
+placed:
 	if (d) {
+		struct inodedump_error *err = place(d, q->secs, q->nsecs);
+
 		free(refused);
 		free(fetch_why);
-		return d;
+		if (!err)
+			return d;
+		*why = strdup(inodedump_error_message(err));
+		inodedump_error_free(err);
+		idd_module_debug_free(d);
+		return NULL;
 	}
 	if (refused)
 		*why = refused;

@@ -723,10 +723,13 @@ static struct inodedump_error *load_debug(struct idd_modules *mods,
 			ms->debug = DEBUG_LOADED;
 			said = idd_strdup_printf(
 				"module %s: names from its debug file %s "
-				"(build-id %s)", ms->name,
+				"(build-id %s%s)", ms->name,
 				idd_module_debug_path(ms->dbg),
 				build_id ? build_id
-					 : "not known: its notes hold none");
+					 : "not known: its notes hold none",
+				idd_module_debug_cached(ms->dbg)
+					? "; its symbols as the cache kept them"
+					: "");
 			goto say;
 		}
 	}

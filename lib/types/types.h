@@ -452,12 +452,19 @@ struct idd_module_debug;
  * The first file that is the module's (by its build-id, when known):
  * DEBUG_ROOT/usr/lib/debug/.build-id/xx/yyyy.debug, M.ko or M.ko.debug
  * below DEBUG_ROOT/usr/lib/debug/lib/modules/R and DEBUG_ROOT/lib/modules/R,
- * then q->fetch. NULL with *why (malloc'd): none found, or each refused.
+ * then q->fetch. What its symbol table gives is kept in the cache of the
+ * build-id, and taken from there first. NULL with *why (malloc'd): none
+ * found, or each refused.
  */
 struct idd_module_debug *
 idd_module_debug_open(const struct idd_module_debug_query *q, char **why);
 void idd_module_debug_free(struct idd_module_debug *d);
 const char *idd_module_debug_path(const struct idd_module_debug *d);
+/*
+ * Whether its symbols came from the cache (kept per build-id, the file
+ * read once), not from the file itself.
+ */
+bool idd_module_debug_cached(const struct idd_module_debug *d);
 /* The symbol covering addr (*name stays d's) and addr's offset in it. */
 bool idd_module_debug_name(const struct idd_module_debug *d, uint64_t addr,
 			   const char **name, uint64_t *offset);
