@@ -2,7 +2,8 @@
 """A loaded module's data named from its debug file, and each way that
 fails said (issue 42 item 2, issue 44 item 4's modules).
 
-usage: test_module_debug.py rhel612 | refused | broken | mutated | cache
+usage: test_module_debug.py rhel612 | refused | broken | mutated | cache |
+       debuginfod
 
 rhel612: the fs612 dump (-d 17) with the rhel612 set's Red Hat-shaped root
   (.build-id/ links to kernel/…/M.ko.debug) under --debug-root. Its kernel
@@ -18,6 +19,9 @@ refused: arm64-510's dump with a root whose ext4.ko is arm64-61's (another
   ext4+0x…, their note saying the refusal; the run not partial for it.
 broken: the same with ext4.ko cut to its first 64 KiB, and with one that
   is no ELF file: each said by path, ext4+0x… kept.
+debuginfod: a real debuginfod on loopback serving ext4.ko: fetched by the
+  build-id of the module's notes, its data named; a server without it:
+  ext4+0x… kept, saying so.
 cache: what the debug file's symbol table gave is kept per build-id; a
   second run takes it from there (said), a kept file damaged (cut short,
   another magic, an index out of range) is not trusted and rewritten.
@@ -218,6 +222,52 @@ def cache(c, env, tmp):
             c.ok(f"cache {case}: rewritten whole", open(kept, "rb").read() == good, "")
 
 
+def debuginfod(c, env, tmp):
+    """A real debuginfod (Debian's) on loopback serving arm64-510's
+    ext4.ko: from the dump alone, no debug file on disk, the module's
+    debug file is fetched by the build-id of its notes and names its data
+    as drgn does; a server without it (arm64-61's ext4.ko only): the
+    tables stay ext4+0x…, the note saying debuginfod has it not."""
+    import test_debuginfod as dbg
+    d, rel, truth = arm64_510()
+    named = {t["addr"]: t for t in read_truth(os.path.join(d, "truth-modules.txt"))}
+    empty = os.path.join(tmp, "empty")
+    os.makedirs(empty)
+    addrs = [t["addr"] for t in truth]
+    dump = os.path.join(d, "d17-zlib.vmcore")
+    other = [os.path.join(r, f) for r, _, fs in
+             os.walk(os.path.join(set_dir("arm64-61"), "debug")) for f in fs if f == "ext4.ko"][0]
+    for case, ko in (("served", ext4_ko(d, rel)), ("not served", other)):
+        sub = os.path.join(tmp, case.replace(" ", "-"))
+        served = os.path.join(sub, "served")
+        os.makedirs(served)
+        os.symlink(ko, os.path.join(served, "ext4.ko"))
+        proc, port = dbg.start_debuginfod(sub, served)
+        try:
+            c.ok(f"debuginfod {case}: indexed", dbg.wait_indexed(port, build_id(ko)),
+                 open(os.path.join(sub, "debuginfod.log")).read()[-1500:])
+            e = dbg.env_for(sub, f"http://127.0.0.1:{port}")
+            p, inodes = decode(c, "debuginfod " + case, ["--debug-root", empty],
+                               dump, addrs, e)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+        if case == "not served":
+            unnamed(c, "debuginfod " + case, p, inodes, "no debug file of ext4", truth,
+                    vmlinux_named=False)
+            c.ok("debuginfod not served: stderr says debuginfod has it not",
+                 f"has no ext4 with build-id {build_id(ext4_ko(d, rel))}" in p.stderr,
+                 p.stderr[-800:])
+            continue
+        for t, g in zip(truth, inodes):
+            for key in OPS:
+                if t[key].startswith("0x"):
+                    c.eq(f"debuginfod {t['role']} {key}", g.get(key), named[t["addr"]][key])
+        c.ok("debuginfod: says the file came from its cache",
+             "module ext4: names from its debug file " + os.path.join(sub, "client-cache")
+             in p.stderr, p.stderr[-800:])
+
+
 def drgn_places(d):
     """ext4's struct module and sect_attrs as drgn reads them: (address,
     first 256 bytes, member offsets), from the set's ELF dump."""
@@ -307,7 +357,7 @@ def main():
         env.pop("DEBUGINFOD_URLS", None)
         env.pop("INODEDUMP_MODULE_DEBUG_FIRST", None)
         {"rhel612": rhel612, "refused": refused, "broken": broken,
-         "mutated": mutated, "cache": cache}[case](c, env, tmp)
+         "mutated": mutated, "cache": cache, "debuginfod": debuginfod}[case](c, env, tmp)
         shutil.rmtree(tmp, ignore_errors=True)
     c.finish()
 

@@ -527,7 +527,7 @@ placed:
 	else
 		*why = idd_strdup_printf(
 			"no debug file of %s (looked for %s/usr/lib/debug/"
-			".build-id/…, %s.ko and %s.ko.debug under "
+			".build-id/..., %s.ko and %s.ko.debug under "
 			"%s/usr/lib/debug/lib/modules/%s and %s/lib/modules/%s)",
 			q->module, root, q->module, q->module, root,
 			q->release ? q->release : "?", root,

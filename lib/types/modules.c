@@ -786,7 +786,7 @@ static struct inodedump_error *name_unnamed(struct idd_modules *mods,
 					  idd_module_debug_path(ms->dbg));
 	else if (ms->debug_why && !strncmp(ms->debug_why, "no debug file", 13))
 		*note = idd_strdup_printf(
-			"%s; no name: %s, and no debug file of %s was found — "
+			"%s; no name: %s, and no debug file of %s was found: "
 			"install linux-image-%s-dbg (or give its root with "
 			"--debug-root)", kind,
 			fonly ? "its kallsyms keep functions only"
