@@ -720,28 +720,26 @@ static uint64_t module_seed(void *arg)
 	struct inodedump *id = arg;
 	struct idd_member s_type, owner;
 	struct idd_struct fst;
-	struct inodedump_error *err;
+	struct inodedump_error *err = NULL;
 	uint64_t type = 0, mod = 0;
 
 	if (!id->naming_sb || !id->layout || !id->layout->have_sb)
 		return 0;
 	idd_types_member(id->types, &id->layout->sb, "s_type", &s_type);
 	if (!s_type.present ||
-	    (err = idd_types_pointee_struct(id->types, &s_type, &fst))) {
-		inodedump_error_free(s_type.present ? err : NULL);
-		return 0;
-	}
+	    (err = idd_types_pointee_struct(id->types, &s_type, &fst)))
+		goto none;
 	idd_types_member(id->types, &fst, "owner", &owner);
 	if (!owner.present ||
 	    (err = idd_target_read_u64(id->target,
 				       id->naming_sb + s_type.offset, &type)) ||
 	    !type ||
-	    (err = idd_target_read_u64(id->target, type + owner.offset,
-				       &mod))) {
-		inodedump_error_free(owner.present ? err : NULL);
-		return 0;
-	}
+	    (err = idd_target_read_u64(id->target, type + owner.offset, &mod)))
+		goto none;
 	return mod;
+none:
+	inodedump_error_free(err);
+	return 0;
 }
 
 static char *fetch_module(const char *build_id, const char *module, void *arg,
