@@ -66,6 +66,7 @@ struct module_layout {
 	struct idd_member layout_base[3], layout_size[3], layout_text[3];
 	struct idd_member mem, mem_base, mem_size;
 	uint64_t mem_elem;
+	char mem_label[MAX_REGIONS][16]; /* "text", "rodata": mod_mem_type */
 	struct idd_member sect_attrs, notes_attrs, mkobj_mod;
 };
 
@@ -90,6 +91,19 @@ struct idd_modules {
 	struct module_layout l;
 	struct sysfs_layout sl;
 };
+
+/* mem[i]'s name, from enum mod_mem_type: MOD_RODATA -> "rodata". */
+static void mem_label(const char *name, int64_t value, void *arg)
+{
+	char (*labels)[16] = arg;
+
+	if (value < 0 || value >= MAX_REGIONS || strncmp(name, "MOD_", 4))
+		return;
+	snprintf(labels[value], 16, "%s", name + 4);
+	for (char *c = labels[value]; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+}
 
 /* Where the module's memory is kept: absent members leave no region. */
 static void load_region_layout(struct idd_types *t, struct module_layout *l)
@@ -116,6 +130,8 @@ static void load_region_layout(struct idd_types *t, struct module_layout *l)
 	idd_types_member(t, &elem, "base", &l->mem_base);
 	idd_types_member(t, &elem, "size", &l->mem_size);
 	l->mem_elem = elem.size;
+	idd_types_enum(t, "kernel/module/main.c", "mod_mem_type", mem_label,
+		       l->mem_label);
 }
 
 /* The module's memory regions, from its struct module's bytes. */
@@ -148,8 +164,14 @@ static void read_regions(const struct module_layout *l, const uint8_t *mod,
 		r->base = idd_member_uval(&l->mem_base, e);
 		r->size = idd_member_uval(&l->mem_size, e);
 		r->text_size = 0;
-		snprintf(r->label, sizeof(r->label), i ? "mem%u" : "",
-			 (unsigned)i);
+		if (!i) /* the first, as core_layout: "ext4+0x..." */
+			r->label[0] = '\0';
+		else if (i < MAX_REGIONS && l->mem_label[i][0])
+			snprintf(r->label, sizeof(r->label), "%s",
+				 l->mem_label[i]);
+		else
+			snprintf(r->label, sizeof(r->label), "mem%u",
+				 (unsigned)i);
 		if (r->base && r->size && r->base + r->size > r->base)
 			out->nregions++;
 	}
@@ -743,6 +765,30 @@ say:
 	return NULL;
 }
 
+/* addr named by module ms's debug file (looked for once), or *name NULL. */
+static struct inodedump_error *from_debug(struct idd_modules *mods,
+					  struct idd_target *t,
+					  struct idd_types *types,
+					  struct idd_symbols *syms,
+					  const struct idd_module_where *where,
+					  struct module_syms *ms, uint64_t addr,
+					  char **name)
+{
+	struct inodedump_error *err;
+	const char *sym;
+	uint64_t off;
+
+	*name = NULL;
+	if (ms->debug == DEBUG_NOT_TRIED &&
+	    (err = load_debug(mods, t, types, syms, where, ms)))
+		return err;
+	if (!ms->dbg || !idd_module_debug_name(ms->dbg, addr, &sym, &off))
+		return NULL;
+	*name = off ? idd_strdup_printf("%s+0x%" PRIx64, sym, off)
+		    : strdup(sym);
+	return *name ? NULL : idd_nomem();
+}
+
 /*
  * An address in module ms's memory r that its kallsyms do not name: from
  * its debug file, else "ext4+0x1c2a0" with why in *note.
@@ -758,18 +804,12 @@ static struct inodedump_error *name_unnamed(struct idd_modules *mods,
 					    char **note)
 {
 	struct inodedump_error *err;
-	const char *sym, *kind;
-	uint64_t off;
+	const char *kind;
 	bool fonly;
 
-	if (ms->debug == DEBUG_NOT_TRIED &&
-	    (err = load_debug(mods, t, types, syms, where, ms)))
+	if ((err = from_debug(mods, t, types, syms, where, ms, addr, name)) ||
+	    *name)
 		return err;
-	if (ms->dbg && idd_module_debug_name(ms->dbg, addr, &sym, &off)) {
-		*name = off ? idd_strdup_printf("%s+0x%" PRIx64, sym, off)
-			    : strdup(sym);
-		return *name ? NULL : idd_nomem();
-	}
 	kind = !r->text_size ? "module memory"
 	       : addr - r->base < r->text_size ? "module text" : "module data";
 	fonly = functions_only(t, ms);
@@ -850,8 +890,17 @@ struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
 	region = region_of(*cache, addr, &holder);
 	best = covering(*cache, addr, &owner);
 	/* A diagnostic: names from the debug file before kallsyms' own. */
-	if (region && getenv("INODEDUMP_MODULE_DEBUG_FIRST"))
-		best = NULL;
+	if (best && region && getenv("INODEDUMP_MODULE_DEBUG_FIRST")) {
+		err = from_debug(*cache, t, types, syms, where, holder, addr,
+				 &sym);
+		if (err || (sym && !(mod = strdup(holder->name))))
+			return err ? err : idd_nomem();
+		if (sym) {
+			*name = TAKE_PTR(sym);
+			*module = TAKE_PTR(mod);
+			return NULL;
+		}
+	}
 	if (!best && region) {
 		err = name_unnamed(*cache, t, types, syms, where, holder,
 				   region, addr, &sym, note);
