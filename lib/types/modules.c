@@ -54,6 +54,7 @@ struct module_syms {
 	size_t nregions;
 	uint64_t sect_attrs, notes_attrs, typetab, count;
 	enum debug_state debug;
+	int functions_only; /* 0: not read yet, 1: no, 2: yes */
 	struct idd_module_debug *dbg;
 	char *debug_why; /* DEBUG_NONE: why no debug file names its data */
 };
@@ -812,7 +813,9 @@ static struct inodedump_error *name_unnamed(struct idd_modules *mods,
 		return err;
 	kind = !r->text_size ? "module memory"
 	       : addr - r->base < r->text_size ? "module text" : "module data";
-	fonly = functions_only(t, ms);
+	if (!ms->functions_only) /* read once a module */
+		ms->functions_only = functions_only(t, ms) ? 2 : 1;
+	fonly = ms->functions_only == 2;
 	*name = idd_strdup_printf("%s%s%s+0x%" PRIx64, ms->name,
 				  r->label[0] ? "." : "", r->label,
 				  addr - r->base);
