@@ -306,6 +306,13 @@ INODEDUMP_API const char *inodedump_fact(struct inodedump *id,
  * inodedump_close().
  */
 INODEDUMP_API const char *inodedump_note(const struct inodedump *id, size_t i);
+/*
+ * Whether note i only informs — which debug file named a loaded module's
+ * data, or why none did — and so does not make a run partial (false past
+ * the last note).
+ */
+INODEDUMP_API bool inodedump_note_informs(const struct inodedump *id,
+					  size_t i);
 
 struct inodedump_inode;
 

@@ -33,7 +33,11 @@ import test_truth  # noqa: E402
 FILES = dict(FORMATS, panic="panic.vmcore")
 # Sets whose kernel keeps text symbols only in kallsyms (CONFIG_KALLSYMS_ALL
 # off: Debian's arm64 5.10 and 6.1): from the dump alone, no data symbol
-# has a name, so each operations table is its address, drgn's value.
+# of vmlinux has a name, so each of its operations tables is its address,
+# drgn's value; a module's (ext4's) is named by the module's debug file
+# (the set's debug/, the -dbg package's ext4.ko: truth-modules.txt, drgn
+# given the same file), and without one is MODULE+0xOFFSET, the offset in
+# the module's memory as drgn reads its core_layout, with why.
 TEXT_ONLY_KALLSYMS = {"arm64-510", "arm64-61"}
 OPS = ("i_op", "i_fop", "a_ops", "s_op")
 
@@ -87,12 +91,68 @@ def drgn_ops_host(path, vmlinux, addrs):
     return out, btf
 
 
-def unnamed_ops(d, fmt, truth):
-    """truth with each operations table as its address (drgn's value):
-    what a dump whose kallsyms keeps no data symbols can say of them."""
-    ops, btf = drgn_ops_host(os.path.join(d, drgn_source(fmt)),
-                             os.path.join(d, "vmlinux"), [t["addr"] for t in truth])
-    return [dict(t, **{k: ops[t["addr"]][k] for k in OPS if k in t}) for t in truth], btf
+def drgn_module_bases(path, vmlinux):
+    """[(name, base, size)]: each loaded module's core memory as drgn reads
+    its struct module (5.10 and 6.1: core_layout)."""
+    os.environ["DRGN_USE_LIBKDUMPFILE_FOR_ELF"] = "1"
+    import drgn
+    from drgn.helpers.linux.list import list_for_each_entry
+    prog = drgn.Program()
+    prog.set_core_dump(path)
+    prog.load_debug_info([vmlinux])
+    return [(m.name.string_().decode(), int(m.core_layout.base), int(m.core_layout.size))
+            for m in list_for_each_entry("struct module", prog["modules"].address_of_(), "list")]
+
+
+def module_form(addr, bases):
+    """"ext4+0x7c880": addr's module and offset in its memory, or None."""
+    a = int(addr, 16)
+    for name, base, size in bases:
+        if base <= a < base + size:
+            return f"{name}+0x{a - base:x}"
+    return None
+
+
+def unnamed_ops(d, fmt, truth, named=None, module_debug=False):
+    """truth with each operations table as what a dump whose kallsyms
+    keeps no data symbols can say of it: vmlinux's as its address (drgn's
+    value); a module's by its debug file (named: truth-modules.txt) or,
+    without one, as MODULE+0xOFFSET. Also where drgn finds the BTF."""
+    src, vmlinux = os.path.join(d, drgn_source(fmt)), os.path.join(d, "vmlinux")
+    ops, btf = drgn_ops_host(src, vmlinux, [t["addr"] for t in truth])
+    bases = drgn_module_bases(src, vmlinux)
+    named = {t["addr"]: t for t in (named or [])}
+    out = []
+    for t in truth:
+        row = dict(t)
+        for k in OPS:
+            if k not in t:
+                continue
+            addr = ops[t["addr"]][k]
+            mod = module_form(addr, bases) if addr != "-" else None
+            if mod is None:
+                row[k] = addr
+            elif module_debug:
+                row[k] = named[t["addr"]][k]
+            else:
+                row[k] = mod
+        out.append(row)
+    return out, btf
+
+
+def module_ops_said(c, name, doc, module_debug, release):
+    """Each module operations table unnamed says why (JSON key_symbol_note);
+    with the debug file, none is left unnamed."""
+    notes = [(g["address"], k, g.get(k), g.get(k + "_symbol_note"))
+             for g in doc.get("inodes", []) for k in OPS if g.get(k + "_symbol_note")]
+    if module_debug:
+        c.eq(name + " no module table left unnamed", notes, [])
+        return
+    c.ok(name + " module tables unnamed, each saying why", len(notes) > 0, "")
+    for a, k, v, note in notes:
+        c.ok(f"{name} {a} {k} {v}: why no name",
+             note.startswith("module data; no name: its kallsyms keep functions only")
+             and f"linux-image-{release}-dbg" in note, note)
 
 
 def drgn_counts(d, fmt):
@@ -124,13 +184,23 @@ def main():
         os.mkdir(empty)
         env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
         env.pop("DEBUGINFOD_URLS", None)
-        for how, k in (("vmlinux", ["-k", vmlinux]),
-                       ("btf", ["--debug-root", empty])):
+        debug = os.path.join(d, "debug")
+        text_only = set_name in TEXT_ONLY_KALLSYMS
+        runs = [("vmlinux", ["-k", vmlinux]), ("btf", ["--debug-root", empty])]
+        if text_only:  # module debug files given, and (btf) not
+            runs = [("vmlinux", ["-k", vmlinux, "--debug-root", debug]),
+                    ("btf-moddebug", ["--debug-root", debug]),
+                    ("btf", ["--debug-root", empty])]
+            named = read_truth(os.path.join(d, "truth-modules.txt"))
+            release = [ln.split("=", 1)[1].strip()
+                       for ln in open(os.path.join(d, "info.txt"))
+                       if ln.startswith("release=")][0]
+        for how, k in runs:
             name = f"{set_name}/{fmt}/{how}"
-            if how == "btf" and set_name in TEXT_ONLY_KALLSYMS:
+            if how.startswith("btf") and text_only:
                 # a cache of its own: the BTF is found by its header, not
                 # taken from what the vmlinux run kept
-                env = dict(env, XDG_CACHE_HOME=os.path.join(tmp, "cache-btf"))
+                env = dict(env, XDG_CACHE_HOME=os.path.join(tmp, "cache-" + how))
             p = run([*k, "--json", dump, *addrs], env=env, timeout=600)
             try:
                 doc = json.loads(p.stdout)
@@ -142,8 +212,18 @@ def main():
             inodes = doc.get("inodes", [])
             c.eq(name + " one result per address", len(inodes), len(truth))
             expect = truth
-            if how == "btf" and set_name in TEXT_ONLY_KALLSYMS:
-                expect, (start, stop) = unnamed_ops(d, fmt, truth)
+            if text_only:
+                mod_debug = how != "btf"
+                module_ops_said(c, name, doc, mod_debug, release)
+                if mod_debug:
+                    c.ok(name + " says which debug file named ext4's data",
+                         "module ext4: names from its debug file " + debug in p.stderr,
+                         p.stderr[-600:])
+            if how == "vmlinux" and text_only:
+                expect = named
+            elif how.startswith("btf") and text_only:
+                expect, (start, stop) = unnamed_ops(d, fmt, truth, named,
+                                                    how == "btf-moddebug")
                 c.ok(name + " says kallsyms keeps text only",
                      "text symbols only" in p.stderr, p.stderr[-400:])
                 # where vmlinux's __start_BTF..__stop_BTF is (drgn, KASLR
@@ -169,11 +249,11 @@ def main():
                 print(f"{name}: {len(inodes) - len(unsure)} of {len(inodes)} "
                       "inodes' slab state known from the dump alone")
             c.eq(name + " exit code", p.returncode, want_rc)
-            if how == "btf":
+            if how.startswith("btf"):
                 c.ok(name + " says where types come from",
                      "no vmlinux: types from the dump's BTF" in p.stderr,
                      p.stderr[-400:])
-            if how == "btf" and set_name in TEXT_ONLY_KALLSYMS:
+            if how.startswith("btf") and text_only:
                 no_sweep(c, name, k, dump, env)
             else:
                 sweep(c, name, k, dump, env, truth, want)

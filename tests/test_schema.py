@@ -8,7 +8,7 @@ usage: test_schema.py
 1. The schema is a valid Draft 2020-12 schema; its "schema" number is
    inodedump.h's INODEDUMP_JSON_SCHEMA; its INODE has exactly the keys of
    lib/kernel/members.def (a row's key, FLAGS rows' KEY_names, SYM rows'
-   optional KEY_symbol_error), each with the type its row kind writes.
+   optional KEY_symbol_error and KEY_symbol_note), each with the type its row kind writes.
 2. Every mode's output on the committed 7.3 fixture and on the small real
    dumps of tests/vmcores/small/ (no vmlinux: the dump's BTF; ppc64le 6.1
    has none) matches it: the reports (--json), the truth's addresses
@@ -93,13 +93,13 @@ def check_table(c):
         if kind == "FLAGS":
             required.append(key + "_names")
         if kind == "SYM":
-            optional.append(key + "_symbol_error")
+            optional += [key + "_symbol_error", key + "_symbol_note"]
         if kind:
             c.eq(f"INODE {key}: the type of a {kind} row",
                  inode["properties"].get(key), {"$ref": f"#/$defs/{KIND_DEF[kind]}"})
     c.eq("INODE's required keys are members.def's, in its order",
          inode["required"], required)
-    c.eq("INODE's keys are those and the optional KEY_symbol_error",
+    c.eq("INODE's keys are those and the optional KEY_symbol_error, _note",
          sorted(inode["properties"]), sorted(required + optional))
     c.eq("INODE is closed", inode.get("additionalProperties"), False)
 

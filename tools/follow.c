@@ -229,7 +229,8 @@ static void say_notes(struct follow *f)
 	for (; (note = inodedump_note(f->fo->id, f->said_notes));
 	     f->said_notes++) {
 		say(f->fo->o, note);
-		run_worse(&f->status, RUN_PARTIAL);
+		if (!inodedump_note_informs(f->fo->id, f->said_notes))
+			run_worse(&f->status, RUN_PARTIAL);
 	}
 }
 

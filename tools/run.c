@@ -56,7 +56,10 @@ static int say_notes(struct inodedump *id, const struct run_out *o,
 
 	for (; (note = inodedump_note(id, *said)); ++*said)
 		say(o, note);
-	return *said ? RUN_PARTIAL : RUN_CLEAN;
+	for (size_t i = 0; i < *said; i++)
+		if (!inodedump_note_informs(id, i))
+			return RUN_PARTIAL;
+	return RUN_CLEAN;
 }
 
 /* The run as a whole failed: the caller may want the error itself. */

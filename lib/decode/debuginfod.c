@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * vmlinux by build-id from debuginfod (DEBUGINFOD_URLS), through elfutils'
- * libdebuginfod, loaded with dlopen(3) only when the variable is set. It
+ * vmlinux (and a loaded module's debug file) by build-id from debuginfod
+ * (DEBUGINFOD_URLS), through elfutils' libdebuginfod, loaded with dlopen(3) only when the variable is set. It
  * caches what it fetches where it always does (~/.cache/debuginfod_client,
  * or DEBUGINFOD_CACHE_PATH). A server that never answers must not hang a
  * run: a query that receives nothing for INODEDUMP_DEBUGINFOD_STALL seconds
@@ -75,6 +75,11 @@ static int hexval(char c)
 
 char *idd_debuginfod_vmlinux(const char *build_id, char **why)
 {
+	return idd_debuginfod_fetch(build_id, "vmlinux", why);
+}
+
+char *idd_debuginfod_fetch(const char *build_id, const char *what, char **why)
+{
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	const char *stall = getenv("INODEDUMP_DEBUGINFOD_STALL");
 	struct progress p = { .last_change = now(), .stall = 30,
@@ -136,11 +141,11 @@ char *idd_debuginfod_vmlinux(const char *build_id, char **why)
 		if (p.gave_up)
 			*why = idd_strdup_printf(
 				"debuginfod (%s) sent nothing for %g s: gave up "
-				"on vmlinux %s", urls, p.stall, build_id);
+				"on %s %s", urls, p.stall, what, build_id);
 		else
 			*why = idd_strdup_printf(
-				"debuginfod (%s) has no vmlinux with build-id "
-				"%s: %s", urls, build_id,
+				"debuginfod (%s) has no %s with build-id "
+				"%s: %s", urls, what, build_id,
 				fd == -ENOENT ? "not found" : strerror(-fd));
 		free(path);
 		return NULL;

@@ -68,15 +68,17 @@ static struct inodedump_error *name_batch(struct inodedump *id,
 		p->symbol = names[k];
 		names[k] = NULL;
 		if (!p->symbol) {
-			err = idd_session_symbol(id, p->addr, &p->symbol,
-						 &p->module);
+			err = idd_session_symbol_noted(id, p->addr, &p->symbol,
+						       &p->module,
+						       &p->symbol_note);
 			if (err && !idd_error_is_nomem(err)) {
 				err = symbol_unreadable(id, ino, p, err);
 				continue;
 			}
 		}
 		if (!err)
-			idd_sym_memo_put(id, p->addr, p->symbol, p->module);
+			idd_sym_memo_put(id, p->addr, p->symbol, p->module,
+					 p->symbol_note);
 	}
 	for (size_t k = 0; k < n; k++)
 		free(names[k]);
@@ -96,13 +98,16 @@ static struct inodedump_error *name_ops(struct inodedump *id,
 
 	const struct row_list *sym = &id->layout->sym_rows;
 
+	id->naming_sb = ino->sb.state == IDD_OK ? ino->sb.addr : 0;
+
 	for (size_t k = 0; k < sym->n; k++) {
 		size_t i = sym->id[k];
 		struct idd_ptr *p;
 
 		p = IDD_ROW_FIELD(ino, &idd_rows[i], struct idd_ptr);
 		if (p->state != IDD_OK || !p->addr || p->symbol ||
-		    idd_sym_memo_get(id, ino, p->addr, &p->symbol, &p->module))
+		    idd_sym_memo_get(id, ino, p->addr, &p->symbol, &p->module,
+				     &p->symbol_note))
 			continue;
 		pending[n++] = p;
 		if (n == 8) {

@@ -113,6 +113,7 @@ void inodedump_inode_free(struct inodedump_inode *ino)
 			idd_arena_release(a, ptr->symbol);
 			idd_arena_release(a, ptr->module);
 			idd_arena_release(a, ptr->symbol_error);
+			idd_arena_release(a, ptr->symbol_note);
 			break;
 		case IDD_ROW_STR:
 			idd_arena_release(

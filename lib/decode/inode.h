@@ -32,6 +32,11 @@ struct idd_ptr {
 	char *module; /* the module that defines symbol, NULL for vmlinux */
 	/* Why no name: the symbols that could name it were unreadable. */
 	char *symbol_error;
+	/*
+	 * Why an address in a module's memory has no name (symbol is then
+	 * "ext4+0x1c2a0"): its kallsyms keep functions only, no debug file.
+	 */
+	char *symbol_note;
 };
 
 struct idd_str {

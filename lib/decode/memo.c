@@ -17,7 +17,7 @@
 
 struct sym_memo {
 	uint64_t addr;
-	char *symbol, *module;
+	char *symbol, *module, *note;
 	bool used;
 };
 
@@ -45,7 +45,8 @@ static struct sym_memo *memo_slot(struct inodedump *id, uint64_t addr,
 }
 
 bool idd_sym_memo_get(struct inodedump *id, struct inodedump_inode *ino,
-		      uint64_t addr, char **symbol, char **module)
+		      uint64_t addr, char **symbol, char **module,
+		      char **note)
 {
 	bool found;
 	struct sym_memo *e = memo_slot(id, addr, &found);
@@ -54,11 +55,12 @@ bool idd_sym_memo_get(struct inodedump *id, struct inodedump_inode *ino,
 		return false;
 	*symbol = e->symbol ? idd_arena_strdup(&ino->arena, e->symbol) : NULL;
 	*module = e->module ? idd_arena_strdup(&ino->arena, e->module) : NULL;
+	*note = e->note ? idd_arena_strdup(&ino->arena, e->note) : NULL;
 	return true;
 }
 
 void idd_sym_memo_put(struct inodedump *id, uint64_t addr, const char *symbol,
-		      const char *module)
+		      const char *module, const char *note)
 {
 	bool found;
 	struct sym_memo *e = memo_slot(id, addr, &found);
@@ -69,6 +71,7 @@ void idd_sym_memo_put(struct inodedump *id, uint64_t addr, const char *symbol,
 	e->addr = addr;
 	e->symbol = symbol ? strdup(symbol) : NULL;
 	e->module = module ? strdup(module) : NULL;
+	e->note = note ? strdup(note) : NULL;
 }
 
 void idd_free_sym_memo(struct sym_memo *memo)
@@ -76,6 +79,7 @@ void idd_free_sym_memo(struct sym_memo *memo)
 	for (size_t i = 0; memo && i < SYM_MEMO_SIZE; i++) {
 		free(memo[i].symbol);
 		free(memo[i].module);
+		free(memo[i].note);
 	}
 	free(memo);
 }
@@ -91,11 +95,13 @@ static struct inodedump_error *copy_row(struct inodedump_inode *to,
 		const struct idd_ptr *f = IDD_ROW_CFIELD(from, row, struct idd_ptr);
 		struct idd_ptr *t = IDD_ROW_FIELD(to, row, struct idd_ptr);
 
-		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL, NULL };
+		*t = (struct idd_ptr){ f->state, f->addr, NULL, NULL, NULL, NULL };
 		if ((f->symbol && !(t->symbol = idd_arena_strdup(&to->arena, f->symbol))) ||
 		    (f->module && !(t->module = idd_arena_strdup(&to->arena, f->module))) ||
 		    (f->symbol_error &&
-		     !(t->symbol_error = idd_arena_strdup(&to->arena, f->symbol_error))))
+		     !(t->symbol_error = idd_arena_strdup(&to->arena, f->symbol_error))) ||
+		    (f->symbol_note &&
+		     !(t->symbol_note = idd_arena_strdup(&to->arena, f->symbol_note))))
 			return idd_nomem();
 		return NULL;
 	}

@@ -14,10 +14,14 @@
  * NULL: looked up, none found); false when addr was never looked up.
  */
 bool idd_sym_memo_get(struct inodedump *id, struct inodedump_inode *ino,
-		      uint64_t addr, char **symbol, char **module);
-/* Remember what addr was named (a full memo forgets nothing, adds none). */
+		      uint64_t addr, char **symbol, char **module,
+		      char **note);
+/*
+ * Remember what addr was named, and why not where note says (a full memo
+ * forgets nothing, adds none).
+ */
 void idd_sym_memo_put(struct inodedump *id, uint64_t addr, const char *symbol,
-		      const char *module);
+		      const char *module, const char *note);
 void idd_free_sym_memo(struct sym_memo *memo);
 
 /* The superblock rows remembered for the superblock at sb, or NULL. */

@@ -13,16 +13,12 @@
 
 #include "decode/session.h"
 
-void idd_session_note(struct inodedump *id, const char *fmt, ...)
+/* msg (taken) added once, as a note that makes a run partial or not. */
+static void add_note(struct inodedump *id, char *msg, bool informs)
 {
 	char **v;
-	va_list ap;
-	char *msg;
+	bool *inf;
 
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
 	if (!msg)
 		return;
 	for (size_t i = 0; i < id->nnotes; i++) {
@@ -32,12 +28,34 @@ void idd_session_note(struct inodedump *id, const char *fmt, ...)
 		}
 	}
 	v = realloc(id->notes, (id->nnotes + 1) * sizeof(*v));
-	if (!v) {
+	if (v)
+		id->notes = v;
+	inf = realloc(id->notes_inform, (id->nnotes + 1) * sizeof(*inf));
+	if (inf)
+		id->notes_inform = inf;
+	if (!v || !inf) {
 		free(msg);
 		return;
 	}
-	id->notes = v;
+	inf[id->nnotes] = informs;
 	v[id->nnotes++] = msg;
+}
+
+void idd_session_note(struct inodedump *id, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	add_note(id, msg, false);
+}
+
+void idd_session_inform(struct inodedump *id, const char *text)
+{
+	add_note(id, strdup(text), true);
 }
 
 bool idd_session_noted(const struct inodedump *id, const char *head)
@@ -55,12 +73,18 @@ void idd_session_notes_free(struct inodedump *id)
 	for (size_t i = 0; i < id->nnotes; i++)
 		free(id->notes[i]);
 	free(id->notes);
+	free(id->notes_inform);
 	free(id->release);
 }
 
 const char *inodedump_note(const struct inodedump *id, size_t i)
 {
 	return id && i < id->nnotes ? id->notes[i] : NULL;
+}
+
+bool inodedump_note_informs(const struct inodedump *id, size_t i)
+{
+	return id && i < id->nnotes && id->notes_inform[i];
 }
 
 /* Printable ASCII only: a release read from the dump is quoted in notes. */

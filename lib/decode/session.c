@@ -386,7 +386,9 @@ static struct inodedump_error *open_from_dump(struct inodedump *id,
 		idd_symbols_text_only(id->syms)
 			? "; text symbols only, none of the kernel's data "
 			  "(it was built with CONFIG_KALLSYMS_ALL off): "
-			  "operations tables are shown by address, unnamed"
+			  "vmlinux's operations tables are shown by address, "
+			  "a module's named by its debug file or shown as "
+			  "module+offset"
 			: "");
 	id->vmlinux_source = idd_strdup_printf("none (tried %s)", tried);
 	if (!id->symbols_source || !id->vmlinux_source)
@@ -524,6 +526,10 @@ struct inodedump_error *idd_session_open(struct idd_target *target,
 		return idd_nomem();
 	id->host_symbol = cfg->symbol;
 	id->host_arg = cfg->symbol_arg;
+	if (cfg->debug_root && !(id->debug_root = strdup(cfg->debug_root))) {
+		err = idd_nomem();
+		goto fail;
+	}
 	if (cfg->vmlinux) {
 		id->vmlinux = strdup(cfg->vmlinux);
 		id->vmlinux_source = strdup(cfg->vmlinux_source);
@@ -702,23 +708,80 @@ inodedump_open_reader(const struct inodedump_reader_opts *opts,
 	return idd_session_open(target, &cfg, out);
 }
 
+static void inform(void *arg, const char *text)
+{
+	idd_session_inform(arg, text);
+}
+
+/*
+ * The struct module of the filesystem of the inode being named (its
+ * superblock's s_type->owner), 0 when none can be read: where no symbol
+ * names the kernel's module list, the list is walked from it.
+ */
+static uint64_t module_seed(void *arg)
+{
+	struct inodedump *id = arg;
+	struct idd_member s_type, owner;
+	struct idd_struct fst;
+	struct inodedump_error *err = NULL;
+	uint64_t type = 0, mod = 0;
+
+	if (!id->naming_sb || !id->layout || !id->layout->have_sb)
+		return 0;
+	idd_types_member(id->types, &id->layout->sb, "s_type", &s_type);
+	if (!s_type.present ||
+	    (err = idd_types_pointee_struct(id->types, &s_type, &fst)))
+		goto none;
+	idd_types_member(id->types, &fst, "owner", &owner);
+	if (!owner.present ||
+	    (err = idd_target_read_u64(id->target,
+				       id->naming_sb + s_type.offset, &type)) ||
+	    !type ||
+	    (err = idd_target_read_u64(id->target, type + owner.offset, &mod)))
+		goto none;
+	return mod;
+none:
+	inodedump_error_free(err);
+	return 0;
+}
+
+static char *fetch_module(const char *build_id, const char *module, void *arg,
+			  char **why)
+{
+	(void)arg;
+	return idd_debuginfod_fetch(build_id, module, why);
+}
+
 /*
  * The name of a symbol vmlinux does not have: the caller's answer first
- * (it knows its modules), then the dump's own module list.
+ * (it knows its modules), then the dump's own module list, whose data
+ * kallsyms may not name (then the module's debug file, or why not).
  */
-struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
-					   char **name, char **module)
+struct inodedump_error *idd_session_symbol_noted(struct inodedump *id,
+						 uint64_t addr, char **name,
+						 char **module, char **note)
 {
 	char host_name[512] = "", mod[64] = "";
 	uint64_t offset = 0;
 
-	*name = *module = NULL;
+	*name = *module = *note = NULL;
 	if (!id->host_symbol ||
 	    !id->host_symbol(addr, host_name, sizeof(host_name), mod,
 			     sizeof(mod), &offset, id->host_arg) ||
-	    !host_name[0])
+	    !host_name[0]) {
+		struct idd_module_where where = {
+			.debug_root = id->debug_root,
+			.release = id->release,
+			.fetch = fetch_module,
+			.note = inform,
+			.note_arg = id,
+			.seed = module_seed,
+		};
+
 		return idd_module_symbol(&id->modules, id->target, id->types,
-					 id->syms, addr, name, module);
+					 id->syms, &where, addr, name, module,
+					 note);
+	}
 	host_name[sizeof(host_name) - 1] = mod[sizeof(mod) - 1] = '\0';
 	if (mod[0] && !(*module = strdup(mod)))
 		return idd_nomem();
@@ -731,6 +794,17 @@ struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
 		return idd_nomem();
 	}
 	return NULL;
+}
+
+struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
+					   char **name, char **module)
+{
+	char *note = NULL;
+	struct inodedump_error *err =
+		idd_session_symbol_noted(id, addr, name, module, &note);
+
+	free(note);
+	return err;
 }
 
 /* ------------------------------------------------------------- options -- */
@@ -792,6 +866,7 @@ void inodedump_close(struct inodedump *id)
 	idd_layout_free(id->layout);
 	idd_paths_layout_free(id->paths_layout);
 	free(id->vmlinux);
+	free(id->debug_root);
 	free(id->vmlinux_source);
 	free(id->types_source);
 	free(id->symbols_source);

@@ -42,7 +42,10 @@ struct inodedump {
 	char *release;		    /* the kernel's, or NULL (release.c) */
 	const char *release_source; /* whence release came */
 	char **notes;		    /* inodedump_note() */
+	bool *notes_inform;	    /* inodedump_note_informs() */
 	size_t nnotes;
+	char *debug_root;	    /* --debug-root, NULL: / */
+	uint64_t naming_sb;	    /* the superblock of the inode named now */
 	struct inode_layout *layout;
 	struct idd_modules *modules; /* loaded on first use */
 	struct path_layout *paths_layout;
@@ -135,6 +138,18 @@ void idd_session_note_kaslr(struct inodedump *id);
  */
 struct inodedump_error *idd_session_symbol(struct inodedump *id, uint64_t addr,
 					   char **name, char **module);
+/*
+ * The same, with *note (malloc'd, or NULL) saying why an address in a
+ * module's memory has no name ("module data; no name: ...").
+ */
+struct inodedump_error *idd_session_symbol_noted(struct inodedump *id,
+						 uint64_t addr, char **name,
+						 char **module, char **note);
+/*
+ * A note that only informs (which debug file named a module's data): said
+ * like the others, once, but a run is not partial for it.
+ */
+void idd_session_inform(struct inodedump *id, const char *text);
 
 struct inodedump_inode;
 struct idd_slab_obj;
@@ -226,5 +241,7 @@ const char *idd_pages_excluded(struct inodedump *id, bool by_kind);
  * failed (*why malloc'd, one line).
  */
 char *idd_debuginfod_vmlinux(const char *build_id, char **why);
+/* The same for the debug file of what ("vmlinux", a module's name). */
+char *idd_debuginfod_fetch(const char *build_id, const char *what, char **why);
 
 #endif

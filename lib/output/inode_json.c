@@ -353,6 +353,11 @@ static void json_row(struct idd_json *j, const struct inodedump_inode *ino,
 		suffixed_key(j, row->key, "_symbol_error");
 		idd_json_string(j, p->symbol_error);
 	}
+	if (row->kind == IDD_ROW_SYM && p->state == IDD_OK && p->addr &&
+	    p->symbol && p->symbol_note) { /* "ext4+0x1c2a0": why no name */
+		suffixed_key(j, row->key, "_symbol_note");
+		idd_json_string(j, p->symbol_note);
+	}
 	if (row->kind == IDD_ROW_FLAGS) {
 		suffixed_key(j, row->key, "_names");
 		json_names(j, *(char **const *)(const void *)((const char *)ino +

@@ -77,7 +77,12 @@ static void ptr_value(FILE *out, const struct idd_ptr *p)
 		fputs("(unreadable)", out);
 	else if (!p->addr)
 		fputs("NULL", out);
-	else if (p->symbol && p->module) {
+	else if (p->symbol && p->symbol_note) { /* "ext4+0x1c2a0": why */
+		idd_text_escape(out, p->symbol);
+		fprintf(out, "  (0x%" PRIx64 ")  [", p->addr);
+		idd_text_escape(out, p->symbol_note);
+		fputc(']', out);
+	} else if (p->symbol && p->module) {
 		/* A module's names come from the dump's memory. */
 		idd_text_escape(out, p->symbol);
 		fputs(" [", out);

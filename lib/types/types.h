@@ -450,6 +450,67 @@ bool idd_btfl_member(struct idd_btfl *btf, const char *structname,
 void idd_btfl_want(struct idd_btfl *btf, const char *const *names, size_t n);
 
 /*
+ * module_debug.c: a loaded module's names from its debug file (its ELF
+ * symbol table alone), each symbol placed at its section's run-time
+ * address (secs: the dump's sect_attrs).
+ */
+struct idd_module_section {
+	char name[64];
+	uint64_t addr;
+};
+/* Fetch a module's debug file by build-id (debuginfod): a path or NULL. */
+typedef char *(*idd_module_fetch_fn)(const char *build_id, const char *module,
+				     void *arg, char **why);
+struct idd_module_debug_query {
+	const char *debug_root; /* NULL: / */
+	const char *release;	/* lib/modules/RELEASE, NULL: not known */
+	const char *module;
+	const char *build_id; /* hex from the dump's notes; NULL: unknown */
+	const struct idd_module_section *secs;
+	size_t nsecs;
+	idd_module_fetch_fn fetch; /* NULL: no debuginfod */
+	void *fetch_arg;
+};
+struct idd_module_debug;
+/*
+ * The first file that is the module's (by its build-id, when known):
+ * DEBUG_ROOT/usr/lib/debug/.build-id/xx/yyyy.debug, M.ko or M.ko.debug
+ * below DEBUG_ROOT/usr/lib/debug/lib/modules/R and DEBUG_ROOT/lib/modules/R,
+ * then q->fetch. What its symbol table gives is kept in the cache of the
+ * build-id, and taken from there first. NULL with *why (malloc'd): none
+ * found, or each refused.
+ */
+struct idd_module_debug *
+idd_module_debug_open(const struct idd_module_debug_query *q, char **why);
+void idd_module_debug_free(struct idd_module_debug *d);
+const char *idd_module_debug_path(const struct idd_module_debug *d);
+/*
+ * Whether its symbols came from the cache (kept per build-id, the file
+ * read once), not from the file itself.
+ */
+bool idd_module_debug_cached(const struct idd_module_debug *d);
+/* The symbol covering addr (*name stays d's) and addr's offset in it. */
+bool idd_module_debug_name(const struct idd_module_debug *d, uint64_t addr,
+			   const char **name, uint64_t *offset);
+
+/* Where a module's debug file is looked for (idd_module_symbol()). */
+struct idd_module_where {
+	const char *debug_root;
+	const char *release;
+	idd_module_fetch_fn fetch;
+	void *fetch_arg;
+	/* Said once per module: which debug file named its data, or why none. */
+	void (*note)(void *arg, const char *text);
+	void *note_arg;
+	/*
+	 * A loaded module's struct module (the inode's filesystem's: its
+	 * s_type->owner), 0: none; where no symbol names the kernel's
+	 * "modules" list (kallsyms of text only), the list is walked from it.
+	 */
+	uint64_t (*seed)(void *arg);
+};
+
+/*
  * modules.c: the symbol of a loaded module that covers addr
  * ("ext4_sops", "ext4_sops+0x8") and its module's name, both malloc'd
  * (the caller frees them), or both NULL when no module symbol covers it.
@@ -457,13 +518,18 @@ void idd_btfl_want(struct idd_btfl *btf, const char *const *names, size_t n);
  * kept in *cache (free it with idd_modules_free()); modules whose
  * symbols cannot be read are passed over, and an address no module read
  * covers then returns the first such error: unknown, not nameless.
+ * An address inside a module's memory that its kallsyms do not name is
+ * named from the module's debug file (where: how it is found); without
+ * one it is "MODULE+0xOFFSET" (from the base of the module memory that
+ * holds it) and *note (malloc'd) says why it has no name.
  */
 struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
 					  struct idd_target *t,
 					  struct idd_types *types,
 					  struct idd_symbols *syms,
+					  const struct idd_module_where *where,
 					  uint64_t addr, char **name,
-					  char **module);
+					  char **module, char **note);
 void idd_modules_free(struct idd_modules *mods);
 
 #endif
