@@ -555,15 +555,16 @@ static struct inodedump_error *read_sections(struct idd_target *t,
 	return NULL;
 }
 
-/* The GNU build-id in an ELF note buffer as hex, or NULL. */
-static char *build_id_of_notes(const uint8_t *p, uint64_t size)
+/* The GNU build-id in an ELF note buffer (the kernel's byte order) as
+ * hex, or NULL. */
+static char *build_id_of_notes(const uint8_t *p, uint64_t size, bool big)
 {
 	uint64_t off = 0;
 
 	while (off + 12 <= size) {
-		uint64_t namesz = idd_load_le(p + off, 4),
-			 descsz = idd_load_le(p + off + 4, 4),
-			 type = idd_load_le(p + off + 8, 4);
+		uint64_t namesz = idd_load(p + off, 4, big),
+			 descsz = idd_load(p + off + 4, 4, big),
+			 type = idd_load(p + off + 8, 4, big);
 		uint64_t name = off + 12, desc = name + ((namesz + 3) & ~3ull);
 		char *hex;
 
@@ -624,7 +625,7 @@ static struct inodedump_error *read_build_id(struct idd_target *t,
 		if (err)
 			return idd_error_wrap(err, "module %s's note %" PRIu64,
 					      ms->name, i);
-		*hex = build_id_of_notes(note, size);
+		*hex = build_id_of_notes(note, size, idd_target_big_endian(t));
 	}
 	return NULL;
 }
