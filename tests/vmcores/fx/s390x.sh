@@ -250,7 +250,8 @@ s390x_kernel_info() {
 
 # s390x_mdf_refuse MESSAGE (after fx_addnote_dumps made elf-vmcoreinfo.vmcore):
 # the s390x makedumpfile must refuse this kernel's dump (-d 17 -c), saying
-# MESSAGE; the line goes to info.txt as makedumpfile_refused= (S390X_MDF_INFO).
+# MESSAGE; the line goes to info.txt (S390X_MDF_INFO: its own line,
+# makedumpfile_s390x_refusing=VERSION refused=MESSAGE).
 # Should a newer makedumpfile filter it, the build fails: make its dumps then.
 s390x_mdf_refuse() {
 	local msg
@@ -262,6 +263,6 @@ s390x_mdf_refuse() {
 	msg=$(tr '\r' '\n' < "$W/mdf-refused.log" | grep -m1 -F "$1") || {
 		cat "$W/mdf-refused.log" >&2; die "makedumpfile failed, but not with '$1'"; }
 	log "refused: $msg"
-	S390X_MDF_INFO="makedumpfile_refused=${msg// /_}"
+	S390X_MDF_INFO="makedumpfile_s390x_refusing=$S390X_MDF_VERSION refused=${msg// /_}"
 	rm -f "$W/refused.vmcore"
 }

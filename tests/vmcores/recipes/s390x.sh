@@ -54,6 +54,7 @@ recipe_truth() {
 recipe_info() {
 	echo "cpu=$BOOT_CPU mem=$BOOT_MEM qemu=$(dpkg-query -W -f='${Version}' qemu-system-misc)"
 	echo "drgn=$(cat "$SID_CHROOT/drgn-version") sid_chroot=$SID_CHROOT"
-	echo "makedumpfile_s390x=$S390X_MDF_VERSION${S390X_MDF_INFO:+ $S390X_MDF_INFO}"
+	echo "makedumpfile_s390x=$S390X_MDF_VERSION"
+	[ -z "${S390X_MDF_INFO:-}" ] || echo "$S390X_MDF_INFO"
 	s390x_kernel_info
 }
