@@ -339,6 +339,17 @@ const char *idd_memmap_model_name(const struct idd_memmap *m)
 	return m->model == IDD_MEMMAP_UNKNOWN ? "unknown" : m->whence;
 }
 
+struct inodedump_error *idd_memmap_read(const struct idd_memmap *m,
+					struct idd_target *t, uint64_t pfn,
+					void *buf, size_t len, uint64_t *page)
+{
+	struct inodedump_error *err = idd_memmap_page(m, t, pfn, page);
+
+	if (err)
+		*page = 0;
+	return err ? err : idd_target_read(t, *page, buf, len);
+}
+
 struct inodedump_error *idd_memmap_page_slow(const struct idd_memmap *m,
 					     struct idd_target *t,
 					     uint64_t pfn, uint64_t *page)

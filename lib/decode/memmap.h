@@ -84,6 +84,11 @@ const char *idd_memmap_model_name(const struct idd_memmap *m);
 struct inodedump_error *idd_memmap_page_slow(const struct idd_memmap *m,
 					     struct idd_target *t,
 					     uint64_t pfn, uint64_t *page);
+/* pfn's struct page read, its first len bytes into buf; *page its
+ * address (0 when where it is could not be found). */
+struct inodedump_error *idd_memmap_read(const struct idd_memmap *m,
+					struct idd_target *t, uint64_t pfn,
+					void *buf, size_t len, uint64_t *page);
 static inline struct inodedump_error *
 idd_memmap_page(const struct idd_memmap *m, struct idd_target *t,
 		uint64_t pfn, uint64_t *page)
