@@ -11,7 +11,7 @@ usage: test_honest_memmap.py CASE
                  its descriptor's size 0xffffffff
   table_lzo      the same descriptor claims LZO over its zlib data
                  (the mutation campaign's LeakSanitizer case)
-  slab_detail_leak  (the sanitizer build only) a slab page's bitmap bit
+  slab_detail_leak  (the sanitizer build only) a slab's first page's bit
                  swapped with the nearest free page's, the descriptor
                  table rotated to match (every other page keeps its
                  bytes): the slab page now reads as left out, and its
@@ -191,19 +191,20 @@ def rank(d, pfn):
 
 
 def slab_head(d, pfn, at={}):
-    """The struct page of pfn's slab (its head), or None."""
+    """pfn's struct page when it is a slab's first page, else None (a
+    tail page's word 1 has bit 0 set: 7.3's compound_info, before it
+    compound_head)."""
     import drgn
     if not at:
-        at.update((m, pahole_offset("page", m))
-                  for m in ("compound_head", "page_type"))
+        at["page_type"] = pahole_offset("page", "page_type")
+        at["tail"] = pahole_offset("page", "compound_info")
     page = d.struct_page(pfn)
     try:
-        head = d.prog.read_u64(page + at["compound_head"])
-        head = head - 1 if head & 1 else page
-        pt = d.prog.read_u32(head + at["page_type"])
+        tail = d.prog.read_u64(page + at["tail"]) & 1
+        pt = d.prog.read_u32(page + at["page_type"])
     except drgn.FaultError:
         return None
-    return head if pt >> 24 == PGTY_SLAB else None
+    return page if not tail and pt >> 24 == PGTY_SLAB else None
 
 
 def check_slab_detail_leak(c, d, tmp):
