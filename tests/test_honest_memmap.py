@@ -11,6 +11,13 @@ usage: test_honest_memmap.py CASE
                  its descriptor's size 0xffffffff
   table_lzo      the same descriptor claims LZO over its zlib data
                  (the mutation campaign's LeakSanitizer case)
+  table_snappy   the same descriptor claims snappy, which the header's
+                 status does not name (main handed the page to
+                 libkdumpfile, which failed: "not mapped", and --info's
+                 free pages became "struct page not read", exit 0)
+  sections_root  (the patched set's d17-lzo: SPARSEMEM_EXTREME) the page
+                 of mem_section's roots, its descriptor's size 0xffffffff:
+                 --info exit 4, the memory map's damage said once
   slab_detail_leak  (the sanitizer build only) a slab's first page's bit
                  swapped with the nearest free page's, the descriptor
                  table rotated to match (every other page keeps its
@@ -20,7 +27,8 @@ usage: test_honest_memmap.py CASE
                  the error of that read leaked (LeakSanitizer, exit 23);
                  now it is freed, and said
 
-Each --what of the victim inode ends partial (exit 4), and a decode of a
+Each --what of the victim inode and --info (whose excluded pages' kinds
+are read from their struct pages) end partial (exit 4), and a decode of a
 free page's address unreadable (exit 3), each naming the damaged page's
 descriptor ("corrupt diskdump", its page frame) and never "not in the
 dump". Where things are comes from the dump's own headers (bitmaps,
@@ -46,6 +54,7 @@ VMLINUX = os.path.join(D, "vmlinux")
 TRUTH = read_truth(os.path.join(D, "truth.txt"))
 KERNEL_MAP = 0xffffffff80000000  # x86-64's __START_KERNEL_map
 DUMP_DH_COMPRESSED_ZLIB, DUMP_DH_COMPRESSED_LZO = 0x1, 0x2
+DUMP_DH_COMPRESSED_SNAPPY = 0x4
 PGTY_SLAB = 0xf5  # include/linux/page-flags.h, enum pagetype, 6.12+
 
 
@@ -143,6 +152,13 @@ def table_lzo(c, d):
         "<I", d.data, at + 12, DUMP_DH_COMPRESSED_LZO))
 
 
+def table_snappy(c, d):
+    """(a zlib dump's header names no snappy: the page is not libkdumpfile's
+    to read, and its failure then was "not mapped")"""
+    return memmap_table(c, d, lambda at, _: struct.pack_into(
+        "<I", d.data, at + 12, DUMP_DH_COMPRESSED_SNAPPY))
+
+
 def run(*args, asan=False):
     env = dict(os.environ)
     if asan:
@@ -170,6 +186,11 @@ def check_table(c, d, tmp, case):
     p = run("--what", addr, path)
     c.eq(f"{case}: --what exit 4", p.returncode, 4)
     names_the_damage(c, f"{case}: --what", p, frame)
+    good = run("--info", DUMP)
+    p = run("--info", path)
+    c.eq(f"{case}: --info exit 4 (its free pages' kinds not known)",
+         (good.returncode, p.returncode), (0, 4))
+    names_the_damage(c, f"{case}: --info", p, frame)
     free = f"0x{a_free_page(d):x}"
     p = run(path, free)
     c.eq(f"{case}: a free page's address: exit 3", p.returncode, 3)
@@ -249,8 +270,45 @@ def check_slab_detail_leak(c, d, tmp):
     names_the_damage(c, "the slab's cache", p, cache_pfn)
 
 
+def check_sections_root(c, tmp):
+    """(the patched set: SPARSEMEM_EXTREME, no vmemmap) the page of
+    mem_section's roots (VMCOREINFO's SYMBOL(mem_section), in the direct
+    map) with its descriptor's size 0xffffffff: no struct page can be
+    found. Main said nothing, --info's free pages became "struct page not
+    read", exit 0."""
+    import drgn
+    pd = set_dir("patched")
+    dump, vmlinux = (os.path.join(pd, "d17-lzo.vmcore"),
+                     os.path.join(pd, "vmlinux"))
+    data = bytearray(open(dump, "rb").read())
+    roots = int(vmcoreinfo_value(data, b"SYMBOL(mem_section)"), 16)
+    prog = drgn.Program()
+    prog.set_core_dump(dump)
+    prog.load_debug_info([vmlinux])
+    c.eq("drgn: mem_section is VMCOREINFO's roots",
+         prog["mem_section"].value_(), roots)
+    frame = (roots - prog["page_offset_base"].value_()) >> 12
+    at = descriptor_of(data, frame)
+    struct.pack_into("<I", data, at + 8, 0xffffffff)
+    path = os.path.join(tmp, "sections_root.vmcore")
+    with open(path, "wb") as f:
+        f.write(data)
+
+    def vi(*args):
+        return subprocess.run([vmcore_inode(), "-k", vmlinux, *args],
+                              capture_output=True, text=True, timeout=300)
+    good, p = vi("--info", dump), vi("--info", path)
+    c.eq("sections_root: --info exit 0, then 4", (good.returncode,
+                                                  p.returncode), (0, 4))
+    c.eq("sections_root: one line says the memory map cannot be found",
+         len([ln for ln in p.stderr.splitlines()
+              if "the memory map cannot be found where the dump is damaged"
+              in ln and f"page frame 0x{frame:x}," in ln]), 1)
+
+
 CASES = {"table_size": table_size, "table_lzo": table_lzo,
-         "slab_detail_leak": None}
+         "table_snappy": table_snappy, "slab_detail_leak": None,
+         "sections_root": None}
 
 
 def main():
@@ -260,6 +318,10 @@ def main():
     c = Checker()
     with tempfile.TemporaryDirectory(prefix="honest-memmap-") as tmp:
         os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
+        if case == "sections_root":
+            check_sections_root(c, tmp)
+            print(f"{case}:", end=" ")
+            c.finish()
         d = Dump()
         if case == "slab_detail_leak":
             check_slab_detail_leak(c, d, tmp)

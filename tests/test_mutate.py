@@ -29,7 +29,10 @@ a byte of it changed, the sub-header's dump_level, erase information's
 offset and size, set to 0, 65, 1 << 31, all ones or random) and
 "vmcoreinfo" (a character of a VMCOREINFO value changed, the text's
 length kept, in every class whose file holds the text: diskdumps'
-sub-header, ELF notes). --kinds runs only the damages named (their
+sub-header, ELF notes); and "tables" (named only with --kinds: the page
+descriptor of a page table that maps the victim inode or its struct page
+in the x86-64 diskdumps, walked from init_top_pgt with drgn; its offset,
+size or compression changed). --kinds runs only the damages named (their
 turns, PER_CLASS each class); --with-info adds the mode --info (the
 facts, with and without vmlinux). Each class prints its exit statuses. A mutant is written into a
 working copy and undone after its run. Prints the count per class and
@@ -212,6 +215,15 @@ def mutate(rng, kind, regions, size):
         if at == regions["kdump"][1][0] and 0 <= value <= 31:
             value = 65
         return {at: value.to_bytes(n, "little")}
+    if kind == "tables":  # a page table page's descriptor (issue 41)
+        at = rng.choice(regions[kind])
+        field = rng.choice(((0, 8), (8, 4), (12, 4)))
+        value = rng.choice((0, 1, 4097, 0xffffffff, 1 << 31,
+                            rng.getrandbits(8 * field[1])))
+        if field == (12, 4):  # none, LZO, snappy, zstd, two methods
+            value = rng.choice((0, 2, 4, 0x20, 3, value))
+        value &= (1 << (8 * field[1])) - 1
+        return {at + field[0]: value.to_bytes(field[1], "little")}
     start, end = regions[kind]
     if kind == "vmcoreinfo":  # a character of a value, its length kept
         text = regions["vmcoreinfo_text"]
@@ -247,6 +259,70 @@ def mutate(rng, kind, regions, size):
     # header, memory, ring: flip 1-8 bytes
     return {rng.randrange(start, end): bytes([rng.randrange(256)])
             for _ in range(rng.randrange(1, 9))}
+
+
+KERNEL_MAP = 0xffffffff80000000  # x86-64's __START_KERNEL_map
+
+
+def readelf_symbols(vmlinux, names):
+    out = subprocess.run(["readelf", "-Ws", vmlinux], capture_output=True,
+                         text=True, check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[7] in names:
+            got[f[7]] = int(f[1], 16)
+    return got
+
+
+def x86_table_descriptors(path, vmlinux, addr, text):
+    """The file offsets of the page descriptors of the page tables that
+    map an x86-64 diskdump's victim inode (the direct map) and its struct
+    page (vmemmap), walked from init_top_pgt with drgn's physical reads;
+    the descriptor by its page's rank in the second bitmap (makedumpfile's
+    diskdump_mod.h)."""
+    import drgn
+    vi = dict(ln.split("=", 1) for ln in text.decode(errors="replace")
+              .splitlines() if "=" in ln)
+    if "NUMBER(phys_base)" not in vi or "SIZE(page)" not in vi:
+        return []
+    kaslr = int(vi.get("KERNELOFFSET", "0"), 16)
+    sym = readelf_symbols(vmlinux, ("page_offset_base", "vmemmap_base",
+                                    "init_top_pgt"))
+    prog = drgn.Program()
+    prog.set_core_dump(path)
+    pob = prog.read_u64(sym["page_offset_base"] + kaslr)
+    vmemmap = prog.read_u64(sym["vmemmap_base"] + kaslr)
+    pfn = (int(addr, 16) - pob) >> 12
+    tables = set()
+    for va in (int(addr, 16), vmemmap + pfn * int(vi["SIZE(page)"])):
+        table = (sym["init_top_pgt"] + kaslr - KERNEL_MAP +
+                 int(vi["NUMBER(phys_base)"])) % (1 << 64)
+        levels = [39, 30, 21, 12]
+        if vi.get("NUMBER(pgtable_l5_enabled)") == "1":
+            levels.insert(0, 48)
+        for shift in levels:
+            tables.add(table >> 12)
+            e = prog.read_u64(table + ((va >> shift) & 511) * 8, True)
+            if not e & 1 or shift == 12 or (shift in (30, 21) and e & 0x80):
+                break
+            table = e & 0x000ffffffffff000
+    with open(path, "rb") as f:
+        h = f.read(1 << 16)
+        bs, sub, blocks = struct.unpack_from("<iii", h, 428)
+        f.seek(0)
+        data = f.read(bs * (1 + sub) + blocks * bs)
+    bitmap2 = bs * (1 + sub) + blocks // 2 * bs
+    descs = bs * (1 + sub) + blocks * bs
+    out = []
+    for t in sorted(tables):
+        byte = data[bitmap2 + t // 8]
+        if not byte >> (t % 8) & 1:
+            continue
+        rank = sum(bin(b).count("1") for b in data[bitmap2:bitmap2 + t // 8])
+        out.append(descs + 24 * (rank + bin(byte & ((1 << (t % 8)) - 1))
+                                 .count("1")))
+    return out
 
 
 def args_for(mode, vmlinux, dump, addr):
@@ -488,7 +564,9 @@ def main():
     # issue 41's kinds ("kdump", "vmcoreinfo") only when --kinds names
     # them: the 1,000-per-class run's draws stay as they were
     extra = ("kdump", "vmcoreinfo") if only else ()
-    disk = ("header", "bitmap", "descriptor", "truncate") + extra
+    # and the page tables' descriptors (x86-64's diskdumps) when named
+    tables = ("tables",) if only and "tables" in only else ()
+    disk = ("header", "bitmap", "descriptor", "truncate") + extra + tables
     elf = ("header", "phdr", "memory", "ring", "truncate") + extra[1:]
     # name, dump, vmlinux, address, damages, modes, mutants
     classes = [
@@ -535,8 +613,17 @@ def main():
                 f.seek(regions["vmcoreinfo"][0])
                 regions["vmcoreinfo_text"] = f.read(
                     regions["vmcoreinfo"][1] - regions["vmcoreinfo"][0])
+            if "tables" in kinds:
+                regions["tables"] = x86_table_descriptors(
+                    src, vmlinux, addr, regions["vmcoreinfo_text"]) \
+                    if not name.startswith("arm64") else []
+                if not regions["tables"]:
+                    kinds = tuple(k for k in kinds if k != "tables")
             if only:
                 kinds = tuple(k for k in kinds if k in only)
+            if not kinds:
+                print(f"{name}: none of the damages named applies")
+                continue
             if with_info:
                 modes = modes + INFO_MODES[modes]
             jobs = []

@@ -46,10 +46,11 @@ struct idd_memmap {
 	const char *why; /* IDD_MEMMAP_UNKNOWN: what is missing */
 	char *why_buf;
 	/*
-	 * VMCOREINFO's sizes of struct mem_section where the kernel's types
-	 * say otherwise (the types' are taken): for the session's notes.
+	 * For the session's notes: VMCOREINFO's sizes of struct mem_section
+	 * where the kernel's types say otherwise (the types' are taken), and
+	 * damage a read found setting the model up (note_damage()).
 	 */
-	char *disagree;
+	char *note;
 	const char *whence; /* how the model was chosen, for a person */
 	uint64_t size;	    /* sizeof(struct page) */
 	uint64_t base;	    /* VMEMMAP, FLATMEM: frame 0's struct page */

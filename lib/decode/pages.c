@@ -336,8 +336,8 @@ static void memmap_init(struct inodedump *id,
 		}
 	}
 	idd_memmap_init(&l->mm, id->target, &in);
-	if (l->mm.disagree)
-		idd_session_note(id, "%s", l->mm.disagree);
+	if (l->mm.note)
+		idd_session_note(id, "%s", l->mm.note);
 	l->why_not = NULL;
 }
 static void check_derived(struct inodedump *id, struct page_layout *l);

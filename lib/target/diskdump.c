@@ -520,8 +520,11 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	switch (decode_page(d->fd, d->page_size, &d->in, desc, page)) {
 	case PAGE_OK:
 		return true;
-	case PAGE_SNAPPY:
-		return false; /* snappy: libkdumpfile's */
+	case PAGE_SNAPPY: /* libkdumpfile's, in a dump that says it has it */
+		if (d->status & DD_SNAPPY)
+			return false;
+		return damaged(d, pfn, idx, "snappy data, which the header's "
+			       "status 0x%x does not name", d->status);
 	case PAGE_SIZE_BAD:
 		return damaged(d, pfn, idx,
 			       "%u bytes of page data, for pages of %u bytes",
