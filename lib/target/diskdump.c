@@ -290,6 +290,13 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 				 (unsigned long long)(n - 1),
 				 (unsigned long long)idd_le64(desc),
 				 idd_le32(desc + 8));
+	/*
+	 * A cut file's last data is where n pages of at most a block each
+	 * reach; data past that is its descriptor's damage, which reading
+	 * that page says: the file stays ours, not libkdumpfile's unsaid.
+	 */
+	if (idd_le64(desc) - data_start > n * d->page_size)
+		return NULL;
 	*truncated = idd_le64(desc) > file_size ||
 		     idd_le32(desc + 8) > file_size - idd_le64(desc);
 	return NULL;
