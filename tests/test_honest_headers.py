@@ -51,6 +51,9 @@ usage: test_honest_headers.py CASE
                  libkdumpfile unsaid ("1 CPU" of 2 in --info); now ours,
                  the page's damage said where it is read (the inodes' page
                  tables are in that block: the decode exits 3 naming it)
+  cut_short      (the same dump) cut inside its pages' data: read by
+                 libkdumpfile, which reads what is left, unsaid on main
+                 (--info: "1 CPU" of 2, exit 0); now said
   elf_machine_0, elf_machine_43  (the patched set's ELF) e_machine 62 ->
                  0 / 43: our reader declines, libkdumpfile reads: said
   elf_osrelease  the ELF's VMCOREINFO OSRELEASE 6.12... -> 5.12...: the
@@ -285,6 +288,13 @@ def last_descriptor_offset(path, c):
     patch(path, last, "<Q", 0xffffffff)
 
 
+def cut_short(path, c):
+    """The file cut at 12,545,192 bytes (mutant 15/5/65: inside its pages'
+    data, after its header, bitmaps and descriptors)."""
+    c.ok("the cut is inside the file", os.path.getsize(path) > 12545192)
+    os.truncate(path, 12545192)
+
+
 # name: (set, dump, mutation, stderr words, --info exit, decode exit,
 #        the inodes as the undamaged dump's)
 CASES = {
@@ -333,6 +343,9 @@ CASES = {
     "last_descriptor_offset": ("arm64-writers", "qemu-kdump-raw-zlib.vmcore",
                                last_descriptor_offset,
                                "past the end of the file", 4, 3, False),
+    # a cut file is libkdumpfile's, which reads what is left: said
+    "cut_short": ("arm64-writers", "qemu-kdump-raw-zlib.vmcore", cut_short,
+                  "cut short", 4, 3, False),
     "elf_machine_0": ("patched", "elf-nopaging.vmcore", elf_machine(0),
                       "ELF machine 0", 4, 4, True),
     "elf_machine_43": ("patched", "elf-nopaging.vmcore", elf_machine(43),

@@ -359,6 +359,10 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 	if (!d->rank)
 		return idd_nomem();
 	err = check_pages(d, path, file_size, &truncated);
+	if (truncated) /* libkdumpfile reads what is left: said (issue 41) */
+		idd_target_declined(d->base.target, "diskdump: its pages' data "
+				    "reach past its %llu bytes: cut short",
+				    (unsigned long long)file_size);
 	if (err || truncated)
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
