@@ -45,6 +45,15 @@ usage: test_honest_headers.py CASE
   phys_offset    (the small arm64 QEMU kdump, no vmlinux) VMCOREINFO's
                  NUMBER(PHYS_OFFSET) blanked: the linear map unknown, every
                  slab answer null: the line said
+  last_descriptor_offset  (the arm64-writers set's QEMU kdump, 64 KiB
+                 blocks) the last page descriptor's data offset 0xffffffff,
+                 far past any cut file's end: main gave the whole file to
+                 libkdumpfile unsaid ("1 CPU" of 2 in --info); now ours,
+                 the page's damage said where it is read (the inodes' page
+                 tables are in that block: the decode exits 3 naming it)
+  cut_short      (the same dump) cut inside its pages' data: read by
+                 libkdumpfile, which reads what is left, unsaid on main
+                 (--info: "1 CPU" of 2, exit 0); now said
   elf_machine_0, elf_machine_43  (the patched set's ELF) e_machine 62 ->
                  0 / 43: our reader declines, libkdumpfile reads: said
   elf_osrelease  the ELF's VMCOREINFO OSRELEASE 6.12... -> 5.12...: the
@@ -263,6 +272,29 @@ def elf_ptype(path, c):
     patch(path, largest_load(path, c), "<I", 0)
 
 
+def last_descriptor_offset(path, c):
+    """The last page descriptor's data offset 0xffffffff: past where the
+    file's pages can reach, so no cut file's (mutant 777/5/58 of the
+    'tables' kind: libkdumpfile took the whole file, unsaid, and --info
+    said 1 CPU of 2)."""
+    bs, sub, blocks = (read_at(path, BLOCK_SIZE + 4 * i, "<i")
+                       for i in range(3))
+    with open(path, "rb") as f:
+        f.seek(bs * (1 + sub) + blocks // 2 * bs)
+        kept = sum(bin(b).count("1") for b in f.read(blocks // 2 * bs))
+    last = bs * (1 + sub) + blocks * bs + 24 * (kept - 1)
+    c.ok("the last descriptor's data is inside the file",
+         read_at(path, last, "<Q") < os.path.getsize(path))
+    patch(path, last, "<Q", 0xffffffff)
+
+
+def cut_short(path, c):
+    """The file cut at 12,545,192 bytes (mutant 15/5/65: inside its pages'
+    data, after its header, bitmaps and descriptors)."""
+    c.ok("the cut is inside the file", os.path.getsize(path) > 12545192)
+    os.truncate(path, 12545192)
+
+
 # name: (set, dump, mutation, stderr words, --info exit, decode exit,
 #        the inodes as the undamaged dump's)
 CASES = {
@@ -307,6 +339,13 @@ CASES = {
     "phys_offset": ("small", "arm64-612-qemu-kdump",
                     vmcoreinfo_set("NUMBER(PHYS_OFFSET)", " " * 18),
                     "no number as the kernel writes it", 4, 4, False),
+    # (QEMU's arm64 kdump: its last block is the tables' and mem_section's)
+    "last_descriptor_offset": ("arm64-writers", "qemu-kdump-raw-zlib.vmcore",
+                               last_descriptor_offset,
+                               "past the end of the file", 4, 3, False),
+    # a cut file is libkdumpfile's, which reads what is left: said
+    "cut_short": ("arm64-writers", "qemu-kdump-raw-zlib.vmcore", cut_short,
+                  "cut short", 4, 3, False),
     "elf_machine_0": ("patched", "elf-nopaging.vmcore", elf_machine(0),
                       "ELF machine 0", 4, 4, True),
     "elf_machine_43": ("patched", "elf-nopaging.vmcore", elf_machine(43),

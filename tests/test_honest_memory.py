@@ -22,6 +22,12 @@ usage: test_honest_memory.py CASE
                      put each token right after the one before
                      (scripts/kallsyms.c): exit 3 naming the tables, and
                      no operations table named but by the truth's name
+  cache_name_escape  the tmpfs regular file's kmem_cache name begins
+                     with a terminal's title (ESC ]0;pwn BEL): --what's
+                     text and the decode's refusal (a cache of no inodes,
+                     exit 3) show it escaped, --what --json exact; no ESC
+                     or BEL reaches stdout or stderr (declared on main
+                     too: this keeps it so)
 
 Where each structure is comes from drgn 0.0.22 reading the unmodified
 dump with vmlinux's types, never from vmcore-inode.
@@ -79,9 +85,51 @@ def kallsyms_token_index(prog, truth, copy):
     return t["addr"], "kallsyms_token_index", None, old
 
 
+TITLE = b"\x1b]0;pwn\x07"  # a terminal's title: ESC ] 0 ; ... BEL
+
+
+def cache_name_escape(prog, truth, copy, d, c):
+    """The first bytes of the tmpfs regular file's kmem_cache name (in the
+    kernel image: __pa_symbol is phys_base's) made a terminal's title: the
+    name is anyone's bytes, so --what's text and the decode's refusal have
+    it escaped, and --what's JSON has it exact."""
+    from drgn import cast
+    from drgn.helpers.linux.mm import compound_head, virt_to_page
+    t = next(t for t in truth if t["role"] == "regular")
+    page = compound_head(virt_to_page(prog, int(t["addr"], 16)))
+    name = cast("struct slab *", page).slab_cache.name.value_()
+    old = prog.read(name, 64).split(b"\0")[0]
+    phys_base = prog.read_u64(prog.symbol("phys_base").address)
+    c.ok(f"the cache's name {old!r} is in the kernel image, longer than "
+         "the title", name >= 0xffffffff80000000 and len(old) > len(TITLE))
+    copy.write_phys((name - 0xffffffff80000000 + phys_base) % (1 << 64),
+                    TITLE)
+    new = TITLE + old[len(TITLE):]
+    shown = b"\\e]0;pwn\\x07" + old[len(TITLE):]
+    vmlinux = os.path.join(d, "vmlinux")
+    for args in (["--what", t["addr"]], ["--what", t["addr"], "--json"],
+                 []):
+        p = subprocess.run([vmcore_inode(), "-k", vmlinux, *args, copy.path]
+                           + ([] if args else [t["addr"]]),
+                           capture_output=True, timeout=300)
+        what = " ".join(args[:1] + args[2:]) or "decode"
+        c.ok(f"cache_name_escape: {what}: no ESC or BEL out",
+             not any(b in p.stdout + p.stderr for b in (b"\x1b", b"\x07")),
+             repr((p.stdout + p.stderr)[:300]))
+        if "--json" in args:
+            got = json.loads(p.stdout)["what"][0]["slab"]["cache"]
+            c.eq("cache_name_escape: --what --json: the name exact",
+                 got.encode("latin-1"), new)
+        else:
+            c.ok(f"cache_name_escape: {what}: the name escaped",
+                 shown in p.stdout + p.stderr, repr(p.stdout + p.stderr))
+    c.finish()
+
+
 CASES = {"pagecache_sibling": pagecache_sibling,
          "kallsyms_token_index": kallsyms_token_index,
-         "mnt_root_unreadable": mnt_root_unreadable}
+         "mnt_root_unreadable": mnt_root_unreadable,
+         "cache_name_escape": cache_name_escape}
 
 
 def main():
@@ -97,6 +145,8 @@ def main():
     c = Checker()
     with tempfile.TemporaryDirectory(prefix="honest-mem-") as tmp:
         copy = ElfCopy(d, tmp)
+        if case == "cache_name_escape":
+            cache_name_escape(prog, truth, copy, d, c)
         addr, word, field, old = CASES[case](prog, truth, copy)
         t = next(t for t in truth if t["addr"] == addr)
         types = ["-k", vmlinux]

@@ -31,7 +31,11 @@ a byte of it changed, the sub-header's dump_level, erase information's
 offset and size, set to 0, 65, 1 << 31, all ones or random) and
 "vmcoreinfo" (a character of a VMCOREINFO value changed, the text's
 length kept, in every class whose file holds the text: diskdumps'
-sub-header, ELF notes). --kinds runs only the damages named (their
+sub-header, ELF notes); and "tables" (named only with --kinds: the page
+descriptor of a page table that maps the victim inode or its struct page
+in the x86-64 diskdumps, walked from init_top_pgt with drgn, and in the
+arm64 QEMU kdump, whose 64 KiB blocks hold 16 pages each, walked from
+swapper_pg_dir; its offset, size or compression changed). --kinds runs only the damages named (their
 turns, PER_CLASS each class); --with-info adds the mode --info (the
 facts, with and without vmlinux). Each class prints its exit statuses. A mutant is written into a
 working copy and undone after its run. Prints the count per class and
@@ -54,6 +58,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -218,6 +223,15 @@ def mutate(rng, kind, regions, size):
         if at == regions["kdump"][1][0] and 0 <= value <= 31:
             value = 65
         return {at: value.to_bytes(n, "little")}
+    if kind == "tables":  # a page table page's descriptor (issue 41)
+        at = rng.choice(regions[kind])
+        field = rng.choice(((0, 8), (8, 4), (12, 4)))
+        value = rng.choice((0, 1, 4097, 0xffffffff, 1 << 31,
+                            rng.getrandbits(8 * field[1])))
+        if field == (12, 4):  # none, LZO, snappy, zstd, two methods
+            value = rng.choice((0, 2, 4, 0x20, 3, value))
+        value &= (1 << (8 * field[1])) - 1
+        return {at + field[0]: value.to_bytes(field[1], "little")}
     start, end = regions[kind]
     if kind == "vmcoreinfo":  # a character of a value, its length kept
         text = regions["vmcoreinfo_text"]
@@ -253,6 +267,135 @@ def mutate(rng, kind, regions, size):
     # header, memory, ring: flip 1-8 bytes
     return {rng.randrange(start, end): bytes([rng.randrange(256)])
             for _ in range(rng.randrange(1, 9))}
+
+
+KERNEL_MAP = 0xffffffff80000000  # x86-64's __START_KERNEL_map
+
+
+def readelf_symbols(vmlinux, names):
+    out = subprocess.run(["readelf", "-Ws", vmlinux], capture_output=True,
+                         text=True, check=True).stdout
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[7] in names:
+            got[f[7]] = int(f[1], 16)
+    return got
+
+
+def x86_table_descriptors(path, vmlinux, addr, text):
+    """The file offsets of the page descriptors of the page tables that
+    map an x86-64 diskdump's victim inode (the direct map) and its struct
+    page (vmemmap), walked from init_top_pgt with drgn's physical reads;
+    the descriptor by its page's rank in the second bitmap (makedumpfile's
+    diskdump_mod.h)."""
+    import drgn
+    vi = dict(ln.split("=", 1) for ln in text.decode(errors="replace")
+              .splitlines() if "=" in ln)
+    if "NUMBER(phys_base)" not in vi or "SIZE(page)" not in vi:
+        return []
+    kaslr = int(vi.get("KERNELOFFSET", "0"), 16)
+    sym = readelf_symbols(vmlinux, ("page_offset_base", "vmemmap_base",
+                                    "init_top_pgt"))
+    prog = drgn.Program()
+    prog.set_core_dump(path)
+    pob = prog.read_u64(sym["page_offset_base"] + kaslr)
+    vmemmap = prog.read_u64(sym["vmemmap_base"] + kaslr)
+    pfn = (int(addr, 16) - pob) >> 12
+    tables = set()
+    for va in (int(addr, 16), vmemmap + pfn * int(vi["SIZE(page)"])):
+        table = (sym["init_top_pgt"] + kaslr - KERNEL_MAP +
+                 int(vi["NUMBER(phys_base)"])) % (1 << 64)
+        levels = [39, 30, 21, 12]
+        if vi.get("NUMBER(pgtable_l5_enabled)") == "1":
+            levels.insert(0, 48)
+        for shift in levels:
+            tables.add(table >> 12)
+            e = prog.read_u64(table + ((va >> shift) & 511) * 8, True)
+            if not e & 1 or shift == 12 or (shift in (30, 21) and e & 0x80):
+                break
+            table = e & 0x000ffffffffff000
+    return sorted(filter(None, (Blocks(path).descriptor(t << 12)
+                                for t in tables)))
+
+
+class Blocks:
+    """A diskdump's blocks by physical address, from its own headers
+    (makedumpfile's diskdump_mod.h): a block's page descriptor is its rank
+    among the blocks the second bitmap keeps; zlib or raw blocks read."""
+
+    def __init__(self, path):
+        self.f = open(path, "rb")
+        h = self.f.read(1 << 16)
+        self.bs, sub, blocks = struct.unpack_from("<iii", h, 428)
+        self.f.seek(0)
+        self.head = self.f.read(self.bs * (1 + sub) + blocks * self.bs)
+        self.bitmap2 = self.bs * (1 + sub) + blocks // 2 * self.bs
+        self.descs = self.bs * (1 + sub) + blocks * self.bs
+
+    def descriptor(self, pa):
+        """The file offset of pa's block's descriptor (None: left out)."""
+        b = pa // self.bs
+        byte = self.head[self.bitmap2 + b // 8]
+        if not byte >> (b % 8) & 1:
+            return None
+        rank = sum(bin(x).count("1")
+                   for x in self.head[self.bitmap2:self.bitmap2 + b // 8])
+        return self.descs + 24 * (rank + bin(byte & ((1 << (b % 8)) - 1))
+                                  .count("1"))
+
+    def read_u64(self, pa):
+        self.f.seek(self.descriptor(pa))
+        off, size, flags = struct.unpack("<QII", self.f.read(16))
+        self.f.seek(off)
+        raw = self.f.read(size)
+        block = zlib.decompress(raw) if flags & 1 else raw
+        return struct.unpack_from("<Q", block, pa % self.bs)[0]
+
+
+def arm64_table_descriptors(path, addr, text):
+    """As x86_table_descriptors, for an arm64 diskdump of a 4 KiB-page
+    kernel running 48-bit VAs (QEMU's: 64 KiB blocks, zlib): the tables
+    walked from swapper_pg_dir (VMCOREINFO's, less kimage_voffset), the
+    struct page at VMEMMAP_START + (pfn - PHYS_OFFSET's) * SIZE(page)
+    (arch/arm64's vmemmap), each table's block's descriptor."""
+    if not text:  # QEMU's: the kernel's own note, in memory, not a header
+        with open(path, "rb") as f:
+            head = f.read(4 << 20)
+        at = head.find(b"OSRELEASE=")
+        text = head[at:head.find(b"\0", at)] if at >= 0 else b""
+    vi = dict(ln.split("=", 1) for ln in text.decode(errors="replace")
+              .splitlines() if "=" in ln)
+    keys = ("SYMBOL(swapper_pg_dir)", "NUMBER(kimage_voffset)",
+            "NUMBER(PHYS_OFFSET)", "NUMBER(VMEMMAP_START)", "SIZE(page)")
+    if not all(k in vi for k in keys) or vi.get("PAGESIZE") != "4096" or \
+            int(vi.get("NUMBER(TCR_EL1_T1SZ)", "0"), 16) != 16:
+        return []
+    b = Blocks(path)
+    root = (int(vi["SYMBOL(swapper_pg_dir)"], 16) -
+            int(vi["NUMBER(kimage_voffset)"], 16)) % (1 << 64)
+    tables = set()
+
+    def walk(va):
+        table = root
+        for shift in (39, 30, 21, 12):
+            tables.add(table)
+            e = b.read_u64(table + ((va >> shift) & 511) * 8)
+            if not e & 1:
+                return None
+            pa = e & 0x0000fffffffff000
+            if shift == 12 or not e & 2:  # a page, or a block
+                return pa & ~((1 << shift) - 1) | va & ((1 << shift) - 1)
+            table = pa
+    pa = walk(int(addr, 16))
+    phys_offset = int(vi["NUMBER(PHYS_OFFSET)"], 16)
+    if phys_offset >> 63:  # memstart_addr is signed (52-bit VA kernels)
+        phys_offset -= 1 << 64
+    if pa is not None:
+        walk((int(vi["NUMBER(VMEMMAP_START)"], 16) +
+              ((pa >> 12) - (phys_offset >> 12)) * int(vi["SIZE(page)"]))
+             % (1 << 64))
+    return sorted(filter(None, (b.descriptor(t) for t in tables)))
 
 
 def args_for(mode, vmlinux, dump, addr):
@@ -504,7 +647,9 @@ def main():
     # issue 41's kinds ("kdump", "vmcoreinfo") only when --kinds names
     # them: the 1,000-per-class run's draws stay as they were
     extra = ("kdump", "vmcoreinfo") if only else ()
-    disk = ("header", "bitmap", "descriptor", "truncate") + extra
+    # and the page tables' descriptors (x86-64's diskdumps) when named
+    tables = ("tables",) if only and "tables" in only else ()
+    disk = ("header", "bitmap", "descriptor", "truncate") + extra + tables
     elf = ("header", "phdr", "memory", "ring", "truncate") + extra[1:]
     # name, dump, vmlinux, address, damages, modes, mutants
     classes = [
@@ -556,8 +701,19 @@ def main():
                 f.seek(regions["vmcoreinfo"][0])
                 regions["vmcoreinfo_text"] = f.read(
                     regions["vmcoreinfo"][1] - regions["vmcoreinfo"][0])
+            if "tables" in kinds:
+                regions["tables"] = (
+                    arm64_table_descriptors(src, addr,
+                                            regions["vmcoreinfo_text"])
+                    if name.startswith("arm64") else x86_table_descriptors(
+                        src, vmlinux, addr, regions["vmcoreinfo_text"]))
+                if not regions["tables"]:
+                    kinds = tuple(k for k in kinds if k != "tables")
             if only:
                 kinds = tuple(k for k in kinds if k in only)
+            if not kinds:
+                print(f"{name}: none of the damages named applies")
+                continue
             if with_info:
                 modes = modes + INFO_MODES[modes]
             jobs = []

@@ -283,6 +283,8 @@ int run_info(struct inodedump *id, const struct run_out *o)
 	int status = say_notes(id, o, &said);
 
 	inodedump_facts_print(id, o->out);
+	/* what reading the facts found: the memory map's damage (issue 41) */
+	run_worse(&status, say_notes(id, o, &said));
 	return status;
 }
 

@@ -567,7 +567,8 @@ static char **list_dir(int dfd, size_t *count)
 		return NULL;
 	}
 	while ((errno = 0, ent = readdir(d))) {
-		if (ent->d_name[0] == '.')
+		/* a hidden name is an entry like any (ours: is_ours()) */
+		if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, ".."))
 			continue;
 		if (n + 1 >= cap) {
 			cap = cap ? 2 * cap : 16;

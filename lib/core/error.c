@@ -89,6 +89,13 @@ struct inodedump_error *idd_error_at(enum inodedump_error_code code,
 	return err;
 }
 
+struct inodedump_error *idd_error_damage(struct inodedump_error *err)
+{
+	if (err && err != &nomem_error)
+		err->damage = true;
+	return err;
+}
+
 struct inodedump_error *idd_error_wrap(struct inodedump_error *err,
 				       const char *fmt, ...)
 {

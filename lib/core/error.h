@@ -18,6 +18,7 @@ struct inodedump_error {
 	bool has_address;
 	uint64_t address;
 	char *message;
+	bool damage; /* a reader found the dump's own bytes damaged */
 };
 
 struct inodedump_error *idd_error(enum inodedump_error_code code,
@@ -30,6 +31,8 @@ struct inodedump_error *idd_error_wrap(struct inodedump_error *err,
 				       const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
 struct inodedump_error *idd_nomem(void);
+/* err, marked as damage the dump's reader found (idd_error_damage()). */
+struct inodedump_error *idd_error_damage(struct inodedump_error *err);
 /*
  * err unless its code is code: then err is freed and NULL returned. For
  * errors that only mean "absent" to a caller, which goes on without the

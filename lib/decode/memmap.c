@@ -165,6 +165,20 @@ static struct inodedump_error *first_map(const struct idd_memmap *m,
 	return NULL;
 }
 
+/* Damage a read found setting the model up: a note beside any other. */
+static void note_damage(struct idd_memmap *m, const struct inodedump_error *err)
+{
+	char *s;
+
+	if (!err || !err->damage)
+		return;
+	s = idd_strdup_printf("%s%sthe memory map cannot be found where the "
+			      "dump is damaged: %s", m->note ? m->note : "",
+			      m->note ? "; " : "", err->message);
+	free(m->note);
+	m->note = s;
+}
+
 static void init_sections(struct idd_memmap *m, struct idd_target *t,
 			  const struct idd_memmap_inputs *in)
 {
@@ -205,7 +219,7 @@ static void init_sections(struct idd_memmap *m, struct idd_target *t,
 		if (in->section_bytes &&
 		    ((hb && vb != in->section_bytes) ||
 		     (hm && vm != in->section_map_offset)))
-			m->disagree = idd_strdup_printf(
+			m->note = idd_strdup_printf(
 				"VMCOREINFO's SIZE(mem_section)=%s and "
 				"OFFSET(mem_section.section_mem_map)=%s "
 				"disagree with the kernel's types (%llu and "
@@ -245,6 +259,7 @@ static void init_sections(struct idd_memmap *m, struct idd_target *t,
 	}
 	m->map_mask = map_mask(psize, m->pfn_shift, m->size);
 	err = first_map(m, t, &nr, &map);
+	note_damage(m, err);
 	if (err || !map) {
 		unknown(m, "no memory section's map could be read from "
 			   "mem_section", ": ",
@@ -283,6 +298,7 @@ static void init_flatmem(struct idd_memmap *m, struct idd_target *t,
 		return;
 	}
 	err = idd_target_read_u64(t, var, &map);
+	note_damage(m, err);
 	if (err || !map) {
 		unknown(m, err ? "FLATMEM's mem_map cannot be read"
 			       : "FLATMEM's mem_map is NULL",
@@ -330,13 +346,24 @@ void idd_memmap_fini(struct idd_memmap *m)
 {
 	free(m->why_buf);
 	m->why_buf = NULL;
-	free(m->disagree);
-	m->disagree = NULL;
+	free(m->note);
+	m->note = NULL;
 }
 
 const char *idd_memmap_model_name(const struct idd_memmap *m)
 {
 	return m->model == IDD_MEMMAP_UNKNOWN ? "unknown" : m->whence;
+}
+
+struct inodedump_error *idd_memmap_read(const struct idd_memmap *m,
+					struct idd_target *t, uint64_t pfn,
+					void *buf, size_t len, uint64_t *page)
+{
+	struct inodedump_error *err = idd_memmap_page(m, t, pfn, page);
+
+	if (err)
+		*page = 0;
+	return err ? err : idd_target_read(t, *page, buf, len);
 }
 
 struct inodedump_error *idd_memmap_page_slow(const struct idd_memmap *m,

@@ -59,10 +59,11 @@ struct idd_memmap {
 	const char *why; /* IDD_MEMMAP_UNKNOWN: what is missing */
 	char *why_buf;
 	/*
-	 * VMCOREINFO's sizes of struct mem_section where the kernel's types
-	 * say otherwise (the types' are taken): for the session's notes.
+	 * For the session's notes: VMCOREINFO's sizes of struct mem_section
+	 * where the kernel's types say otherwise (the types' are taken), and
+	 * damage a read found setting the model up (note_damage()).
 	 */
-	char *disagree;
+	char *note;
 	const char *whence; /* how the model was chosen, for a person */
 	uint64_t size;	    /* sizeof(struct page) */
 	uint64_t base;	    /* VMEMMAP, FLATMEM: frame 0's struct page */
@@ -97,6 +98,11 @@ const char *idd_memmap_model_name(const struct idd_memmap *m);
 struct inodedump_error *idd_memmap_page_slow(const struct idd_memmap *m,
 					     struct idd_target *t,
 					     uint64_t pfn, uint64_t *page);
+/* pfn's struct page read, its first len bytes into buf; *page its
+ * address (0 when where it is could not be found). */
+struct inodedump_error *idd_memmap_read(const struct idd_memmap *m,
+					struct idd_target *t, uint64_t pfn,
+					void *buf, size_t len, uint64_t *page);
 static inline struct inodedump_error *
 idd_memmap_page(const struct idd_memmap *m, struct idd_target *t,
 		uint64_t pfn, uint64_t *page)

@@ -345,8 +345,8 @@ static void memmap_init(struct inodedump *id,
 		}
 	}
 	idd_memmap_init(&l->mm, id->target, &in);
-	if (l->mm.disagree)
-		idd_session_note(id, "%s", l->mm.disagree);
+	if (l->mm.note)
+		idd_session_note(id, "%s", l->mm.note);
 	l->why_not = NULL;
 }
 static void check_derived(struct inodedump *id, struct page_layout *l);
@@ -473,9 +473,8 @@ static bool read_page(struct inodedump *id, const struct page_layout *l,
 
 	if (l->size > sizeof(buf))
 		return false;
-	err = idd_memmap_page(&l->mm, id->target, pfn, &addr);
-	if (!err)
-		err = idd_target_read(id->target, addr, buf, l->size);
+	err = idd_memmap_read(&l->mm, id->target, pfn, buf, l->size, &addr);
+	idd_session_note_damage(id, "the memory map is damaged", err);
 	if (err) {
 		inodedump_error_free(err);
 		return false;
@@ -584,9 +583,8 @@ static bool free_block(struct inodedump *id, const struct page_layout *l,
 	return false;
 }
 
-static void append(char *buf, size_t len, const char *fmt, ...)
-	IDD_ATTR_PRINTF(3, 4);
-static void append(char *buf, size_t len, const char *fmt, ...)
+static IDD_ATTR_PRINTF(3, 4) void append(char *buf, size_t len,
+					 const char *fmt, ...)
 {
 	size_t used = strlen(buf);
 	va_list ap;
@@ -617,6 +615,7 @@ static void slab_detail(struct inodedump *id, const struct page_layout *l,
 		err = idd_target_read_string(id->target, name_addr,
 					     NAME_MAX_CACHE, &name, &truncated);
 	if (err || !cache) {
+		idd_session_note_damage(id, "a slab's cache is damaged", err);
 		inodedump_error_free(err);
 		return;
 	}
@@ -866,23 +865,24 @@ static void judge(const struct page_layout *l, const struct page_what *w,
 				 "excluded) keeps it");
 }
 
-/*
- * Why pfn's struct page was not read, for a person (malloc'd): not in
- * the dump (either: tail), or where it is could not be found.
- */
+/* Why pfn's struct page was not read, for a person (malloc'd): not in the
+ * dump (either: tail), damaged there, or where it is not found. */
 static char *page_unread(struct inodedump *id, const struct page_layout *l,
 			 uint64_t pfn, const char *tail)
 {
+	uint8_t buf[256];
 	uint64_t addr;
-	struct inodedump_error *err =
-		idd_memmap_page(&l->mm, id->target, pfn, &addr);
+	struct inodedump_error *err = idd_memmap_read(&l->mm, id->target, pfn,
+		buf, l->size < sizeof(buf) ? l->size : sizeof(buf), &addr);
 	char *s;
 
-	if (!err)
-		return idd_strdup_printf("its struct page at 0x%" PRIx64
-					 " is not in the dump%s", addr, tail);
-	s = idd_strdup_printf("where its struct page is cannot be read: %s",
-			      inodedump_error_message(err));
+	if (addr && (!err || !err->damage))
+		s = idd_strdup_printf("its struct page at 0x%" PRIx64
+				      " is not in the dump%s", addr, tail);
+	else
+		s = idd_strdup_printf("%s cannot be read: %s", addr ?
+				      "its struct page" : "where its struct "
+				      "page is", inodedump_error_message(err));
 	inodedump_error_free(err);
 	return s;
 }

@@ -68,6 +68,13 @@ bool idd_session_noted(const struct inodedump *id, const char *head)
 	return false;
 }
 
+void idd_session_note_damage(struct inodedump *id, const char *what,
+			     const struct inodedump_error *err)
+{
+	if (err && err->damage && !idd_session_noted(id, what))
+		idd_session_note(id, "%s: %s", what, err->message);
+}
+
 void idd_session_notes_free(struct inodedump *id)
 {
 	for (size_t i = 0; i < id->nnotes; i++)

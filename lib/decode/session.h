@@ -122,6 +122,13 @@ void idd_session_note(struct inodedump *id, const char *fmt, ...)
 /* A note that begins with head was made (one note for many causes). */
 bool idd_session_noted(const struct inodedump *id, const char *head);
 /*
+ * err, when a reader found the dump's bytes damaged, said once a session
+ * as "WHAT: err's message" (what: what could not be read, by whom it goes
+ * without); an absence (filtered, not in the dump) is no note.
+ */
+void idd_session_note_damage(struct inodedump *id, const char *what,
+			     const struct inodedump_error *err);
+/*
  * Where the session's symbols come from, for "no symbol X in ..."
  * messages: vmlinux, the dump's kallsyms, or a kallsyms of text symbols
  * only (its kernel's data symbols are not in it).

@@ -294,6 +294,13 @@ static struct inodedump_error *check_pages(struct diskdump *d,
 				 (unsigned long long)(n - 1),
 				 (unsigned long long)idd_le64(desc),
 				 idd_le32(desc + 8));
+	/*
+	 * A cut file's last data is where n pages of at most a block each
+	 * reach; data past that is its descriptor's damage, which reading
+	 * that page says: the file stays ours, not libkdumpfile's unsaid.
+	 */
+	if (idd_le64(desc) - data_start > n * d->page_size)
+		return NULL;
 	*truncated = idd_le64(desc) > file_size ||
 		     idd_le32(desc + 8) > file_size - idd_le64(desc);
 	return NULL;
@@ -358,6 +365,10 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 	if (!d->rank)
 		return idd_nomem();
 	err = check_pages(d, path, file_size, &truncated);
+	if (truncated) /* libkdumpfile reads what is left: said (issue 41) */
+		idd_target_declined(d->base.target, "diskdump: its pages' data "
+				    "reach past its %llu bytes: cut short",
+				    (unsigned long long)file_size);
 	if (err || truncated)
 		return err;
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
@@ -527,8 +538,11 @@ static bool read_page(struct diskdump *d, uint64_t pfn, uint8_t *page)
 	switch (decode_page(d->fd, d->page_size, &d->in, desc, page)) {
 	case PAGE_OK:
 		return true;
-	case PAGE_SNAPPY:
-		return false; /* snappy: libkdumpfile's */
+	case PAGE_SNAPPY: /* libkdumpfile's, in a dump that says it has it */
+		if (d->status & DD_SNAPPY)
+			return false;
+		return damaged(d, pfn, idx, "snappy data, which the header's "
+			       "status 0x%x does not name", d->status);
 	case PAGE_SIZE_BAD:
 		return damaged(d, pfn, idx,
 			       "%u bytes of page data, for pages of %u bytes",

@@ -614,10 +614,9 @@ static bool walk_read(struct idd_target *t, uint64_t addr, uint8_t *buf,
 			}
 		}
 		if (b->damage) {
-			*err = idd_error_at(INODEDUMP_ERR_FAULT, addr,
-					    "address 0x%llx: %s",
-					    (unsigned long long)addr,
-					    b->damage->message);
+			*err = idd_error_damage(idd_error_at(
+				INODEDUMP_ERR_FAULT, addr, "address 0x%llx: %s",
+				(unsigned long long)addr, b->damage->message));
 			inodedump_error_free(b->damage);
 			b->damage = NULL;
 			return true;
