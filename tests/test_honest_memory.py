@@ -22,6 +22,9 @@ usage: test_honest_memory.py CASE
                      put each token right after the one before
                      (scripts/kallsyms.c): exit 3 naming the tables, and
                      no operations table named but by the truth's name
+  btf_no_struct_page  (no vmlinux) the kernel's BTF names "page" "pagX":
+                     --info and --what said "vmlinux has no struct page",
+                     exit 0; now a note says the types are damaged
   cache_name_escape  the tmpfs regular file's kmem_cache name begins
                      with a terminal's title (ESC ]0;pwn BEL): --what's
                      text and the decode's refusal (a cache of no inodes,
@@ -126,7 +129,48 @@ def cache_name_escape(prog, truth, copy, d, c):
     c.finish()
 
 
+def btf_no_struct_page(prog, truth, copy, d, c):
+    """(no vmlinux) The name "page" in the kernel's BTF string section (in
+    the kernel image at __start_BTF, its header's str_off/str_len as
+    include/uapi/linux/btf.h lays it out; __pa_symbol by phys_base) made
+    "pagX": the types parse and have no struct page, which every kernel
+    has. On main --info and --what said "vmlinux has no struct page" with
+    exit 0; now a note names the types' damage and the run is partial."""
+    start = prog.symbol("__start_BTF").address
+    magic, _, _, hdr_len, _, _, str_off, str_len = struct.unpack(
+        "<HBBIIIII", prog.read(start, 24))
+    c.eq("btf_no_struct_page: the BTF's magic", magic, 0xeB9F)
+    strs = start + hdr_len + str_off
+    at = prog.read(strs, str_len).find(b"\0page\0")
+    c.ok("btf_no_struct_page: \"page\" among the BTF's names", at > 0)
+    phys_base = prog.read_u64(prog.symbol("phys_base").address)
+    copy.write_phys((strs + at + 1 - 0xffffffff80000000 + phys_base)
+                    % (1 << 64), b"pagX")
+    t = next(t for t in truth if t["role"] == "regular")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.mkdir(os.path.join(tmp, "debug"))
+        env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
+        env.pop("DEBUGINFOD_URLS", None)
+        for args in (["--info"], ["--what", t["addr"]]):
+            p = subprocess.run([vmcore_inode(), "--debug-root",
+                                os.path.join(tmp, "debug"), *args,
+                                copy.path], env=env, capture_output=True,
+                               text=True, timeout=300)
+            c.ok(f"btf_no_struct_page: {args[0]}: exit 3 or 4",
+                 p.returncode in (3, 4), f"exit {p.returncode}")
+            c.ok(f"btf_no_struct_page: {args[0]}: stderr says the types "
+                 "have no struct page", any(
+                     "types have no struct page, which every kernel has"
+                     in ln for ln in p.stderr.splitlines()), p.stderr)
+            c.ok(f"btf_no_struct_page: {args[0]}: never 'vmlinux has no "
+                 "struct page' (there is no vmlinux)",
+                 "vmlinux has no struct page" not in p.stdout + p.stderr,
+                 p.stdout[-300:])
+    c.finish()
+
+
 CASES = {"pagecache_sibling": pagecache_sibling,
+         "btf_no_struct_page": btf_no_struct_page,
          "kallsyms_token_index": kallsyms_token_index,
          "mnt_root_unreadable": mnt_root_unreadable,
          "cache_name_escape": cache_name_escape}
@@ -145,8 +189,8 @@ def main():
     c = Checker()
     with tempfile.TemporaryDirectory(prefix="honest-mem-") as tmp:
         copy = ElfCopy(d, tmp)
-        if case == "cache_name_escape":
-            cache_name_escape(prog, truth, copy, d, c)
+        if case in ("cache_name_escape", "btf_no_struct_page"):
+            CASES[case](prog, truth, copy, d, c)
         addr, word, field, old = CASES[case](prog, truth, copy)
         t = next(t for t in truth if t["addr"] == addr)
         types = ["-k", vmlinux]

@@ -22,6 +22,11 @@
  * enums. Each list is tried in order until one places its unit (an __init
  * function may be outside the aranges); slab.c looks them all up in one pass.
  */
+/* Every kernel has a struct page: types without one are damaged (a BTF
+ * page the dump holds broken) or are not this kernel's. */
+#define IDD_NO_STRUCT_PAGE                                                    \
+	"the kernel's types have no struct page, which every kernel has: "    \
+	"they are damaged or not this kernel's"
 #define IDD_SPARSE_CU "mm/sparse.c"
 #define IDD_SPARSE_FNS                                                        \
 	"mem_section_usage_size", "usemap_size", "online_mem_sections",       \

@@ -371,7 +371,9 @@ static struct page_layout *layout(struct inodedump *id)
 		return l;
 	}
 	if (!find_struct(id->types, "page", NULL, &page)) {
-		l->why_not = "vmlinux has no struct page";
+		l->why_not = "the kernel's types have no struct page";
+		if (!idd_session_noted(id, IDD_NO_STRUCT_PAGE))
+			idd_session_note(id, IDD_NO_STRUCT_PAGE);
 		return l;
 	}
 	l->size = page.size;

@@ -164,6 +164,8 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	/* struct page held the slab's fields before 5.17 (struct slab) */
 	if (!find(id->types, "page", &s)) {
 		l->why_not = "this kernel's types have no struct page";
+		if (!idd_session_noted(id, IDD_NO_STRUCT_PAGE))
+			idd_session_note(id, IDD_NO_STRUCT_PAGE);
 		return l;
 	}
 	member(id, &s, "slab_cache", &cache_in_page);

@@ -57,6 +57,7 @@ struct module_syms {
 	int functions_only; /* 0: not read yet, 1: no, 2: yes */
 	struct idd_module_debug *dbg;
 	char *debug_why; /* DEBUG_NONE: why no debug file names its data */
+	bool unread;	 /* its kallsyms could not be read (list_error) */
 };
 
 struct module_layout {
@@ -362,6 +363,7 @@ static struct inodedump_error *read_modules(struct idd_target *t,
 		memset(&mods->mods[mods->n], 0, sizeof(*grown));
 		e = read_module(t, l, next - l->list.offset,
 				&mods->mods[mods->n]);
+		mods->mods[mods->n].unread = e != NULL;
 		mods->n++;
 		if (idd_error_is_nomem(e)) {
 			inodedump_error_free(first);
@@ -905,7 +907,8 @@ struct inodedump_error *idd_module_symbol(struct idd_modules **cache,
 			return NULL;
 		}
 	}
-	if (!best && region) {
+	/* a module whose own symbols could not be read: unknown, below */
+	if (!best && region && !holder->unread) {
 		err = name_unnamed(*cache, t, types, syms, where, holder,
 				   region, addr, &sym, note);
 		if (err)
