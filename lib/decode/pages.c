@@ -1255,6 +1255,25 @@ static void count_excluded(struct inodedump *id, struct page_layout *l)
 		free(l->excluded_kinds);
 		l->excluded_kinds = s;
 	}
+	/* Counts that cannot be what the dump says: declared, not shown as
+	 * facts. Struct pages that could not be read (the memory map's
+	 * set-up failed, with types: its VMCOREINFO values or tables
+	 * damaged), or pages
+	 * left out as free by a dump level that excludes free pages while
+	 * none classifies as free (PAGE_BUDDY_MAPCOUNT_VALUE or the struct
+	 * pages wrong). */
+	if (n[EX_UNREAD] && !l->usable && id->types)
+		idd_session_note(id, "%" PRIu64 " pages the dump left out could "
+				 "not be classified: %s", n[EX_UNREAD],
+				 l->why_not);
+	if (idd_target_dump_level(id->target) > 0 &&
+	    (idd_target_dump_level(id->target) & 16) && !n[EX_FREE] &&
+	    n[EX_KERNEL] + n[EX_SLAB] > left / 2)
+		idd_session_note(id, "the dump's level excludes free pages, "
+				 "yet none of the %" PRIu64 " it left out is free "
+				 "by its struct page: the struct pages or "
+				 "VMCOREINFO's page type values are wrong",
+				 left);
 }
 
 const char *idd_pages_excluded(struct inodedump *id, bool by_kind)
