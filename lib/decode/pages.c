@@ -1197,16 +1197,6 @@ static int excluded_kind(const struct page_layout *l, const struct page_what *w)
  * what each of those was by its struct page. A free block is counted
  * whole from its head (2^private pages), as a writer excludes it.
  */
-/* Whether the session already said why its answers are partial (a note
- * that is not information alone): the cause, said once, not again. */
-static bool declared(const struct inodedump *id)
-{
-	for (size_t i = 0; inodedump_note(id, i); i++)
-		if (!inodedump_note_informs(id, i))
-			return true;
-	return false;
-}
-
 static void count_excluded(struct inodedump *id, struct page_layout *l)
 {
 	uint64_t max = idd_target_max_pfn(id->target), ram = 0, left = 0;
@@ -1268,11 +1258,11 @@ static void count_excluded(struct inodedump *id, struct page_layout *l)
 	/* Counts that cannot be what the dump says: declared, not shown as
 	 * facts. Struct pages that could not be read (the memory map's
 	 * set-up failed, with types: its VMCOREINFO values or tables
-	 * damaged), or pages
-	 * left out as free by a dump level that excludes free pages while
-	 * none classifies as free (PAGE_BUDDY_MAPCOUNT_VALUE or the struct
-	 * pages wrong). */
-	if (n[EX_UNREAD] && !l->usable && id->types && !declared(id))
+	 * damaged), or pages left out as free by a dump level that excludes
+	 * free pages while none classifies as free (PAGE_BUDDY_MAPCOUNT_VALUE
+	 * or the struct pages wrong). */
+	if (n[EX_UNREAD] && !l->usable && id->types &&
+	    !idd_session_partial(id))
 		idd_session_note(id, "%" PRIu64 " pages the dump left out could "
 				 "not be classified: %s", n[EX_UNREAD],
 				 l->why_not);

@@ -68,6 +68,14 @@ bool idd_session_noted(const struct inodedump *id, const char *head)
 	return false;
 }
 
+bool idd_session_partial(const struct inodedump *id)
+{
+	for (size_t i = 0; i < id->nnotes; i++)
+		if (!id->notes_inform[i])
+			return true;
+	return false;
+}
+
 void idd_session_note_damage(struct inodedump *id, const char *what,
 			     const struct inodedump_error *err)
 {

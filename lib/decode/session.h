@@ -121,6 +121,9 @@ void idd_session_note(struct inodedump *id, const char *fmt, ...)
 	IDD_ATTR_PRINTF(2, 3);
 /* A note that begins with head was made (one note for many causes). */
 bool idd_session_noted(const struct inodedump *id, const char *head);
+/* Whether a note already says why the answers are partial (one that is
+ * not information alone): a cause said once is not said again. */
+bool idd_session_partial(const struct inodedump *id);
 /*
  * err, when a reader found the dump's bytes damaged, said once a session
  * as "WHAT: err's message" (what: what could not be read, by whom it goes
