@@ -13,7 +13,7 @@ SET=-
 STEP=start
 QEMU_PID=
 
-log() { printf 'make-fixtures: [%s] %s\n' "$SET" "$*" >&2; }
+log() { printf 'make-fixtures: %(%T)T [%s] %s\n' -1 "$SET" "$*" >&2; }
 step() { STEP=$1; log "== $STEP"; }
 die() { printf 'make-fixtures: [%s] FAILED in step "%s": %s\n' "$SET" "$STEP" "$*" >&2; exit 1; }
 on_err() {
