@@ -136,6 +136,7 @@ struct btf_lazy_map {
 struct btf_lazy {
 	struct idd_target *t;
 	uint64_t start, stop; /* __start_BTF, __stop_BTF */
+	struct idd_memo *memo; /* start..stop as earlier runs read it */
 	uint64_t types_at, types_end, strs_at;
 	uint32_t strs_len;
 	uint64_t index; /* btf_vmlinux->types */
@@ -205,6 +206,8 @@ bool idd_lazy_same_as_dump(struct btf_lazy *lz, uint64_t at,
 			   const uint8_t *data, size_t len);
 /* The dump's KASLR offset (VMCOREINFO), 0 when it gives none. */
 uint64_t idd_lazy_kaslr(struct idd_target *t);
+/* lz's reads of its BTF through a memo in cache_dir (NULL: none). */
+void idd_lazy_memo(struct btf_lazy *lz, const char *cache_dir);
 /* Free lz, nothing kept in the cache (idd_lazy_free() keeps it). */
 void idd_lazy_release(struct btf_lazy *lz);
 

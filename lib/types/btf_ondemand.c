@@ -37,6 +37,8 @@ void idd_lazy_free(struct btf_lazy *lz)
 	if (!lz)
 		return;
 	idd_scan_save(lz);
+	idd_memo_close(lz->memo, true);
+	lz->memo = NULL;
 	idd_lazy_release(lz);
 }
 
@@ -367,6 +369,7 @@ struct btf_lazy *idd_lazy_open(struct idd_target *t, uint64_t kbtf,
 	if (!idd_lazy_header(lz, t, start, stop, &h) ||
 	    (cache_dir && !(lz->cache_dir = strdup(cache_dir))))
 		goto no;
+	idd_lazy_memo(lz, cache_dir);
 	/* Sorted BTF begins with its anonymous types. */
 	if (!idd_lazy_first_anonymous(lz, &first))
 		goto no;

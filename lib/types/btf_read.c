@@ -22,6 +22,7 @@ void idd_lazy_release(struct btf_lazy *lz)
 {
 	if (!lz)
 		return;
+	idd_memo_close(lz->memo, false);
 	free(lz->cache_dir);
 	map_free(&lz->recs);
 	map_free(&lz->strs);
@@ -78,17 +79,32 @@ void *idd_lazy_map_put(struct btf_lazy_map *m, uint32_t key, void *copy)
 	return copy;
 }
 
+/* len bytes at addr, through the memo where there is one. */
+static bool read_quiet(struct btf_lazy *lz, uint64_t addr, void *buf,
+		       size_t len)
+{
+	struct inodedump_error *err;
+
+	if (lz->memo)
+		return idd_memo_read(lz->memo, addr, buf, len);
+	err = idd_target_read_unexplained(lz->t, addr, buf, len);
+	inodedump_error_free(err);
+	return !err;
+}
+
 bool idd_lazy_read(struct btf_lazy *lz, uint64_t addr, void *buf, size_t len)
 {
-	struct inodedump_error *err =
-		idd_target_read_unexplained(lz->t, addr, buf, len);
-
-	if (err) {
-		inodedump_error_free(err);
+	if (!read_quiet(lz, addr, buf, len)) {
 		lz->failed = true;
 		return false;
 	}
 	return true;
+}
+
+void idd_lazy_memo(struct btf_lazy *lz, const char *cache_dir)
+{
+	lz->memo = idd_memo_open(lz->t, cache_dir, "vmlinux.btf.pages",
+				 lz->start, lz->stop - lz->start, 0, 0);
 }
 
 /*
@@ -148,12 +164,8 @@ struct btf_type *idd_lazy_record(struct btf_lazy *lz, uint64_t addr)
 bool idd_lazy_read_upto_nul(struct btf_lazy *lz, uint64_t addr, char *buf,
 			    size_t len)
 {
-	struct inodedump_error *err =
-		idd_target_read_unexplained(lz->t, addr, buf, len);
-
-	if (!err)
+	if (read_quiet(lz, addr, buf, len))
 		return true;
-	inodedump_error_free(err);
 	for (size_t i = 0; i < len; i++) {
 		if (!idd_lazy_read(lz, addr + i, buf + i, 1))
 			return false;

@@ -241,6 +241,7 @@ struct btf_lazy *idd_scan_open(struct idd_target *t, uint64_t start,
 		idd_lazy_release(lz);
 		return NULL;
 	}
+	idd_lazy_memo(lz, cache_dir);
 	start_from_cache(lz);
 	lz->ntypes = h.type_len / 12 + 2; /* no more than this: taken as read */
 	return lz;

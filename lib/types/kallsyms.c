@@ -42,6 +42,8 @@ void idd_kallsyms_free(struct idd_kallsyms *ks)
 	if (!ks)
 		return;
 	idd_ksym_lazy_free(ks->lazy);
+	idd_memo_close(ks->memo, true);
+	ks->memo = NULL;
 	free(ks->whence);
 	ks->whence = NULL;
 	idd_ksym_decoded_free(ks);
@@ -223,6 +225,47 @@ static bool target_read(void *arg, uint64_t addr, void *buf, size_t len)
 	return !err;
 }
 
+/*
+ * The memo of the tables (NULL: none): from the lowest of them to past
+ * the highest, seqs_of_names (3 bytes a symbol) allowed for after it;
+ * kallsyms_relative_base (base_at, 0: none), the address of _text that
+ * KASLR's relocation sets at boot, left out.
+ */
+static struct idd_memo *tables_memo(struct idd_target *t, const char *cache_dir,
+				    const uint64_t *at, size_t n, uint32_t count,
+				    uint64_t base_at)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!at[i])
+			continue;
+		lo = at[i] < lo ? at[i] : lo;
+		hi = at[i] > hi ? at[i] : hi;
+	}
+	if (hi < lo)
+		return NULL;
+	/* the highest table: offsets (4 bytes a symbol) at most */
+	hi += 4 * (uint64_t)count + 3 * (uint64_t)count + 4096;
+	return idd_memo_open(t, cache_dir, "kallsyms.pages", lo, hi - lo, base_at,
+			     base_at ? 8 : 0);
+}
+
+static void memo_closep(struct idd_memo **m)
+{
+	idd_memo_close(*m, true);
+}
+
+/* len bytes at addr, through memo (NULL: none): the dump's error if any. */
+static struct inodedump_error *tables_read(struct idd_target *t,
+					   struct idd_memo *memo, uint64_t addr,
+					   void *buf, size_t len)
+{
+	if (memo && idd_memo_read(memo, addr, buf, len))
+		return NULL;
+	return idd_target_read(t, addr, buf, len);
+}
+
 /* Where the tables are (VMCOREINFO names none): searched for. */
 static struct inodedump_error *find_tables(struct idd_target *t,
 					   struct idd_ksym_found *found,
@@ -294,10 +337,12 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 	_cleanup_free_ int32_t *offs = NULL;
 	_cleanup_free_ char *tokens = NULL, *whence = NULL;
 	uint16_t index[256];
+	uint8_t base_bytes[8];
 	uint32_t count;
 	size_t tokens_len = 0;
 	struct inodedump_error *err;
 	struct idd_kallsyms *ks;
+	_cleanup_(memo_closep) struct idd_memo *memo = NULL;
 
 	*from_cache_out = false;
 	if (cache_dir) {
@@ -338,10 +383,16 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 	if (!count || count > MAX_SYMS)
 		return idd_error_at(INODEDUMP_ERR_DUMP, num,
 				    "kallsyms_num_syms is %" PRIu32, count);
+	memo = tables_memo(t, cache_dir,
+			   (const uint64_t[]){ names, num, token_table,
+					       token_index, offsets, base_at },
+			   6, count, base_at);
 	if (tab.has_relative_base &&
-	    (err = idd_target_read_u64(t, base_at, &tab.relative_base)))
+	    (err = tables_read(t, memo, base_at, base_bytes, 8)))
 		return idd_error_wrap(err, "kallsyms_relative_base");
-	if ((err = idd_target_read(t, token_index, index, sizeof(index))))
+	if (tab.has_relative_base)
+		tab.relative_base = idd_load(base_bytes, 8, tab.big_endian);
+	if ((err = tables_read(t, memo, token_index, index, sizeof(index))))
 		return idd_error_wrap(err, "kallsyms_token_index");
 	idd_words16_to_host(index, 256, tab.big_endian);
 	for (int i = 0; i < 256; i++)
@@ -350,7 +401,7 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 	tokens = malloc(tokens_len);
 	if (!tokens)
 		return idd_nomem();
-	if ((err = idd_target_read(t, token_table, tokens, tokens_len)))
+	if ((err = tables_read(t, memo, token_table, tokens, tokens_len)))
 		return idd_error_wrap(err, "kallsyms_token_table");
 	tab.num_syms = count;
 	tab.token_table = tokens;
@@ -365,9 +416,12 @@ struct inodedump_error *idd_kallsyms_load(struct idd_target *t,
 			.relative_base = base_at,
 		};
 
-		err = idd_kallsyms_open_lazy(&tab, &at, target_read, t,
-					     cache_dir, &ks);
+		err = memo ? idd_kallsyms_open_lazy(&tab, &at, idd_memo_read,
+						    memo, cache_dir, &ks)
+			   : idd_kallsyms_open_lazy(&tab, &at, target_read, t,
+						    cache_dir, &ks);
 		if (!err) {
+			ks->memo = TAKE_PTR(memo);
 			ks->whence = TAKE_PTR(whence);
 			*out = ks;
 			return NULL;

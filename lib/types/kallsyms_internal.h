@@ -38,6 +38,7 @@ struct idd_kallsyms {
 	void *owned;		   /* one allocation holding the above */
 	struct idd_cache_file map; /* or the cache file, mapped */
 	struct kallsyms_lazy *lazy; /* or the dump's tables, read on demand */
+	struct idd_memo *memo;	    /* the tables as earlier runs read them */
 	char *whence; /* how the tables were found; NULL: VMCOREINFO, cache */
 };
 

@@ -340,6 +340,25 @@ int idd_cache_create(const char *dir, const char *name, char *tmp,
 bool idd_cache_commit(const char *dir, const char *name, const char *tmp);
 
 /*
+ * ---- memo.c: bytes the kernel's build fixes (its BTF, its kallsyms
+ * tables), the region start..start+len of this dump, kept in cache_dir's
+ * file name as they are read ----
+ */
+struct idd_memo;
+/*
+ * NULL (read the dump directly) when there is no cache or no memory.
+ * hole..hole+hole_len (hole_len 0: none): bytes the boot sets, always
+ * read from the dump.
+ */
+struct idd_memo *idd_memo_open(struct idd_target *t, const char *cache_dir,
+			       const char *name, uint64_t start, uint64_t len,
+			       uint64_t hole, uint64_t hole_len);
+/* An idd_kallsyms_read_fn (arg: the memo): false when the dump fails it. */
+bool idd_memo_read(void *memo, uint64_t addr, void *buf, size_t len);
+/* m freed, what this run read kept in the cache first if keep. */
+void idd_memo_close(struct idd_memo *m, bool keep);
+
+/*
  * ---- btf*.c: BTF, parsed by libbpf or read on demand (btf_internal.h
  * says which file does what) ----
  */

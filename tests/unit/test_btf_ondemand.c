@@ -137,6 +137,8 @@ static void from_start_cached(const uint8_t *img, size_t len)
 	unlink_in(dir, "vmlinux.btf.start");
 	unlink_in(dir, "vmlinux.btf");
 	unlink_in(dir, "vmlinux.btf.index");
+	CHECKF(exists(dir, "vmlinux.btf.pages"), "the chunks read are kept");
+	unlink_in(dir, "vmlinux.btf.pages");
 	CHECKF(rmdir(dir) == 0, "only those files kept in %s", dir);
 }
 
