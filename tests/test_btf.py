@@ -560,6 +560,23 @@ def case_ondemand(c, tmp, set_name):
     p = btf_run(["-j", dump, *addrs], os.path.join(tmp, "od0"))
     c.ok("undamaged: read on demand", "read on demand), symbols" in p.stderr, p.stderr[-600:])
     c.eq("undamaged: as with DWARF", (p.returncode, p.stdout), (want.returncode, want.stdout))
+    # What that run kept of the BTF, of kallsyms and of the kernel's index
+    # of its BTF (lib/types/memo.c: the index as offsets into the types),
+    # used by another boot of this kernel (fs73: the same build, another
+    # KASLR offset, the index elsewhere in its heap).
+    kdir = [r for r, _, fs in os.walk(os.path.join(tmp, "od0")) if "kallsyms.pages" in fs]
+    c.ok("undamaged: the BTF, kallsyms and the index kept in chunks",
+         len(kdir) == 1 and all(os.path.isfile(os.path.join(kdir[0], f)) for f in
+                                ("vmlinux.btf.pages", "kallsyms.pages",
+                                 "vmlinux.btf.index.pages")), str(kdir))
+    other = set_dir("fs73")
+    other_addrs = sorted({t["addr"] for t in read_truth(os.path.join(other, "truth.txt"))})[:12]
+    other_dump = os.path.join(other, "d17-zlib.vmcore")
+    other_want = run(["-k", os.path.join(other, "vmlinux"), "-j", other_dump, *other_addrs])
+    for n in (1, 2):
+        p = btf_run(["-j", other_dump, *other_addrs], os.path.join(tmp, "od0"))
+        c.eq(f"another boot (fs73) with the kept chunks, run {n}: as with DWARF",
+             (p.returncode, p.stdout), (other_want.returncode, other_want.stdout))
     at = btf_address(c, dump, os.path.join(tmp, "od-at"))
     if at is None:
         return

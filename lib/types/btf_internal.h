@@ -137,6 +137,7 @@ struct btf_lazy {
 	struct idd_target *t;
 	uint64_t start, stop; /* __start_BTF, __stop_BTF */
 	struct idd_memo *memo; /* start..stop as earlier runs read it */
+	struct idd_memo *index_memo; /* the kernel's index, less types_at */
 	uint64_t types_at, types_end, strs_at;
 	uint32_t strs_len;
 	uint64_t index; /* btf_vmlinux->types */

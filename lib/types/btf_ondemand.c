@@ -39,6 +39,8 @@ void idd_lazy_free(struct btf_lazy *lz)
 	idd_scan_save(lz);
 	idd_memo_close(lz->memo, true);
 	lz->memo = NULL;
+	idd_memo_close(lz->index_memo, true);
+	lz->index_memo = NULL;
 	idd_lazy_release(lz);
 }
 
@@ -438,6 +440,12 @@ struct btf_lazy *idd_lazy_open(struct idd_target *t, uint64_t kbtf,
 	if (lz->index &&
 	    !(lz->checked = calloc((8ull * nr / lz->page + 2) / 8 + 1, 1)))
 		goto no;
+	/* The index is where each record is: kept as offsets into the types. */
+	if (lz->index)
+		lz->index_memo = idd_memo_open_biased(t, cache_dir,
+						      "vmlinux.btf.index.pages",
+						      lz->index, 8ull * nr,
+						      lz->types_at);
 	lz->ntypes = nr;
 	lz->nwords = nwords;
 	lz->off_types = off_types;

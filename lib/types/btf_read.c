@@ -23,6 +23,7 @@ void idd_lazy_release(struct btf_lazy *lz)
 	if (!lz)
 		return;
 	idd_memo_close(lz->memo, false);
+	idd_memo_close(lz->index_memo, false);
 	free(lz->cache_dir);
 	map_free(&lz->recs);
 	map_free(&lz->strs);
@@ -85,6 +86,9 @@ static bool read_quiet(struct btf_lazy *lz, uint64_t addr, void *buf,
 {
 	struct inodedump_error *err;
 
+	if (lz->index_memo && addr >= lz->index &&
+	    addr - lz->index < 8ull * lz->nr)
+		return idd_memo_read(lz->index_memo, addr, buf, len);
 	if (lz->memo)
 		return idd_memo_read(lz->memo, addr, buf, len);
 	err = idd_target_read_unexplained(lz->t, addr, buf, len);

@@ -13,7 +13,9 @@
  * chunk the dump cannot give whole, goes to the dump as before. A hole
  * (kallsyms_relative_base: the address of _text, which KASLR's
  * relocation rewrites at boot) is kept as zeros and always read from the
- * dump.
+ * dump. A region of addresses into another (the kernel's index of its
+ * BTF: where each record is) is kept less a bias (the records' start in
+ * this boot), a word at a time, and given back plus this boot's.
  *
  * The file: a header (magic, version, chunk size, the region's length and
  * its start's place in a chunk, the count, a checksum of the numbers and
@@ -55,6 +57,8 @@ struct idd_memo {
 	char *dir, *name;
 	uint64_t start, len, base; /* base: start rounded down to a chunk */
 	uint64_t hole, hole_len;   /* bytes the boot sets: never kept */
+	uint64_t bias;		   /* words kept less this (biased) */
+	bool biased, big;
 	uint32_t nchunks;
 	const uint8_t **chunk; /* by number: its CHUNK bytes, or NULL */
 	uint64_t *want;	       /* a chunk from the file: its hash, */
@@ -101,6 +105,21 @@ static void chunk_span(const struct idd_memo *m, uint32_t k, uint64_t *from,
 	*to = b > m->start + m->len ? m->start + m->len : b;
 }
 
+/* n bytes of 8-byte words (in the dump's order) at from, plus add, to to. */
+static void add_words(const struct idd_memo *m, uint8_t *to,
+		      const uint8_t *from, size_t n, uint64_t add)
+{
+	const bool swap = m->big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+
+	for (size_t w = 0; w + 8 <= n; w += 8) {
+		uint64_t v;
+
+		memcpy(&v, from + w, 8);
+		v = swap ? __builtin_bswap64(__builtin_bswap64(v) + add) : v + add;
+		memcpy(to + w, &v, 8);
+	}
+}
+
 /* Whether addr..addr+len meets the hole. */
 static bool in_hole(const struct idd_memo *m, uint64_t addr, uint64_t len)
 {
@@ -118,6 +137,9 @@ static bool read_chunk(struct idd_memo *m, uint32_t k, uint8_t *page)
 	memset(page, 0, CHUNK);
 	err = idd_target_read_unexplained(m->t, from, page + (from - a), to - from);
 	inodedump_error_free(err);
+	if (!err && m->biased)
+		add_words(m, page + (from - a), page + (from - a), to - from,
+			  0 - m->bias);
 	if (!err && in_hole(m, a, CHUNK)) {
 		uint64_t h0 = m->hole > a ? m->hole : a,
 			 h1 = m->hole + m->hole_len < a + CHUNK ? m->hole + m->hole_len
@@ -185,9 +207,10 @@ drop:
 	idd_cache_unmap(&m->file);
 }
 
-struct idd_memo *idd_memo_open(struct idd_target *t, const char *cache_dir,
-			       const char *name, uint64_t start, uint64_t len,
-			       uint64_t hole, uint64_t hole_len)
+static struct idd_memo *open_memo(struct idd_target *t, const char *cache_dir,
+				  const char *name, uint64_t start, uint64_t len,
+				  uint64_t hole, uint64_t hole_len,
+				  const uint64_t *bias)
 {
 	struct idd_memo *m;
 	uint64_t chunks;
@@ -201,6 +224,9 @@ struct idd_memo *idd_memo_open(struct idd_target *t, const char *cache_dir,
 	m->len = len;
 	m->hole = hole;
 	m->hole_len = hole_len;
+	m->biased = bias != NULL;
+	m->bias = bias ? *bias : 0;
+	m->big = idd_target_big_endian(t);
 	m->base = start & ~(uint64_t)(CHUNK - 1);
 	chunks = (start + len - m->base + CHUNK - 1) / CHUNK;
 	m->nchunks = (uint32_t)chunks;
@@ -217,6 +243,33 @@ struct idd_memo *idd_memo_open(struct idd_target *t, const char *cache_dir,
 	}
 	load(m);
 	return m;
+}
+
+struct idd_memo *idd_memo_open(struct idd_target *t, const char *cache_dir,
+			       const char *name, uint64_t start, uint64_t len,
+			       uint64_t hole, uint64_t hole_len)
+{
+	return open_memo(t, cache_dir, name, start, len, hole, hole_len, NULL);
+}
+
+struct idd_memo *idd_memo_open_biased(struct idd_target *t,
+				      const char *cache_dir, const char *name,
+				      uint64_t start, uint64_t len, uint64_t bias)
+{
+	if (start % 8 || len % 8)
+		return NULL;
+	return open_memo(t, cache_dir, name, start, len, 0, 0, &bias);
+}
+
+/* n bytes at in of the biased chunk c into out, this boot's bias added. */
+static void unbias(const struct idd_memo *m, const uint8_t *c, size_t in,
+		   size_t n, uint8_t *out)
+{
+	uint8_t words[CHUNK];
+	size_t w0 = in & ~(size_t)7, w1 = (in + n + 7) & ~(size_t)7;
+
+	add_words(m, words + w0, c + w0, w1 - w0, m->bias);
+	memcpy(out, words + in, n);
 }
 
 /* Chunk k, from the cache or read now; NULL when the dump lacks it. */
@@ -274,7 +327,10 @@ bool idd_memo_read(void *arg, uint64_t addr, void *buf, size_t len)
 
 			if (!c)
 				break; /* the dump's own read says why */
-			memcpy(out, c + in, n);
+			if (m->biased)
+				unbias(m, c, in, n, out);
+			else
+				memcpy(out, c + in, n);
 			out += n;
 			at += n;
 			left -= n;

@@ -353,6 +353,13 @@ struct idd_memo;
 struct idd_memo *idd_memo_open(struct idd_target *t, const char *cache_dir,
 			       const char *name, uint64_t start, uint64_t len,
 			       uint64_t hole, uint64_t hole_len);
+/*
+ * A memo of addresses (8-byte words, start and len multiples of 8) kept
+ * less bias, so that another boot, bias moved as they are, finds them.
+ */
+struct idd_memo *idd_memo_open_biased(struct idd_target *t,
+				      const char *cache_dir, const char *name,
+				      uint64_t start, uint64_t len, uint64_t bias);
 /* An idd_kallsyms_read_fn (arg: the memo): false when the dump fails it. */
 bool idd_memo_read(void *memo, uint64_t addr, void *buf, size_t len);
 /* m freed, what this run read kept in the cache first if keep. */

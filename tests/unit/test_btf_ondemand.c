@@ -139,6 +139,7 @@ static void from_start_cached(const uint8_t *img, size_t len)
 	unlink_in(dir, "vmlinux.btf.index");
 	CHECKF(exists(dir, "vmlinux.btf.pages"), "the chunks read are kept");
 	unlink_in(dir, "vmlinux.btf.pages");
+	unlink_in(dir, "vmlinux.btf.index.pages"); /* from the index tried first */
 	CHECKF(rmdir(dir) == 0, "only those files kept in %s", dir);
 }
 
