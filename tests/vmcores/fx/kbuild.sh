@@ -120,9 +120,9 @@ dv73_build_tree() {
 		"$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$frag" &&
 		make -C "$tree" olddefconfig; } >> "$buildlog" 2>&1 || { tail -30 "$buildlog" >&2; die "configure"; }
 	dv73_check_config "$tree/.config" "$frag"
-	step "build the kernel (nice -n 5 make -j2, ~15 min; log $buildlog)"
+	step "build the kernel (make -j2, ~15 min; log $buildlog)"
 	t0=$(now)
-	nice -n 5 make -C "$tree" -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
+	make -C "$tree" -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
 	echo "$(elapsed "$t0")" > "$dir/build_s"
 	log "kernel built in $(cat "$dir/build_s") s"
 	touch "$dir/.complete"
@@ -144,9 +144,9 @@ nobtf_build_tree() {
 	{ "$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$frag" &&
 		make -C "$tree" olddefconfig; } >> "$buildlog" 2>&1 || { tail -30 "$buildlog" >&2; die "configure"; }
 	dv73_check_config "$tree/.config" "$frag"
-	step "rebuild the kernel without BTF (nice -n 5 make -j2; log $buildlog)"
+	step "rebuild the kernel without BTF (make -j2; log $buildlog)"
 	t0=$(now)
-	nice -n 5 make -C "$tree" -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
+	make -C "$tree" -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
 	elapsed "$t0" > "$dir/build_s"
 	log "kernel rebuilt in $(cat "$dir/build_s") s (copy $(cat "$dir/copy_s") s)"
 	touch "$dir/.complete"
@@ -343,10 +343,10 @@ a64k_build_tree() {
 		ARCH=arm64 "$tree/scripts/kconfig/merge_config.sh" -m -O "$tree" "$tree/.config" "$frag" &&
 		make -C "$tree" $A64K_MAKE olddefconfig; } >> "$buildlog" 2>&1 || { tail -30 "$buildlog" >&2; die "configure"; }
 	dv73_check_config "$tree/.config" "$frag"
-	step "cross-build the arm64 kernel (nice -n 5 make -j2; log $buildlog)"
+	step "cross-build the arm64 kernel (make -j2; log $buildlog)"
 	t0=$(now)
 	# shellcheck disable=SC2086
-	nice -n 5 make -C "$tree" $A64K_MAKE -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
+	make -C "$tree" $A64K_MAKE -j2 all >> "$buildlog" 2>&1 || { tail -40 "$buildlog" >&2; die "make"; }
 	echo "$(elapsed "$t0")" > "$dir/build_s"
 	log "kernel built in $(cat "$dir/build_s") s"
 	touch "$dir/.complete"
