@@ -823,35 +823,14 @@ static const char *diskdump_compression(struct idd_backend *b)
 	return "none";
 }
 
-/*
- * The format has no field that names its writer; what the header shows
- * of it: makedumpfile copies the dumped kernel's utsname, QEMU's
- * dump-guest-memory fills only the machine (or "Unknown") and no release.
- */
+/* What the header shows of its writer (diskdump_check.c). */
 static const char *diskdump_writer(struct idd_backend *b)
 {
 	struct diskdump *d = to_diskdump(b);
-	size_t len = sizeof(d->writer);
 
-	if (!d->sysname[0] && !d->release[0])
-		snprintf(d->writer, len,
-			 "not named in the header; its utsname holds no "
-			 "system name and no release, as QEMU's "
-			 "dump-guest-memory writes it (header version %d)",
-			 (int)d->version);
-	else
-		snprintf(d->writer, len,
-			 "not named in the header; its utsname is the dumped "
-			 "kernel's (%s %s), as makedumpfile copies it (header "
-			 "version %d%s)",
-			 d->sysname, d->release, (int)d->version,
-			 d->eraseinfo_size ? ", with erase information" : "");
-	if (d->vmcoreinfo_pa)
-		snprintf(d->writer + strlen(d->writer), len - strlen(d->writer),
-			 "; no VMCOREINFO in its sub-header (a machine without "
-			 "fw_cfg): the kernel's own, in its memory at physical "
-			 "0x%llx, is read", (unsigned long long)d->vmcoreinfo_pa);
-	return d->writer;
+	return idd_diskdump_writer(d->writer, sizeof(d->writer), d->sysname,
+				   d->release, d->version,
+				   d->eraseinfo_size != 0, d->vmcoreinfo_pa);
 }
 
 /* Bit pfn of the bitmap at off, through the one block kept in bits. */
