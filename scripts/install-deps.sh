@@ -33,8 +33,9 @@ packages=(
   # qemu-ppc64le-static, qemu-user-static above)
   qemu-system-ppc
   # the s390x sets: their guest (qemu-system-s390x; makedumpfile under
-  # qemu-s390x-static, qemu-user-static above)
-  qemu-system-misc
+  # qemu-s390x-static, qemu-user-static above); vmcore-inode cross-built
+  # for the s390x-live guest
+  qemu-system-misc gcc-s390x-linux-gnu
   # bridges: the Python module's headers; man -l for the manual pages'
   # test; debootstrap for the sid chroots (crash 9.0.2, drgn 0.3.0)
   python3-dev man-db debootstrap

@@ -31,7 +31,9 @@
 #include <zstd.h>
 
 #include "core/cleanup.h"
+#include "target/arch.h"
 #include "target/backend.h"
+#include "target/vmcoreinfo_scan.h"
 
 #include "target/diskdump_format.h"
 
@@ -86,6 +88,7 @@ struct diskdump {
 	bool bits1_valid;
 	char *vmcoreinfo;
 	size_t vmcoreinfo_size; /* as the sub-header gives it */
+	uint64_t vmcoreinfo_pa; /* none there: the kernel's, found here */
 	uint32_t page_size; /* the header's block size: the dump's page */
 	uint32_t kpage;	    /* the kernel's page, found on first need */
 	char page_whence[80];
@@ -374,8 +377,9 @@ static struct inodedump_error *take(struct diskdump *d, const char *path,
 	d->vmcoreinfo = read_text(d->fd, vi_off, vi_size);
 	d->vmcoreinfo_size = (size_t)vi_size;
 	d->in.cbuf = malloc(d->page_size);
-	*taken = idd_page_cache_init(&d->cache, d->page_size) && d->vmcoreinfo &&
-		 d->in.cbuf;
+	/* none at all: the kernel's own may be found in its memory (probe) */
+	*taken = idd_page_cache_init(&d->cache, d->page_size) &&
+		 (d->vmcoreinfo || !vi_size) && d->in.cbuf;
 	return NULL;
 }
 
@@ -722,6 +726,18 @@ static bool diskdump_read_phys(struct idd_backend *b, uint64_t pa, void *buf,
 	return true;
 }
 
+/* A read of the VMCOREINFO scan: a page it cannot read is said later. */
+static bool scan_read(void *arg, uint64_t pa, void *buf, size_t len)
+{
+	struct diskdump *d = arg;
+	bool ok = diskdump_read_phys(&d->base, pa, buf, len);
+
+	inodedump_error_free(d->base.damage);
+	d->base.damage = NULL;
+	d->base.absent = false;
+	return ok;
+}
+
 /* ---- the facts ---- */
 
 static const char *diskdump_format(struct idd_backend *b)
@@ -807,30 +823,14 @@ static const char *diskdump_compression(struct idd_backend *b)
 	return "none";
 }
 
-/*
- * The format has no field that names its writer; what the header shows
- * of it: makedumpfile copies the dumped kernel's utsname, QEMU's
- * dump-guest-memory fills only the machine (or "Unknown") and no release.
- */
+/* What the header shows of its writer (diskdump_check.c). */
 static const char *diskdump_writer(struct idd_backend *b)
 {
 	struct diskdump *d = to_diskdump(b);
-	size_t len = sizeof(d->writer);
 
-	if (!d->sysname[0] && !d->release[0])
-		snprintf(d->writer, len,
-			 "not named in the header; its utsname holds no "
-			 "system name and no release, as QEMU's "
-			 "dump-guest-memory writes it (header version %d)",
-			 (int)d->version);
-	else
-		snprintf(d->writer, len,
-			 "not named in the header; its utsname is the dumped "
-			 "kernel's (%s %s), as makedumpfile copies it (header "
-			 "version %d%s)",
-			 d->sysname, d->release, (int)d->version,
-			 d->eraseinfo_size ? ", with erase information" : "");
-	return d->writer;
+	return idd_diskdump_writer(d->writer, sizeof(d->writer), d->sysname,
+				   d->release, d->version,
+				   d->eraseinfo_size != 0, d->vmcoreinfo_pa);
 }
 
 /* Bit pfn of the bitmap at off, through the one block kept in bits. */
@@ -964,6 +964,18 @@ struct inodedump_error *idd_diskdump_probe(struct idd_target *t,
 	d->fd = fd;
 	d->dump_level = *dump_level;
 	err = take(d, path, &hd, (uint64_t)size, &taken);
+	/* None in the sub-header (QEMU's of a machine without fw_cfg). */
+	if (!err && taken && !d->vmcoreinfo) {
+		struct idd_vmcoreinfo_found f = { 0 };
+
+		taken = idd_vmcoreinfo_from_memory(
+			&d->base, "diskdump: no VMCOREINFO in its sub-header",
+			idd_arch_find(d->arch), d->max_pfn * d->page_size,
+			scan_read, d, &f);
+		d->vmcoreinfo = f.text;
+		d->vmcoreinfo_size = f.size;
+		d->vmcoreinfo_pa = f.pa;
+	}
 	if (err || !taken) {
 		diskdump_close(&d->base);
 		return err;

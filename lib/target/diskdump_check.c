@@ -3,9 +3,11 @@
  * target: a diskdump header's fields that our reader does not need but
  * --info shows, checked against the rest of the file (issue 41): what no
  * writer leaves so is a problem of the target (a note, exit 4), never
- * echoed as a fact. Each check reads at most a block of the file.
+ * echoed as a fact. Each check reads at most a block of the file. And
+ * the writer line: what the header shows of who wrote it.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "target/backend.h"
@@ -132,4 +134,29 @@ void idd_diskdump_header_problems(struct idd_target *t, const uint8_t *h,
 	erase_info(t, h, sub, size);
 	utsname(t, h);
 	compression(t, h, fd, big);
+}
+
+const char *idd_diskdump_writer(char *buf, size_t len, const char *sysname,
+				const char *release, int32_t version,
+				bool eraseinfo, uint64_t vmcoreinfo_pa)
+{
+	if (!sysname[0] && !release[0])
+		snprintf(buf, len,
+			 "not named in the header; its utsname holds no "
+			 "system name and no release, as QEMU's "
+			 "dump-guest-memory writes it (header version %d)",
+			 (int)version);
+	else
+		snprintf(buf, len,
+			 "not named in the header; its utsname is the dumped "
+			 "kernel's (%s %s), as makedumpfile copies it (header "
+			 "version %d%s)",
+			 sysname, release, (int)version,
+			 eraseinfo ? ", with erase information" : "");
+	if (vmcoreinfo_pa)
+		snprintf(buf + strlen(buf), len - strlen(buf),
+			 "; no VMCOREINFO in its sub-header (a machine without "
+			 "fw_cfg): the kernel's own, in its memory at physical "
+			 "0x%llx, is read", (unsigned long long)vmcoreinfo_pa);
+	return buf;
 }

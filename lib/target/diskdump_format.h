@@ -61,4 +61,14 @@ void idd_diskdump_header_problems(struct idd_target *t, const uint8_t *h,
 				  const uint8_t *sub, int fd, off_t size,
 				  bool big);
 
+/*
+ * The format has no field that names its writer; what the header shows
+ * of it into buf: makedumpfile copies the dumped kernel's utsname, QEMU's
+ * dump-guest-memory fills only the machine (or "Unknown") and no release;
+ * vmcoreinfo_pa: none in the sub-header, the kernel's own read from there.
+ */
+const char *idd_diskdump_writer(char *buf, size_t len, const char *sysname,
+				const char *release, int32_t version,
+				bool eraseinfo, uint64_t vmcoreinfo_pa);
+
 #endif

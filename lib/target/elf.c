@@ -24,6 +24,7 @@
 #include "core/bytes.h"
 #include "target/arch.h"
 #include "target/backend.h"
+#include "target/vmcoreinfo_scan.h"
 
 #define NOTES_MAX (16u << 20)  /* more notes than this: not ours */
 #define PHDRS_MAX (1u << 22)
@@ -423,68 +424,37 @@ static void check_reserved(struct elf *e, const struct reserved *r,
 
 /*
  * The kernel's VMCOREINFO note in memory, for a dump without one (QEMU's
- * pseries ELF: no fw_cfg, so no vmcoreinfo device): the note the kernel
- * keeps (crash_save_vmcoreinfo_init(): vmcoreinfo_note, a page of its
- * own, the address /sys/kernel/vmcoreinfo gives kexec-tools) begins a
- * page: namesz 11, type 0, "VMCOREINFO", then "OSRELEASE=", its header in
- * the kernel's byte order (big: s390x's). Every 4 KiB of every segment is
- * looked at; two different notes are none.
+ * pseries and s390x ELF: no fw_cfg, so no vmcoreinfo device), looked for
+ * in every segment (idd_vmcoreinfo_scan()).
  */
-#define SCAN_CHUNK (1u << 20)
-static bool note_at(const uint8_t *p, size_t left, size_t *descsz, bool big)
+struct seg_file {
+	int fd;
+	const struct seg *seg;
+};
+
+static bool seg_read(void *arg, uint64_t pa, void *buf, size_t len)
 {
-	if (left < 34 || idd_load(p, 4, big) != 11 || idd_load(p + 8, 4, big) ||
-	    memcmp(p + 12, "VMCOREINFO\0\0OSRELEASE=", 22))
-		return false;
-	*descsz = idd_load(p + 4, 4, big);
-	return *descsz >= 10 && *descsz < 65536;
+	const struct seg_file *sf = arg;
+
+	return idd_pread_all(sf->fd, buf, len,
+			     sf->seg->off + (pa - sf->seg->start));
 }
 
 static void scan_vmcoreinfo(struct elf *e, const struct seg *segs, size_t n)
 {
-	uint8_t *buf = malloc(SCAN_CHUNK);
+	struct idd_vmcoreinfo_found f = { 0 };
 
-	for (size_t i = 0; buf && i < n && !e->vmcoreinfo_twice; i++) {
-		uint64_t len = segs[i].end - segs[i].start;
+	for (size_t i = 0; i < n && !f.twice; i++) {
+		struct seg_file sf = { e->fd, &segs[i] };
 
-		for (uint64_t at = 0; at < len; at += SCAN_CHUNK) {
-			size_t got = len - at < SCAN_CHUNK ? (size_t)(len - at)
-							   : SCAN_CHUNK, descsz;
-
-			if (!idd_pread_all(e->fd, buf, got, segs[i].off + at))
-				break;
-			for (size_t o = (4096 - (segs[i].start + at) % 4096) % 4096;
-			     o < got; o += 4096) {
-				char *text;
-
-				if (!note_at(buf + o, got - o, &descsz,
-					     e->arch->big_endian) ||
-				    !(text = malloc(descsz + 1)))
-					continue;
-				if (!idd_pread_all(e->fd, text, descsz,
-						   segs[i].off + at + o + 24)) {
-					free(text);
-					continue;
-				}
-				text[descsz] = '\0';
-				if (!e->vmcoreinfo) {
-					e->vmcoreinfo = text;
-					e->vmcoreinfo_size = descsz;
-					e->vmcoreinfo_pa = segs[i].start + at + o;
-					continue;
-				}
-				if (descsz != e->vmcoreinfo_size ||
-				    memcmp(text, e->vmcoreinfo, descsz))
-					e->vmcoreinfo_twice = true;
-				free(text);
-			}
-		}
+		idd_vmcoreinfo_scan(&f, segs[i].start, segs[i].end, seg_read,
+				    &sf, e->arch->big_endian);
 	}
-	free(buf);
-	if (e->vmcoreinfo_twice) {
-		free(e->vmcoreinfo);
-		e->vmcoreinfo = NULL;
-	}
+	idd_vmcoreinfo_scan_end(&f);
+	e->vmcoreinfo = f.text;
+	e->vmcoreinfo_size = f.size;
+	e->vmcoreinfo_pa = f.pa;
+	e->vmcoreinfo_twice = f.twice;
 }
 
 /* Why our reader does not take the file, for the target to say: false. */

@@ -11,18 +11,20 @@
  * kernel as it is now): no page walk, no libkdumpfile. An address in no
  * program header, and a read the kernel fails or cuts short, is an error
  * naming that address. The file's size (about the whole address space)
- * is never read. A kcore our reader does not take (no VMCOREINFO note,
- * a machine whose walk we do not have, a big-endian kernel) is
- * libkdumpfile's, as before, and why is said (idd_target_declined()).
+ * is never read. Its headers and notes are in the kernel's byte order,
+ * which is its machine's (s390x: big-endian). A kcore our reader does
+ * not take (no VMCOREINFO note, a machine whose walk we do not have, an
+ * order not its machine's) is libkdumpfile's, as before, and why is
+ * said (idd_target_declined()).
  */
 #include <elf.h>
-#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "target/arch.h"
 #include "target/backend.h"
 
@@ -46,7 +48,14 @@ struct kcore {
 	size_t nsegs, npa;
 	struct idd_page_cache cache; /* keyed by virtual page (va / 4096) */
 	bool cache_ok;
+	bool le; /* its headers' order: the kernel's */
 };
+
+/* A header field of n bytes in the kcore's order. */
+static uint64_t field(const struct kcore *k, const void *p, size_t n)
+{
+	return idd_load(p, n, !k->le);
+}
 
 static struct kcore *to_kcore(struct idd_backend *b)
 {
@@ -212,7 +221,8 @@ static struct inodedump_error *kcore_read_virt(struct idd_backend *b,
 				"headers: the running kernel does not map it "
 				"there%s",
 				(unsigned long long)addr, idd_target_path(b->target),
-				addr >> 63 ? "" : " (a user-space address)");
+				addr >> 63 || k->arch->own_user_space
+					? "" : " (a user-space address)");
 		n = s->end - addr < len ? (size_t)(s->end - addr) : len;
 		err = read_seg(k, s, addr, out, n);
 		if (err)
@@ -349,15 +359,15 @@ static bool read_phdrs(struct kcore *k, const Elf64_Phdr *ph, uint64_t phnum)
 	bool xen = false;
 
 	for (uint64_t i = 0; i < phnum; i++) {
-		uint64_t type = le32toh(ph[i].p_type);
-		uint64_t off = le64toh(ph[i].p_offset);
-		uint64_t filesz = le64toh(ph[i].p_filesz);
-		uint64_t va = le64toh(ph[i].p_vaddr);
-		uint64_t pa = le64toh(ph[i].p_paddr);
+		uint64_t type = field(k, &ph[i].p_type, 4);
+		uint64_t off = field(k, &ph[i].p_offset, 8);
+		uint64_t filesz = field(k, &ph[i].p_filesz, 8);
+		uint64_t va = field(k, &ph[i].p_vaddr, 8);
+		uint64_t pa = field(k, &ph[i].p_paddr, 8);
 
 		if (type == PT_NOTE && !k->vmcoreinfo)
 			k->vmcoreinfo = idd_elf_find_vmcoreinfo(
-				k->fd, off, filesz, true, &xen,
+				k->fd, off, filesz, k->le, &xen,
 				&k->vmcoreinfo_size);
 		if (type != PT_LOAD || !filesz)
 			continue;
@@ -400,20 +410,29 @@ static bool take(struct kcore *k, const uint8_t *h)
 	memcpy(&eh, h, sizeof(eh));
 	if (memcmp(h, ELFMAG, SELFMAG))
 		return declined(k, "no ELF header");
-	if (h[EI_CLASS] != ELFCLASS64 || h[EI_DATA] != ELFDATA2LSB)
+	k->le = h[EI_DATA] == ELFDATA2LSB;
+	if (h[EI_CLASS] != ELFCLASS64 ||
+	    (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB))
 		return declined(k, "ELF class %u, data %u: not a 64-bit "
-				"little-endian kernel's", h[EI_CLASS],
-				h[EI_DATA]);
-	if (le16toh(eh.e_type) != ET_CORE ||
-	    le16toh(eh.e_phentsize) != sizeof(Elf64_Phdr))
+				"kernel's", h[EI_CLASS], h[EI_DATA]);
+	if (field(k, &eh.e_type, 2) != ET_CORE ||
+	    field(k, &eh.e_phentsize, 2) != sizeof(Elf64_Phdr))
 		return declined(k, "ELF type %u, program headers of %u bytes: "
-				"no 64-bit core file", le16toh(eh.e_type),
-				le16toh(eh.e_phentsize));
-	k->arch = idd_arch_of_elf(le16toh(eh.e_machine));
+				"no 64-bit core file",
+				(unsigned)field(k, &eh.e_type, 2),
+				(unsigned)field(k, &eh.e_phentsize, 2));
+	k->arch = idd_arch_of_elf((unsigned)field(k, &eh.e_machine, 2));
 	if (!k->arch)
 		return declined(k, "ELF machine %u, none whose kernel "
-				"inodedump reads", le16toh(eh.e_machine));
-	phnum = le16toh(eh.e_phnum);
+				"inodedump reads",
+				(unsigned)field(k, &eh.e_machine, 2));
+	/* the kernel writes its own order, which is its machine's */
+	if (k->le == k->arch->big_endian)
+		return declined(k, "%s-endian headers, but %s kernels are "
+				"%s-endian", k->le ? "little" : "big",
+				k->arch->name,
+				k->arch->big_endian ? "big" : "little");
+	phnum = field(k, &eh.e_phnum, 2);
 	if (!phnum || phnum == PN_XNUM || phnum > KC_PHDRS_MAX)
 		return declined(k, "%llu program headers",
 				(unsigned long long)phnum);
@@ -422,10 +441,10 @@ static bool take(struct kcore *k, const uint8_t *h)
 	k->by_pa = malloc(phnum * sizeof(*k->by_pa));
 	ok = ph && k->segs && k->by_pa;
 	if (ok && !idd_pread_all(k->fd, ph, phnum * sizeof(*ph),
-				 le64toh(eh.e_phoff)))
+				 field(k, &eh.e_phoff, 8)))
 		ok = declined(k, "its %llu program headers at %llu cannot be "
 			      "read", (unsigned long long)phnum,
-			      (unsigned long long)le64toh(eh.e_phoff));
+			      (unsigned long long)field(k, &eh.e_phoff, 8));
 	ok = ok && read_phdrs(k, ph, phnum);
 	free(ph);
 	return ok;

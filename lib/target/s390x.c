@@ -218,13 +218,17 @@ static void kernel_map(const struct idd_vmcoreinfo *info,
 	out->vmemmap_var = "vmemmap";
 }
 
+/* QEMU's kdump header names it so (its ELF_MACHINE_UNAME). */
+static const char *const aliases[] = { "S390X", NULL };
+
 const struct idd_arch_ops idd_s390x_arch = {
 	.name = "s390x",
+	.aliases = aliases,
 	.elf_machine = EM_S390,
 	.big_endian = true,
 	.own_user_space = true,
 	.page_sizes = 1u << 12,
-	.vmcoreinfo_in_memory = true, /* QEMU's ELF writes no note */
+	.vmcoreinfo_in_memory = true, /* QEMU's ELF and kdump write none */
 	.owns_vmcoreinfo = owns_vmcoreinfo,
 	.kernel_map = kernel_map,
 	.walk_keys = "SYMBOL(swapper_pg_dir) (and KERNELOFFSET with "

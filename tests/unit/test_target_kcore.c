@@ -9,9 +9,13 @@
  * short read in the middle of a run) are errors naming the first byte not
  * read; physical reads go through the program headers that have one;
  * forget() drops the pages read, so the next read sees the file as it is
- * now. Not taken, with the reason: no VMCOREINFO note, a machine whose
- * kernel we do not read, a big-endian core, not ELF. The live guests (the
- * live, arm64-live and follow73 sets) are the proof on real kernels.
+ * now. An s390x core is the same written big-endian (its headers and
+ * note in the kernel's order; no address is said to be user space, its
+ * kernel's are low). Not taken, with the reason: no VMCOREINFO note, a
+ * machine whose kernel we do not read, headers in an order not their
+ * machine's (a big-endian x86-64 core, a little-endian s390x one), not
+ * ELF. The live guests (the live, arm64-live and follow73 sets) are the
+ * proof on real kernels.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -34,12 +38,16 @@ static const char info[] = "OSRELEASE=6.12.0-kcore-test\nPAGESIZE=4096\n"
 			   "SYMBOL(swapper_pg_dir)=ffffffff82a0c000\n"
 			   "KERNELOFFSET=0\n";
 
-enum variant { GOOD, NO_NOTE, MACHINE, BIG_ENDIAN_CORE, NOT_ELF, PPC64 };
+enum variant { GOOD, NO_NOTE, MACHINE, BIG_ENDIAN_CORE, NOT_ELF, PPC64,
+	       S390X, S390X_LITTLE };
+
+/* The order the core being written is in (big: s390x's). */
+static bool big;
 
 static void put(uint8_t *p, uint64_t v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+		p[big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
 static uint8_t byte_at(uint64_t va)
@@ -78,15 +86,17 @@ static char *write_core(enum variant v)
 
 	if (!f || fd < 0)
 		abort();
+	big = v == BIG_ENDIAN_CORE || v == S390X;
 	memcpy(f, ELFMAG, SELFMAG);
 	f[EI_CLASS] = ELFCLASS64;
-	f[EI_DATA] = v == BIG_ENDIAN_CORE ? ELFDATA2MSB : ELFDATA2LSB;
+	f[EI_DATA] = big ? ELFDATA2MSB : ELFDATA2LSB;
 	f[EI_VERSION] = EV_CURRENT;
 	if (v == NOT_ELF)
 		f[0] = 0;
 	put(f + 16, ET_CORE, 2);
 	put(f + 18, v == MACHINE ? EM_SPARCV9 : v == PPC64 ? EM_PPC64
-							   : EM_X86_64, 2);
+			: v == S390X || v == S390X_LITTLE ? EM_S390
+							  : EM_X86_64, 2);
 	put(f + 20, EV_CURRENT, 4);
 	put(f + 32, 64, 8);
 	put(f + 52, 64, 2);
@@ -178,8 +188,18 @@ static void check_good(enum variant v, const char *arch)
 		    RAM_VA + RAM_PAGES * PAGE, "none of");
 	check_fails(t, "between segments", VM_VA + VM_PAGES * PAGE + 64, 8,
 		    VM_VA + VM_PAGES * PAGE + 64, "does not map it");
-	check_fails(t, "user space", 0x400000, 8, 0x400000,
-		    "a user-space address");
+	if (v != S390X) {
+		check_fails(t, "user space", 0x400000, 8, 0x400000,
+			    "a user-space address");
+	} else { /* its kernel's addresses are low: none is a user's */
+		err = idd_target_read(t, 0x400000, buf, 8);
+		CHECKF(err && strstr(inodedump_error_message(err),
+				     "does not map it there") &&
+			       !strstr(inodedump_error_message(err), "user"),
+		       "s390x, no address said user space: %s",
+		       err ? inodedump_error_message(err) : "read");
+		inodedump_error_free(err);
+	}
 	check_fails(t, "a short read in the middle of a run",
 		    CUT_VA + PAGE - 16, 64, CUT_VA + PAGE, "short read");
 	err = idd_target_read(t, CUT_VA + 8, buf, 64); /* before the cut */
@@ -223,7 +243,11 @@ int main(void)
 	check_good(PPC64, "ppc64");
 	check_declined(NO_NOTE, "no VMCOREINFO note");
 	check_declined(MACHINE, "ELF machine 43");
-	check_declined(BIG_ENDIAN_CORE, "not a 64-bit little-endian");
+	check_good(S390X, "s390x");
+	check_declined(BIG_ENDIAN_CORE, "big-endian headers, but x86_64 "
+			"kernels are little-endian");
+	check_declined(S390X_LITTLE, "little-endian headers, but s390x "
+			"kernels are big-endian");
 	check_declined(NOT_ELF, "no ELF header");
 	return check_summary("kcore reader");
 }

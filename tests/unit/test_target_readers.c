@@ -140,6 +140,8 @@ struct diskdump_opts {
 	bool big; /* written big-endian, as on s390x */
 	uint64_t vmcoreinfo_off; /* 0: where it is */
 	size_t truncate_to;	 /* 0: whole */
+	bool no_vmcoreinfo;	 /* QEMU's of a machine without fw_cfg */
+	const char *machine;	 /* NULL: s390x or x86_64, as big says */
 };
 
 /*
@@ -159,16 +161,24 @@ static char *write_diskdump(const struct diskdump_opts *o)
 
 	memcpy(f, "KDUMP   ", 8);
 	put_in(f + 8, 4, 6, o->big);
-	memcpy(f + 12, "Linux", 5);
-	memcpy(f + 12 + 2 * 65, "6.12.0", 6);
-	memcpy(f + 12 + 4 * 65, o->big ? "s390x" : "x86_64", o->big ? 5 : 6);
+	const char *machine = o->machine ? o->machine
+			      : o->big ? "s390x" : "x86_64";
+
+	if (o->no_vmcoreinfo) /* QEMU: no system name, no release */
+		vi_len = 0;
+	else {
+		memcpy(f + 12, "Linux", 5);
+		memcpy(f + 12 + 2 * 65, "6.12.0", 6);
+	}
+	memcpy(f + 12 + 4 * 65, machine, strlen(machine));
 	put_in(f + 424, 4, 0x1 | 0x2 | 0x20, o->big);
 	put_in(f + 428, 4, (uint32_t)o->block_size, o->big);
 	put_in(f + 432, 4, 1, o->big);
 	put_in(f + 436, 4, (uint32_t)o->bitmap_blocks, o->big);
 	put_in(f + 440, 4, NPFN, o->big);
 	put_in(sub + 8, 4, 17, o->big); /* dump level */
-	put_in(sub + 32, 8, o->vmcoreinfo_off ? o->vmcoreinfo_off : PAGE + 256, o->big);
+	put_in(sub + 32, 8, !vi_len ? 0 : o->vmcoreinfo_off ? o->vmcoreinfo_off
+							 : PAGE + 256, o->big);
 	put_in(sub + 40, 8, vi_len, o->big);
 	put_in(sub + 96, 8, NPFN, o->big);
 	memcpy(sub + 256, vmcoreinfo, vi_len);
@@ -422,6 +432,119 @@ static void test_diskdump_big_endian(void)
 	free(path);
 }
 
+/* The kernel's VMCOREINFO note at the start of pfn's page, big-endian. */
+static void put_note_be(int pfn, const char *text)
+{
+	uint8_t *p = mem[pfn];
+
+	put_in(p, 4, 11, true);
+	put_in(p + 4, 4, strlen(text), true);
+	put_in(p + 8, 4, 0, true);
+	memcpy(p + 12, "VMCOREINFO\0", 12);
+	memcpy(p + 24, text, strlen(text));
+}
+
+/* Whether a problem of t holds want. */
+static bool problem_said(struct idd_target *t, const char *want)
+{
+	for (size_t i = 0; i < idd_target_problems(t); i++)
+		if (strstr(idd_target_problem(t, i), want))
+			return true;
+	return false;
+}
+
+/*
+ * QEMU's kdump of an s390x guest (no fw_cfg): big-endian, the machine
+ * "S390X", no release and no VMCOREINFO in the sub-header. The kernel's
+ * own note, found at a page's start in its (compressed) memory, is read
+ * and said on the writer line; two different notes, or none, are not
+ * trusted: libkdumpfile's then, why said. An x86-64 dump without one is
+ * not looked through (its kernels have fw_cfg), as before.
+ */
+static void check_no_vmcoreinfo(const char *what, bool big,
+				const char *machine, const char *want_writer,
+				const char *want_problem)
+{
+	struct diskdump_opts o = good_diskdump;
+	struct idd_target *t = NULL;
+	struct inodedump_error *err;
+	char *path;
+
+	o.big = big;
+	o.machine = machine;
+	o.no_vmcoreinfo = true;
+	path = write_diskdump(&o);
+	err = idd_target_open(path, &t);
+	if (want_writer) {
+		const char *w = t ? idd_target_writer(t) : NULL;
+		const char *rel = t ? idd_target_vmcoreinfo(t, "OSRELEASE") : NULL;
+
+		CHECKF(!err && !strcmp(idd_target_reader(t), "inodedump"),
+		       "%s: read by %s", what,
+		       err ? inodedump_error_message(err) : idd_target_reader(t));
+		CHECKF(w && strstr(w, want_writer), "%s: writer %s", what,
+		       w ? w : "(none)");
+		CHECKF(rel && !strcmp(rel, "6.1.0-50-s390x"), "%s: OSRELEASE %s",
+		       what, rel ? rel : "(none)");
+		CHECKF(t && phys_is(t, 9 * PAGE, mem[9], PAGE),
+		       "%s: memory read", what);
+		CHECKF(t && !problem_said(t, "VMCOREINFO"), "%s: %s", what,
+		       t && idd_target_problems(t) ? idd_target_problem(t, 0)
+						   : "(none)");
+	} else {
+		/* libkdumpfile's, or nobody's: never our reader's */
+		CHECKF(err || strcmp(idd_target_reader(t), "inodedump"),
+		       "%s: not ours", what);
+		CHECKF(!want_problem || err || problem_said(t, want_problem),
+		       "%s: why not said (%s)", what,
+		       err ? inodedump_error_message(err)
+			   : idd_target_problems(t) ? idd_target_problem(t, 0)
+						    : "no problem");
+		CHECKF(want_problem || err || !problem_said(t, "VMCOREINFO note"),
+		       "%s: a reason said where none was before", what);
+	}
+	inodedump_error_free(err);
+	idd_target_close(t);
+	unlink(path);
+	free(path);
+}
+
+static void test_diskdump_vmcoreinfo_in_memory(void)
+{
+	static const char note_a[] = "OSRELEASE=6.1.0-50-s390x\nPAGESIZE=4096\n";
+	static const char note_b[] = "OSRELEASE=6.1.0-49-s390x\nPAGESIZE=4096\n";
+
+	make_memory();
+	put_note_be(5, note_a); /* a zlib page */
+	check_no_vmcoreinfo("QEMU's s390x kdump, the note in memory", true,
+			    "S390X", "in its memory at physical 0x5000", NULL);
+	put_note_be(12, note_a); /* the same note again (a raw page): one */
+	check_no_vmcoreinfo("the same note twice", true, "S390X",
+			    "in its memory at physical 0x5000", NULL);
+	put_note_be(12, note_b);
+	check_no_vmcoreinfo("two different notes", true, "S390X", NULL,
+			    "two different VMCOREINFO notes in the kernel's "
+			    "memory");
+	make_memory();
+	check_no_vmcoreinfo("no note in memory", true, "S390X", NULL,
+			    "no VMCOREINFO in its sub-header, and no "
+			    "VMCOREINFO note in the kernel's memory");
+	put_note_be(4, note_a); /* the page the dump leaves out */
+	check_no_vmcoreinfo("the note only in a page not dumped", true, "S390X",
+			    NULL, "no VMCOREINFO note in the kernel's memory");
+	make_memory();
+	put_note_be(5, note_a);
+	mem[5][0] = 11; /* namesz little-endian: another order's kernel */
+	mem[5][3] = 0;
+	check_no_vmcoreinfo("a note in the wrong byte order", true, "S390X",
+			    NULL, "no VMCOREINFO note in the kernel's memory");
+	make_memory();
+	put_note_be(5, note_a);
+	check_no_vmcoreinfo("an x86-64 dump is not looked through", false,
+			    "x86_64", NULL, NULL);
+	make_memory();
+}
+
 static void test_elf(void)
 {
 	/*
@@ -606,6 +729,7 @@ int main(void)
 	make_memory();
 	test_diskdump();
 	test_diskdump_big_endian();
+	test_diskdump_vmcoreinfo_in_memory();
 	test_elf();
 	test_elf_clashes();
 	test_refusals();

@@ -31,7 +31,8 @@
 # (Debian 11's and 12's default arm64 kernels, 5.10 and 6.1: kallsyms
 # without data symbols; README.md, "The arm64-510 and arm64-61 sets"), ppc64le (Debian's ppc64el
 # 6.1 on QEMU pseries, radix), s390x and s390x-7 (Debian's s390x 6.1 and
-# 7.x on QEMU s390-ccw-virtio, big-endian; README.md, "The s390x sets"):
+# 7.x on QEMU s390-ccw-virtio, big-endian), s390x-live (--live in the 7.x
+# guest, vmcore-inode cross-built for s390x; README.md, "The s390x sets"):
 # `all` builds them in the order ALL_SETS
 # gives below, the kernels built here in a lane of their own meanwhile. live boots the patched kernel with BINARY (default:
 # $VMCORE_INODE, else build/vmcore-inode), its shared libraries and a
@@ -67,6 +68,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$FX/truth.sh"
 # shellcheck source=fx/foreign.sh
 . "$FX/foreign.sh"
+# shellcheck source=fx/cross.sh
+. "$FX/cross.sh"
 # shellcheck source=fx/arm64.sh
 . "$FX/arm64.sh"
 # shellcheck source=fx/arm64deb.sh
@@ -84,7 +87,7 @@ trap cleanup EXIT
 # (Debian's 6.12, dwz: 7 minutes of one core) is among the first, where
 # the lane keeps the other core busy; last, it left one core idle.
 ALL_SETS="stock stock4 stock73 writers big big73 fs612 fs73 old510 kdump612 rhel612"
-ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live arm64-510 arm64-61 ppc64le s390x s390x-7"
+ALL_SETS="$ALL_SETS arm64 arm64max arm64-73 arm64-73-16k arm64-writers arm64-live arm64-510 arm64-61 ppc64le s390x s390x-7 s390x-live"
 ALL_SETS="$ALL_SETS patched wrapped debugvfs73 nobtf kdump73 arm64-64k arm64-64k-a57"
 # The sets whose recipe_prepare builds a kernel here, in the order the
 # kernel lane builds them (patched's is build-kernel.sh, first).

@@ -412,13 +412,44 @@ fx_sys_path() {
 	echo "$sys$p"
 }
 
+# fx_needed_closure SYSROOT TRIPLET DEST FILE...: the shared libraries
+# each FILE needs (its ELF NEEDED), transitively, from SYSROOT's
+# lib/TRIPLET or usr/lib/TRIPLET into DEST, but for those named in the
+# caller's done_libs (which this extends). A library not in SYSROOT fails.
+fx_needed_closure() {
+	local sys=$1 triplet=$2 dest=$3 todo f lib src d
+	shift 3
+	todo="$*"
+	while [ -n "${todo// /}" ]; do
+		# shellcheck disable=SC2086
+		set -- $todo
+		todo=""
+		for f in "$@"; do
+			for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
+				case " $done_libs " in *" $lib "*) continue ;; esac
+				src=""
+				for d in lib/$triplet usr/lib/$triplet; do
+					[ -e "$sys/$d/$lib" ] || continue
+					src=$(fx_sys_path "$sys" "/$d/$lib")
+					break
+				done
+				[ -n "$src" ] || die "$lib (needed by ${f#"$sys"}) is in none of the unpacked packages"
+				[ -f "$src" ] || die "$lib: a dangling link in the unpacked packages"
+				cp "$src" "$dest/$lib"
+				done_libs="$done_libs $lib"
+				todo="$todo $src"
+			done
+		done
+	done
+}
+
 # fx_elf_closure SYSROOT ROOT FILE...: each FILE (a path inside SYSROOT,
 # e.g. /usr/sbin/rpc.mountd) into ROOT at the same path, with the shared
 # libraries it needs, transitively, into ROOT/lib/x86_64-linux-gnu (where
 # Debian's loader looks without ld.so.cache) and the loader as
 # ROOT/lib64/ld-linux-x86-64.so.2. A library not in SYSROOT fails.
 fx_elf_closure() {
-	local sys=$1 root=$2 f lib src todo done_libs="" d files
+	local sys=$1 root=$2 f src todo done_libs="" files
 	shift 2
 	files="$*"
 	mkdir -p "$root/lib/x86_64-linux-gnu" "$root/lib64"
@@ -433,26 +464,7 @@ fx_elf_closure() {
 	src=$(fx_sys_path "$sys" /lib64/ld-linux-x86-64.so.2)
 	[ -f "$src" ] || die "no loader in the unpacked libc6"
 	cp "$src" "$root/lib64/ld-linux-x86-64.so.2"
-	while [ -n "${todo// /}" ]; do
-		# shellcheck disable=SC2086
-		set -- $todo
-		todo=""
-		for f in "$@"; do
-			for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-				case " $done_libs " in *" $lib "*) continue ;; esac
-				src=""
-				for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu; do
-					[ -e "$sys/$d/$lib" ] || continue
-					src=$(fx_sys_path "$sys" "/$d/$lib")
-					break
-				done
-				[ -n "$src" ] || die "$lib (needed by ${f#"$sys"}) is in none of the unpacked packages"
-				[ -f "$src" ] || die "$lib: a dangling link in the unpacked packages"
-				cp "$src" "$root/lib/x86_64-linux-gnu/$lib"
-				done_libs="$done_libs $lib"
-				todo="$todo $src"
-			done
-		done
-	done
+	# shellcheck disable=SC2086
+	fx_needed_closure "$sys" x86_64-linux-gnu "$root/lib/x86_64-linux-gnu" $todo
 	log "userspace from .debs: $files with${done_libs}"
 }

@@ -297,117 +297,23 @@ prepare_sid_qemu_arm() {
 # ---------------------------------------------------------------- vmcore-inode for arm64
 # The arm64-live set runs this tree's vmcore-inode inside the arm64 guest:
 # cross-built with Debian 12's gcc-aarch64-linux-gnu against a sysroot of
-# bookworm's arm64 -dev packages (unpacked, nothing installed).
-ARM64_DEV_DEBS="libc6-dev libkdumpfile-dev libdw-dev libelf-dev zlib1g-dev libdeflate-dev liblzo2-dev
-libzstd-dev libbpf-dev libdebuginfod-dev"
-# what the build reads: the library, the command, the build files
-ARM64_VI_SOURCES="meson.build meson_options.txt include lib tools"
+# bookworm's arm64 -dev packages (unpacked, nothing installed; fx/cross.sh).
 
 # prepare_arm64_sysroot (after prepare_apt_arm64) -> ARM64_SYSROOT, ARM64_SYSROOT_ID
 prepare_arm64_sysroot() {
-	step "arm64 sysroot of bookworm's -dev packages (cross build)"
-	local dir d
-	# shellcheck disable=SC2086
-	ARM64_SYSROOT_ID=$(apt_arm64 apt-get -s -q install --no-install-recommends $ARM64_DEV_DEBS 2>/dev/null |
-		awk '/^Inst / { v = $3; gsub(/[()]/, "", v); print $2 "=" v }' | sort | tr '\n' ' ')
-	[ -n "$ARM64_SYSROOT_ID" ] || die "apt cannot resolve $ARM64_DEV_DEBS for arm64"
-	dir=$CACHE/arm64-sysroot-$(printf '%s\n' "$ARM64_SYSROOT_ID" | hash16)
-	ARM64_SYSROOT=$dir
-	! fx_cached "$dir" || return 0
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp/debs/partial"
-	# shellcheck disable=SC2086
-	apt_arm64 apt-get -q -y install --download-only --no-install-recommends \
-		-o Dir::Cache::archives="$dir.tmp/debs" $ARM64_DEV_DEBS >&2 || die "download the arm64 -dev packages"
-	for d in "$dir.tmp/debs"/*.deb; do dpkg-deb -x "$d" "$dir.tmp" || die "dpkg-deb -x $d"; done
-	rm -rf "$dir.tmp/debs"
-	printf '%s\n' "$ARM64_SYSROOT_ID" > "$dir.tmp/packages"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
-}
-
-# arm64_vi_sums: the sources' digests (ARM64_VI_SOURCES, from the tree)
-arm64_vi_sums() {
-	(cd "$HERE/../.." && find $ARM64_VI_SOURCES -type f | LC_ALL=C sort | xargs sha256sum)
+	fx_cross_sysroot arm64 apt_arm64 arm64-sysroot
+	ARM64_SYSROOT=$CROSS_SYSROOT ARM64_SYSROOT_ID=$CROSS_SYSROOT_ID
 }
 
 # prepare_arm64_vmcore_inode (after prepare_arm64_sysroot) -> ARM64_VI (the
 # build directory: vmcore-inode, libinodedump.so.0), ARM64_VI_ID
 prepare_arm64_vmcore_inode() {
-	step "vmcore-inode for arm64 (cross build of this tree)"
-	local dir src=$HERE/../..
-	command -v aarch64-linux-gnu-gcc >/dev/null || die "no aarch64-linux-gnu-gcc (apt-get install gcc-aarch64-linux-gnu)"
-	ARM64_VI_ID="gcc=$(dpkg-query -W -f='${Version}' gcc-aarch64-linux-gnu) sysroot=$ARM64_SYSROOT_ID sources=$(arm64_vi_sums | hash16)"
-	dir=$CACHE/arm64-vi-$(printf '%s\n' "$ARM64_VI_ID" | hash16)
-	ARM64_VI=$dir/build
-	! fx_cached "$dir" || return 0
-	rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
-	cat > "$dir.tmp/cross.txt" <<-CROSS
-		[binaries]
-		c = 'aarch64-linux-gnu-gcc'
-		ar = 'aarch64-linux-gnu-ar'
-		strip = 'aarch64-linux-gnu-strip'
-		pkgconfig = 'pkg-config'
-		[built-in options]
-		c_args = ['--sysroot=$ARM64_SYSROOT']
-		c_link_args = ['--sysroot=$ARM64_SYSROOT']
-		[properties]
-		sys_root = '$ARM64_SYSROOT'
-		pkg_config_libdir = '$ARM64_SYSROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$ARM64_SYSROOT/usr/share/pkgconfig'
-		[host_machine]
-		system = 'linux'
-		cpu_family = 'aarch64'
-		cpu = 'aarch64'
-		endian = 'little'
-	CROSS
-	meson setup "$dir.tmp/build" "$src" --cross-file "$dir.tmp/cross.txt" -Dstatic_cli=disabled \
-		-Dpython_module=disabled -Dcrash_extension=disabled > "$dir.tmp/setup.log" 2>&1 ||
-		{ tail -20 "$dir.tmp/setup.log" >&2; die "meson setup (cross, arm64)"; }
-	ninja -C "$dir.tmp/build" -j2 vmcore-inode > "$dir.tmp/build.log" 2>&1 ||
-		{ tail -30 "$dir.tmp/build.log" >&2; die "ninja vmcore-inode (cross, arm64)"; }
-	printf '%s\n' "$ARM64_VI_ID" > "$dir.tmp/inputs.txt"
-	touch "$dir.tmp/.complete"
-	rm -rf "$dir"; mv "$dir.tmp" "$dir"
-	ARM64_VI=$dir/build
+	fx_cross_vmcore_inode arm64-vi aarch64-linux-gnu aarch64 little
+	ARM64_VI=$CROSS_VI ARM64_VI_ID=$CROSS_VI_ID
 }
 
-# arm64_live_files ROOT: the arm64 vmcore-inode in ROOT/live/, its
-# libraries (NEEDED, closed over, and what it dlopen()s: libkdumpfile,
-# libbpf) from the sysroot in ROOT/live/lib, the loader at its PT_INTERP
-# path /lib/ld-linux-aarch64.so.1.
+# arm64_live_files ROOT: the arm64 vmcore-inode and its libraries in
+# ROOT/live/, the loader at its PT_INTERP path /lib/ld-linux-aarch64.so.1
 arm64_live_files() {
-	local root=$1 sys=$ARM64_SYSROOT todo f lib src done_libs="" d
-	mkdir -p "$root/live/lib" "$root/lib"
-	cp "$ARM64_VI/vmcore-inode" "$root/live/vmcore-inode"
-	cp -L "$ARM64_VI/libinodedump.so.0" "$root/live/lib/libinodedump.so.0"
-	cp -L "$(fx_sys_path "$sys" /lib/ld-linux-aarch64.so.1)" "$root/lib/ld-linux-aarch64.so.1"
-	todo="$root/live/vmcore-inode $root/live/lib/libinodedump.so.0"
-	for lib in libkdumpfile.so.10 libbpf.so.1; do
-		src=$(fx_sys_path "$sys" "/usr/lib/aarch64-linux-gnu/$lib")
-		[ -f "$src" ] || die "$lib not in the arm64 sysroot"
-		cp "$src" "$root/live/lib/$lib"
-		done_libs="$done_libs $lib"
-		todo="$todo $src"
-	done
-	done_libs="$done_libs libinodedump.so.0 ld-linux-aarch64.so.1"
-	while [ -n "${todo// /}" ]; do
-		# shellcheck disable=SC2086
-		set -- $todo
-		todo=""
-		for f in "$@"; do
-			for lib in $(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-				case " $done_libs " in *" $lib "*) continue ;; esac
-				src=""
-				for d in lib/aarch64-linux-gnu usr/lib/aarch64-linux-gnu; do
-					[ -e "$sys/$d/$lib" ] || continue
-					src=$(fx_sys_path "$sys" "/$d/$lib")
-					break
-				done
-				[ -n "$src" ] && [ -f "$src" ] || die "$lib (needed by ${f##*/}) is not in the arm64 sysroot"
-				cp "$src" "$root/live/lib/$lib"
-				done_libs="$done_libs $lib"
-				todo="$todo $src"
-			done
-		done
-	done
-	log "arm64 vmcore-inode with${done_libs}"
+	fx_cross_live_files "$1" "$ARM64_SYSROOT" "$ARM64_VI" aarch64-linux-gnu /lib/ld-linux-aarch64.so.1
 }

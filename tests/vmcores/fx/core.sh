@@ -46,11 +46,13 @@ binutils:objcopy dpkg:dpkg-deb apt:apt-get coreutils:sha256sum"
 # arm64-64k kernel's cross compiler (its version is in that kernel's key);
 # qemu-system-ppc: the ppc64le set's guest. dwz, elfutils: the rhel612
 # set's Red Hat-shaped debuginfo (dwz -m, eu-strip). qemu-system-misc: the
-# s390x sets' guest (qemu-system-s390x).
+# s390x sets' guest (qemu-system-s390x); gcc-s390x-linux-gnu: the
+# s390x-live set's vmcore-inode (keyed by that recipe).
 PACKAGES_UNKEYED="xfsprogs:mkfs.xfs btrfs-progs:mkfs.btrfs dwarves:pahole
 qemu-system-arm:qemu-system-aarch64 qemu-user-static:qemu-aarch64-static
 gcc-aarch64-linux-gnu:aarch64-linux-gnu-gcc qemu-system-ppc:qemu-system-ppc64
-dwz:dwz elfutils:eu-strip qemu-system-misc:qemu-system-s390x"
+dwz:dwz elfutils:eu-strip qemu-system-misc:qemu-system-s390x
+gcc-s390x-linux-gnu:s390x-linux-gnu-gcc"
 
 check_packages() {
 	step "check Debian packages"
