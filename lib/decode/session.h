@@ -53,7 +53,7 @@ struct inodedump {
 	struct idd_mntns *mntns;     /* namespaces and a task of each */
 	struct sym_memo *sym_memo;   /* address -> symbol answers */
 	struct idd_btfl *btf;	     /* loaded on first use */
-	struct page_layout *pages_layout; /* pages.c, on first use */
+	struct page_layout *pages_layout; /* pages_layout.c, on first use */
 	struct slab_layout *slab_layout;  /* slab.c, on first use */
 	struct fs_layouts *fs_layouts;	  /* fs.c, on first use */
 	struct pagecache_layout *pagecache_layout; /* pagecache.c */
@@ -211,6 +211,7 @@ struct inodedump_error *idd_session_lazy_btf(struct inodedump *id,
  * NULL), for the target's filtered-page error (idd_target_set_explain).
  */
 char *idd_explain_filtered(void *arg, uint64_t phys);
+/* pages_layout.c: the session's struct page layout, freed. */
 void idd_pages_layout_free(struct page_layout *l);
 /*
  * pages.c: is pfn part of a slab? *slab: the head's struct page (which is

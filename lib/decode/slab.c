@@ -139,7 +139,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 	l->fs_of_inode = -1;
 	{
 		/*
-		 * every symbol slab.c and pages.c ask: one pass, not nine;
+		 * every symbol slab.c and pages_layout.c ask: one pass, not nine;
 		 * and init_task, which the paths' namespaces (mntns.c) ask
 		 */
 		const char *names[] = {
@@ -152,7 +152,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 		size_t n = sizeof(names) / sizeof(names[0]) - 2;
 		struct idd_target_kernel_map km;
 
-		/* and the architecture's variables pages.c reads */
+		/* and the architecture's variables pages_layout.c reads */
 		idd_target_kernel_map(id->target, &km);
 		if (km.direct_var)
 			names[n++] = km.direct_var;

@@ -44,30 +44,8 @@ struct cu_hint {
 	Dwarf_Off cu; /* the unit's header offset */
 };
 
-/*
- * An aggregate's direct members in order, read once: a layout asks for
- * ~60 members of struct inode, and walking the DIEs with dwarf_diename
- * for each lookup cost more than the rest of the layout.
- */
-struct member_entry {
-	const char *name; /* NULL: an anonymous member, searched inside */
-	size_t len;
-	Dwarf_Die die;    /* the member */
-	Dwarf_Die type;   /* anonymous members: their aggregate type */
-	uint64_t loc;
-};
-
-struct member_table {
-	const void *agg; /* the aggregate's DIE (vmlinux's or the alt file's) */
-	struct member_entry *m;
-	size_t n;
-};
-
-#define MEMBER_TABLES 64
-
 struct idd_dwarf {
-	struct member_table tables[MEMBER_TABLES];
-	size_t ntables;
+	struct idd_dwm members; /* dwarf_member.c's member tables */
 	struct cu_hint hints[32]; /* units placed by dwarf_anchor() */
 	size_t nhints;
 	struct cu_hint units[16]; /* units found by name */
@@ -269,8 +247,7 @@ static void dwarf_close(void *src)
 	cache_note(types, note);
 	for (size_t i = 0; i < types->ncache; i++)
 		free(types->cache[i].name);
-	for (size_t i = 0; i < types->ntables; i++)
-		free(types->tables[i].m);
+	idd_dwm_free(&types->members);
 	for (size_t i = 0; i < types->nhints; i++)
 		free(types->hints[i].suffix);
 	for (size_t i = 0; i < types->nunits; i++)
@@ -291,11 +268,6 @@ static void dwarf_close(void *src)
 	free(types->cache_dir);
 	idd_dwarf_id_free(&types->id);
 	free(types);
-}
-
-static bool is_aggregate_tag(int tag)
-{
-	return tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
 }
 
 static bool unit_die(struct idd_dwarf *types, Dwarf_Off off, Dwarf_Die *out)
@@ -798,265 +770,6 @@ static struct inodedump_error *struct_any(struct idd_dwarf *types,
 	return NULL;
 }
 
-static Dwarf_Die *peel(Dwarf_Die *die, Dwarf_Die *out)
-{
-	if (dwarf_peel_type(die, out) != 0)
-		return NULL;
-	return out;
-}
-
-static bool member_type(Dwarf_Die *member, Dwarf_Die *out)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Die type;
-
-	if (!dwarf_attr_integrate(member, DW_AT_type, &attr) ||
-	    !dwarf_formref_die(&attr, &type))
-		return false;
-	return peel(&type, out) != NULL;
-}
-
-static uint64_t member_location(Dwarf_Die *member)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word off = 0;
-
-	/* Union members and the first member may carry no location. */
-	if (dwarf_attr(member, DW_AT_data_member_location, &attr))
-		dwarf_formudata(&attr, &off);
-	return off;
-}
-
-/*
- * An array's size where libdw cannot tell it: a partial unit dwz made has
- * no DW_AT_language, and without one libdw knows no default lower bound
- * (dwarf_aggregate_size fails on a char[32] there). Such a unit only holds
- * what the units importing it share, C units of vmlinux: the bound C's, 0.
- */
-static bool array_size(Dwarf_Die *array, Dwarf_Word *size, int depth)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Die elem, sub;
-	Dwarf_Word n = 1, each;
-
-	if (depth > 8 || !dwarf_attr_integrate(array, DW_AT_type, &attr) ||
-	    !dwarf_formref_die(&attr, &elem) || !peel(&elem, &elem))
-		return false;
-	if (dwarf_aggregate_size(&elem, &each) != 0 &&
-	    (dwarf_tag(&elem) != DW_TAG_array_type ||
-	     !array_size(&elem, &each, depth + 1)))
-		return false;
-	if (dwarf_child(array, &sub) != 0)
-		return false;
-	do {
-		Dwarf_Word count, lower = 0, upper;
-
-		if (dwarf_tag(&sub) != DW_TAG_subrange_type)
-			continue;
-		if (dwarf_attr(&sub, DW_AT_count, &attr)) {
-			if (dwarf_formudata(&attr, &count) != 0)
-				return false;
-		} else if (dwarf_attr(&sub, DW_AT_upper_bound, &attr) &&
-			   dwarf_formudata(&attr, &upper) == 0) {
-			if (dwarf_attr(&sub, DW_AT_lower_bound, &attr) &&
-			    dwarf_formudata(&attr, &lower) != 0)
-				return false;
-			if (upper + 1 < lower)
-				return false;
-			count = upper + 1 - lower;
-		} else {
-			count = 0; /* a flexible array member */
-		}
-		n *= count;
-	} while (dwarf_siblingof(&sub, &sub) == 0);
-	*size = n * each;
-	return true;
-}
-
-static void describe_type(struct idd_dwarf *types, Dwarf_Die *type,
-			  struct idd_member *out)
-{
-	Dwarf_Word size = 0;
-	Dwarf_Attribute attr;
-	Dwarf_Word enc;
-	int tag = dwarf_tag(type);
-
-	out->type = die_ref(types, type);
-	out->dwarf = types;
-	if (dwarf_aggregate_size(type, &size) != 0 &&
-	    (tag != DW_TAG_array_type || !array_size(type, &size, 0)))
-		size = 0;
-	out->size = size;
-	switch (tag) {
-	case DW_TAG_base_type:
-		out->kind = IDD_KIND_INT;
-		if (dwarf_attr(type, DW_AT_encoding, &attr) &&
-		    dwarf_formudata(&attr, &enc) == 0)
-			out->is_signed = enc == DW_ATE_signed ||
-					 enc == DW_ATE_signed_char;
-		break;
-	case DW_TAG_enumeration_type:
-		out->kind = IDD_KIND_INT;
-		break;
-	case DW_TAG_pointer_type:
-		out->kind = IDD_KIND_PTR;
-		if (!out->size)
-			out->size = 8;
-		break;
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type:
-		out->kind = IDD_KIND_STRUCT;
-		break;
-	case DW_TAG_array_type:
-		out->kind = IDD_KIND_ARRAY;
-		break;
-	default:
-		out->kind = IDD_KIND_OTHER;
-	}
-}
-
-static void describe_bitfield(Dwarf_Die *member, struct idd_member *out,
-			      const char *ident)
-{
-	Dwarf_Attribute attr;
-	Dwarf_Word bits, dbo;
-
-	if (!dwarf_attr(member, DW_AT_bit_size, &attr) ||
-	    dwarf_formudata(&attr, &bits) != 0)
-		return;
-	out->bit_size = bits;
-	if (dwarf_attr(member, DW_AT_data_bit_offset, &attr) &&
-	    dwarf_formudata(&attr, &dbo) == 0) {
-		out->offset += dbo / 8;
-		out->bit_offset = dbo % 8;
-		out->size = (out->bit_offset + bits + 7) / 8;
-	} else if (dwarf_attr(member, DW_AT_bit_offset, &attr) &&
-		   dwarf_formudata(&attr, &dbo) == 0) {
-		/*
-		 * DWARF 2-4 (gcc-10's, Linux 5.10's): bits from the most
-		 * significant bit of a storage unit of DW_AT_byte_size (else
-		 * the member type's size) at the member's location; a little-
-		 * endian field starts at unit*8 - off - size, a big-endian at off.
-		 */
-		Dwarf_Word unit = out->size, lsb;
-
-		if (dwarf_attr(member, DW_AT_byte_size, &attr))
-			dwarf_formudata(&attr, &unit);
-		if (!unit || unit > 16 || dbo + bits > unit * 8)
-			return;
-		lsb = ident[EI_DATA] == ELFDATA2MSB ? dbo : unit * 8 - dbo - bits;
-		out->offset += lsb / 8;
-		out->bit_offset = lsb % 8;
-		out->size = (out->bit_offset + bits + 7) / 8;
-	}
-}
-
-/* The member table of an aggregate, read on first use; NULL if none. */
-static const struct member_table *members_of(struct idd_dwarf *types,
-					     Dwarf_Die *agg)
-{
-	const void *at = agg->addr; /* one DIE's, whichever file it is in */
-	struct member_table *t;
-	Dwarf_Die child;
-	size_t cap = 0;
-
-	for (size_t i = 0; i < types->ntables; i++)
-		if (types->tables[i].agg == at)
-			return &types->tables[i];
-	if (types->ntables == MEMBER_TABLES)
-		return NULL; /* full: the caller walks the DIEs */
-	t = &types->tables[types->ntables];
-	*t = (struct member_table){ .agg = at };
-	if (dwarf_child(agg, &child) == 0) {
-		do {
-			struct member_entry e = { .die = child };
-
-			if (dwarf_tag(&child) != DW_TAG_member)
-				continue;
-			e.name = dwarf_diename(&child);
-			e.len = e.name ? strlen(e.name) : 0;
-			if (!e.name &&
-			    !(member_type(&child, &e.type) &&
-			      is_aggregate_tag(dwarf_tag(&e.type))))
-				continue; /* nothing to find in it */
-			e.loc = member_location(&child);
-			if (t->n == cap) {
-				struct member_entry *grown =
-					realloc(t->m, (cap ? 2 * cap : 32) *
-							      sizeof(*grown));
-
-				if (!grown) {
-					free(t->m);
-					return NULL;
-				}
-				t->m = grown;
-				cap = cap ? 2 * cap : 32;
-			}
-			t->m[t->n++] = e;
-		} while (dwarf_siblingof(&child, &child) == 0);
-	}
-	types->ntables++;
-	return t;
-}
-
-static bool find_in(struct idd_dwarf *types, Dwarf_Die *agg,
-		    const char *name, size_t namelen, uint64_t base, int depth,
-		    Dwarf_Die *found, uint64_t *off)
-{
-	const struct member_table *t;
-	Dwarf_Die child;
-
-	if (depth > 8)
-		return false;
-	t = members_of(types, agg);
-	if (t) {
-		for (size_t i = 0; i < t->n; i++) {
-			const struct member_entry *e = &t->m[i];
-			Dwarf_Die type = e->type;
-
-			if (e->name) {
-				if (e->len == namelen &&
-				    !memcmp(e->name, name, namelen)) {
-					*found = e->die;
-					*off = base + e->loc;
-					return true;
-				}
-			} else if (find_in(types, &type, name, namelen,
-					   base + e->loc, depth + 1, found,
-					   off)) {
-				return true;
-			}
-		}
-		return false;
-	}
-	if (dwarf_child(agg, &child) != 0)
-		return false;
-	do {
-		const char *n;
-
-		if (dwarf_tag(&child) != DW_TAG_member)
-			continue;
-		n = dwarf_diename(&child);
-		if (n) {
-			if (strlen(n) == namelen && !memcmp(n, name, namelen)) {
-				*found = child;
-				*off = base + member_location(&child);
-				return true;
-			}
-		} else {
-			Dwarf_Die type;
-
-			if (member_type(&child, &type) &&
-			    is_aggregate_tag(dwarf_tag(&type)) &&
-			    find_in(types, &type, name, namelen,
-				    base + member_location(&child), depth + 1,
-				    found, off))
-				return true;
-		}
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
 /*
  * A member's shape in an answer's aux[1]: size (32 bits), bit size and bit
  * offset (8 each), sign (1), kind (4); its type's reference in aux[0].
@@ -1097,36 +810,6 @@ static void member_recalled(struct idd_dwarf *types,
 	};
 }
 
-/* A member by dotted path, from the DIEs. */
-static void member_read(struct idd_dwarf *types, Dwarf_Die agg,
-			const char *path, struct idd_member *out)
-{
-	uint64_t offset = 0;
-
-	for (const char *p = path;;) {
-		const char *dot = strchr(p, '.');
-		size_t len = dot ? (size_t)(dot - p) : strlen(p);
-		Dwarf_Die member, type;
-		uint64_t off;
-
-		if (!find_in(types, &agg, p, len, offset, 0, &member, &off) ||
-		    !member_type(&member, &type))
-			return;
-		offset = off;
-		if (!dot) {
-			out->present = true;
-			out->offset = offset;
-			describe_type(types, &type, out);
-			describe_bitfield(&member, out, elf_getident(types->elf, 0));
-			return;
-		}
-		if (!is_aggregate_tag(dwarf_tag(&type)))
-			return;
-		agg = type;
-		p = dot + 1;
-	}
-}
-
 static void dwarf_member(void *src, const struct idd_struct *s,
 			 const char *path, struct idd_member *out)
 {
@@ -1143,7 +826,8 @@ static void dwarf_member(void *src, const struct idd_struct *s,
 	}
 	if (!die_at(types, s->die, &agg))
 		return;
-	member_read(types, agg, path, out);
+	idd_dwm_read(&types->members, types, types->dwarf, types->elf, agg, path,
+		     out);
 	if (x)
 		member_keep(x, s->die, path, out);
 }
@@ -1165,10 +849,10 @@ static struct inodedump_error *dwarf_pointee(void *src,
 	    a.found && struct_at(types, (uint64_t)a.value, out))
 		return NULL;
 	if (m->kind != IDD_KIND_PTR || !die_at(types, m->type, &ptr) ||
-	    !member_type(&ptr, &target))
+	    !idd_dwm_member_type(&ptr, &target))
 		return idd_error(INODEDUMP_ERR_TYPE,
 				 "member is not a pointer to a struct");
-	if (is_aggregate_tag(dwarf_tag(&target)) &&
+	if (idd_dwm_is_aggregate(dwarf_tag(&target)) &&
 	    idd_dwu_is_complete(&target) &&
 	    fill_struct(types, &target, out)) {
 		err = NULL;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * types: what the DWARF files share. dwarf.c (the type source) asks
- * dwarf_unit.c to look through one unit, and keeps per vmlinux build-id in
- * the cache what a run should not pay for again:
+ * dwarf_unit.c to look through one unit and dwarf_member.c for a member
+ * of an aggregate, and keeps per vmlinux build-id in the cache what a run
+ * should not pay for again:
  * - dwarf_inflate.c: which DWARF a vmlinux has (struct idd_dwarf_id), and
  *   its compressed .debug_* sections inflated once into the cache, so the
  *   next run maps them instead of inflating them all at dwarf_begin_elf;
@@ -64,6 +65,49 @@ bool idd_dwu_aranges(Elf *elf, uint64_t addr, Dwarf_Off *cu);
 bool idd_dwu_walk_struct(Dwarf *dw, Dwarf_Off *resume, const char *name,
 			 size_t *units, Dwarf_Die *out);
 bool idd_dwu_walk_unit(Dwarf *dw, const char *suffix, Dwarf_Off *cu);
+
+/* dwarf_member.c: an aggregate's members, from its DIEs */
+struct idd_dwarf;
+struct idd_member;
+/*
+ * An aggregate's direct members in order, read once: a layout asks for
+ * ~60 members of struct inode, and walking the DIEs with dwarf_diename
+ * for each lookup cost more than the rest of the layout.
+ */
+struct idd_dwm_entry {
+	const char *name; /* NULL: an anonymous member, searched inside */
+	size_t len;
+	Dwarf_Die die;    /* the member */
+	Dwarf_Die type;   /* anonymous members: their aggregate type */
+	uint64_t loc;
+};
+
+struct idd_dwm_table {
+	const void *agg; /* the aggregate's DIE (vmlinux's or the alt file's) */
+	struct idd_dwm_entry *m;
+	size_t n;
+};
+
+#define IDD_DWM_TABLES 64
+
+/* One DWARF's member tables (dwarf.c's, zeroed at its open). */
+struct idd_dwm {
+	struct idd_dwm_table tables[IDD_DWM_TABLES];
+	size_t ntables;
+};
+/*
+ * A member of agg by dotted path into *out (zeroed by the caller; left
+ * absent when not found): its offset, its type described (a reference by
+ * idd_dwu_ref(dw, ...)), a bitfield placed in elf's byte order; the
+ * member is of the source types (out->dwarf).
+ */
+void idd_dwm_read(struct idd_dwm *m, struct idd_dwarf *types, Dwarf *dw,
+		  Elf *elf, Dwarf_Die agg, const char *path,
+		  struct idd_member *out);
+/* A member's (or pointer's) type, typedefs and qualifiers peeled. */
+bool idd_dwm_member_type(Dwarf_Die *member, Dwarf_Die *out);
+bool idd_dwm_is_aggregate(int tag); /* a struct or a union */
+void idd_dwm_free(struct idd_dwm *m);
 
 /* dwarf_inflate.c */
 void idd_dwarf_id_of(Elf *elf, struct idd_dwarf_id *out);
