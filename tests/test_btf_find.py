@@ -129,7 +129,15 @@ def main():
             return path
 
         p = decode(src, "control")
-        c.eq(f"{name} unchanged: exit", p.returncode, 0)
+        # 0, or 4 where the inode's slab is a CPU's active one: this
+        # kernel's kallsyms (text only) has no __per_cpu_offset, so
+        # whether a CPU holds the object free cannot be read (which boot
+        # of the set puts the truth inode there is chance).
+        c.ok(f"{name} unchanged: exit 0, or 4 for the CPUs' slabs alone",
+             p.returncode == 0 or
+             (p.returncode == 4 and "no symbol __per_cpu_offset" in p.stderr
+              and "text symbols only" in p.stderr),
+             f"exit {p.returncode}: {p.stderr[-600:]}")
         c.ok(f"{name} unchanged: the BTF at __start_BTF, found by its header",
              f"the dump's BTF ({size} bytes at 0x{start:x}, " in p.stderr and
              "found by its header" in p.stderr, p.stderr[-600:])

@@ -738,13 +738,25 @@ static bool stride_fits(struct inodedump *id, const struct cache_info *c,
 			const struct slab_info *s, char *why, size_t len)
 {
 	uint64_t psize = idd_target_page_size(id->target), pa = 0, last,
-		 other = 0, head_pfn;
+		 other = 0, head_pfn, orders;
+	const char *fa = idd_target_vmcoreinfo(id->target,
+					       "LENGTH(zone.free_area)");
 	bool unread = false;
 
 	if (!psize || !s->objects)
 		return true;
 	last = s->base + (uint64_t)s->objects * c->size - 1;
 	if (last < s->base)
+		goto wrong;
+	/*
+	 * No slab is larger than the buddy allocator's largest block
+	 * (VMCOREINFO's LENGTH(zone.free_area): its orders): checked first,
+	 * for the last object may fall where no struct page is to look at
+	 * (past the end of memory), which alone would say "not known".
+	 */
+	orders = fa ? strtoull(fa, NULL, 10) : 0;
+	if (orders >= 1 && orders <= 24 &&
+	    (uint64_t)s->objects * c->size > psize << (orders - 1))
 		goto wrong;
 	if (!idd_target_walk(id->target, last, &pa) &&
 	    !idd_pages_direct_phys(id, last, &pa))
