@@ -221,7 +221,7 @@ def main():
                     if r is None:
                         c.ok(f"{tag} {s['role']}: guest row {key} is ours",
                              not full and incomplete,
-                             f"ours: {sorted(ours)}")
+                             f"ours: {sorted(ours, key=str)}")
                         continue
                     ok = (r["ns_pid"], r["ns_comm"]) == (int(s["pid"]), s["comm"])
                     c.ok(f"{tag} {s['role']}: pid/comm of {key}",

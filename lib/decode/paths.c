@@ -655,6 +655,15 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 			free(p);
 			return err;
 		}
+		/* a mount in a namespace whose number could not be read (a
+		 * -d 31 writer may drop its page): the row says null, and why
+		 * the paths are not whole is said */
+		if (p && ns.where == IDD_PATH_NS && !ns.inum)
+			idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "paths",
+					    true, mnt,
+					    "%s: the mount namespace of mount "
+					    "0x%" PRIx64 " could not be read",
+					    p, mnt);
 		if (p && (err = add_path(ino, p, &ns, covered)))
 			return err;
 		err = idd_target_read_u64(id->target,
