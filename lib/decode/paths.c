@@ -605,6 +605,7 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 	struct dentry_info d;
 	bool pseudo, again = false;
 	int mounts = 0;
+	uint64_t ns_unread = 0; /* a mount whose namespace has no number */
 
 	err = read_dentry(id, l, dentry, &d);
 	if (err) {
@@ -655,15 +656,11 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 			free(p);
 			return err;
 		}
-		/* a mount in a namespace whose number could not be read (a
-		 * -d 31 writer may drop its page): the row says null, and why
-		 * the paths are not whole is said */
-		if (p && ns.where == IDD_PATH_NS && !ns.inum)
-			idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "paths",
-					    true, mnt,
-					    "%s: the mount namespace of mount "
-					    "0x%" PRIx64 " could not be read",
-					    p, mnt);
+		/* the mount read, its namespace's number not (a -d 31 writer
+		 * may drop its page): the row says null; said after the loop */
+		if (p && ns.where == IDD_PATH_NS && !ns.inum && !ns_unread &&
+		    !why)
+			ns_unread = mnt;
 		if (p && (err = add_path(ino, p, &ns, covered)))
 			return err;
 		err = idd_target_read_u64(id->target,
@@ -686,6 +683,11 @@ static struct inodedump_error *paths_of_alias(struct inodedump *id,
 				    err ? inodedump_error_message(err)
 				    : mounts > MAX_MOUNTS ? "s_mounts list loops or is too long"
 							  : inodedump_error_message(walk_err));
+	if (ns_unread)
+		idd_note_incomplete(ino, INODEDUMP_PART_PATHS, "paths", true,
+				    ns_unread, "the mount namespace of mount 0x%" PRIx64
+				    " could not be read: its paths' namespace is "
+				    "not known", ns_unread);
 	inodedump_error_free(err);
 	return NULL;
 }
