@@ -119,6 +119,15 @@ static void percpu_members(struct inodedump *id, struct slab_layout *l)
 		l->nr_cpus = 8192;
 	if (l->nr_nodes > 1024)
 		l->nr_nodes = 1024;
+	{
+		const char *fa = idd_target_vmcoreinfo(id->target,
+						       "LENGTH(zone.free_area)");
+		uint64_t orders = fa ? strtoull(fa, NULL, 10) : 0,
+			 psize = idd_target_page_size(id->target);
+
+		if (orders >= 1 && orders <= 24 && psize)
+			l->max_block = psize << (orders - 1);
+	}
 }
 
 struct slab_layout *idd_slab_layout(struct inodedump *id)
@@ -734,13 +743,12 @@ bool idd_slab_inode_of_fs(struct inodedump *id, uint64_t addr, const char *fs)
  * and object 0's state would be told for all). False with why when they
  * do not; true when they do or the last page cannot be looked at.
  */
-static bool stride_fits(struct inodedump *id, const struct cache_info *c,
+static bool stride_fits(struct inodedump *id, const struct slab_layout *l,
+			const struct cache_info *c,
 			const struct slab_info *s, char *why, size_t len)
 {
 	uint64_t psize = idd_target_page_size(id->target), pa = 0, last,
-		 other = 0, head_pfn, orders;
-	const char *fa = idd_target_vmcoreinfo(id->target,
-					       "LENGTH(zone.free_area)");
+		 other = 0, head_pfn;
 	bool unread = false;
 
 	if (!psize || !s->objects)
@@ -749,14 +757,12 @@ static bool stride_fits(struct inodedump *id, const struct cache_info *c,
 	if (last < s->base)
 		goto wrong;
 	/*
-	 * No slab is larger than the buddy allocator's largest block
-	 * (VMCOREINFO's LENGTH(zone.free_area): its orders): checked first,
-	 * for the last object may fall where no struct page is to look at
-	 * (past the end of memory), which alone would say "not known".
+	 * No slab is larger than the buddy allocator's largest block:
+	 * checked first, for the last object may fall where no struct page
+	 * is to look at (past the end of memory), which alone would say
+	 * "not known".
 	 */
-	orders = fa ? strtoull(fa, NULL, 10) : 0;
-	if (orders >= 1 && orders <= 24 &&
-	    (uint64_t)s->objects * c->size > psize << (orders - 1))
+	if (l->max_block && (uint64_t)s->objects * c->size > l->max_block)
 		goto wrong;
 	if (!idd_target_walk(id->target, last, &pa) &&
 	    !idd_pages_direct_phys(id, last, &pa))
@@ -818,7 +824,7 @@ static struct inodedump_error *in_slab(struct inodedump *id,
 	o->size = c.size;
 	o->objects = s.objects;
 	s.base = base + c.pad;
-	if (!stride_fits(id, &c, &s, why, sizeof(why))) {
+	if (!stride_fits(id, l, &c, &s, why, sizeof(why))) {
 		add_unknown(o, why);
 		o->state = INODEDUMP_SLAB_UNKNOWN;
 		return NULL;

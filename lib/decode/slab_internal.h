@@ -33,6 +33,11 @@ struct slab_layout {
 	uint64_t per_cpu_offset, online_mask;
 	uint32_t nr_cpus, nr_nodes;
 	/*
+	 * The buddy allocator's largest block in bytes (VMCOREINFO's
+	 * LENGTH(zone.free_area): its orders), no slab larger; 0 not known.
+	 */
+	uint64_t max_block;
+	/*
 	 * Why the CPUs' slabs cannot be read (no __per_cpu_offset in a
 	 * kallsyms of text symbols only), NULL when they can.
 	 */

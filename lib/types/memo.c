@@ -43,6 +43,8 @@
  * (vmlinux.btf, kallsyms): the dump's, as before, on the dump's threads.
  */
 #define MEMO_MAX_READ (256u << 10)
+#define FNV_OFFSET 14695981039346656037ull
+#define FNV_PRIME 1099511628211ull
 
 struct memo_header {
 	char magic[8];
@@ -61,8 +63,8 @@ struct idd_memo {
 	bool biased, big;
 	uint32_t nchunks;
 	const uint8_t **chunk; /* by number: its CHUNK bytes, or NULL */
-	uint64_t *want;	       /* a chunk from the file: its hash, */
-	bool *checked;	       /* and whether its bytes had it */
+	uint64_t *want;	       /* a chunk's hash (from the file, or made) */
+	bool *checked;	       /* its bytes had it, or came from the dump */
 	uint8_t **fresh;       /* read in this run (freed with the memo) */
 	uint32_t nfresh;
 	struct idd_cache_file file;
@@ -73,7 +75,7 @@ static uint64_t fnv64(uint64_t h, const void *p, size_t n)
 	const uint8_t *b = p;
 
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 1099511628211ull;
+		h = (h ^ b[i]) * FNV_PRIME;
 	return h;
 }
 
@@ -85,11 +87,11 @@ static size_t numbers_size(uint32_t n)
 /* A chunk's hash, a word at a time (a chunk costs ~2 k instructions). */
 static uint64_t chunk_hash(const uint8_t *c)
 {
-	uint64_t h = 14695981039346656037ull, w;
+	uint64_t h = FNV_OFFSET, w;
 
 	for (size_t i = 0; i < CHUNK; i += 8) {
 		memcpy(&w, c + i, 8);
-		h = (h ^ w) * 1099511628211ull;
+		h = (h ^ w) * FNV_PRIME;
 		h ^= h >> 29;
 	}
 	return h;
@@ -177,7 +179,7 @@ static void load(struct idd_memo *m)
 	meta = numbers_size(h->n) + (size_t)h->n * 8;
 	need = sizeof(*h) + meta + (size_t)h->n * CHUNK;
 	if (m->file.size != need ||
-	    fnv64(14695981039346656037ull, h + 1, meta) != h->checksum)
+	    fnv64(FNV_OFFSET, h + 1, meta) != h->checksum)
 		goto drop;
 	num = (const void *)(h + 1);
 	hash = (const void *)((const uint8_t *)(h + 1) + numbers_size(h->n));
@@ -277,7 +279,7 @@ static const uint8_t *get_chunk(struct idd_memo *m, uint32_t k)
 {
 	uint8_t *page;
 
-	if (m->chunk[k] && (m->checked[k] || m->fresh[k]))
+	if (m->chunk[k] && m->checked[k])
 		return m->chunk[k];
 	if (m->chunk[k] && chunk_hash(m->chunk[k]) == m->want[k]) {
 		m->checked[k] = true;
@@ -292,6 +294,8 @@ static const uint8_t *get_chunk(struct idd_memo *m, uint32_t k)
 	}
 	m->fresh[k] = page;
 	m->nfresh++;
+	m->want[k] = chunk_hash(page);
+	m->checked[k] = true;
 	return m->chunk[k] = page;
 }
 
@@ -367,14 +371,14 @@ static void store(const struct idd_memo *m)
 		num[n] = k;
 		/* a chunk of the file keeps the hash it came with: a
 		 * damaged one is not made to look whole */
-		hash[n] = m->fresh[k] ? chunk_hash(m->chunk[k]) : m->want[k];
+		hash[n] = m->want[k];
 		memcpy(data + (size_t)n++ * CHUNK, m->chunk[k], CHUNK);
 	}
 	memcpy(h.magic, MEMO_MAGIC, 8);
 	h.len = m->len;
 	h.phase = (uint32_t)(m->start - m->base);
 	h.n = n;
-	h.checksum = fnv64(14695981039346656037ull, meta, meta_size);
+	h.checksum = fnv64(FNV_OFFSET, meta, meta_size);
 	idd_cache_store(m->dir, m->name,
 			(const struct idd_cache_part[]){ { &h, sizeof(h) },
 							 { meta, meta_size },
