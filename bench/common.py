@@ -4,6 +4,7 @@ GNU time, alternating measurements, finding a fixture set, formatting.
 Imports nothing of the bench's own, so neither imports the other back."""
 import os
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -47,6 +48,16 @@ def log(msg):
 
 # ------------------------------------------------------------------ running
 
+class Cmd(list):
+    """A command whose environment the harness sets before the clock starts,
+    so that no env(1), sh or mktemp process is inside the time measured:
+    env, added to ours; fresh_cache, a new empty XDG_CACHE_HOME for every
+    run (made before the clock starts and removed after it stops)."""
+    def __init__(self, argv, env=None, fresh_cache=False):
+        super().__init__(argv)
+        self.env, self.fresh_cache = dict(env or {}), fresh_cache
+
+
 class Run:
     def __init__(self, wall, rss_kb, user, sys_, rc, out, err, timed_out):
         self.wall, self.rss_kb, self.user, self.sys = wall, rss_kb, user, sys_
@@ -59,7 +70,22 @@ def run_once(cmd, stdin_text=None, timeout=600):
     a small C program, so the measured child's RSS high-water mark does not
     inherit a big parent's, as it would after a fork from Python); CPU (user
     + system, microseconds) comes from wait4() on time(1), which covers
-    time(1) and the process it waited for."""
+    time(1) and the process it waited for. cmd may be a Cmd: its
+    environment is set here, outside the time measured."""
+    env, fresh = None, None
+    if isinstance(cmd, Cmd) and (cmd.env or cmd.fresh_cache):
+        env = dict(os.environ, **cmd.env)
+        if cmd.fresh_cache:
+            fresh = tempfile.mkdtemp(prefix="bench-cold-")
+            env["XDG_CACHE_HOME"] = fresh
+    try:
+        return _run_once(cmd, env, stdin_text, timeout)
+    finally:
+        if fresh:
+            shutil.rmtree(fresh, ignore_errors=True)
+
+
+def _run_once(cmd, env, stdin_text, timeout):
     with tempfile.NamedTemporaryFile("r", prefix="bench-time-") as tf, \
             tempfile.TemporaryFile(prefix="bench-out-") as fo, \
             tempfile.TemporaryFile(prefix="bench-err-") as fe, \
@@ -72,7 +98,7 @@ def run_once(cmd, stdin_text=None, timeout=600):
 
         t0 = time.perf_counter()
         p = subprocess.Popen(full, stdin=fi if stdin_text is not None else subprocess.DEVNULL,
-                             stdout=fo, stderr=fe, start_new_session=True)
+                             stdout=fo, stderr=fe, start_new_session=True, env=env)
 
         def kill():
             timed_out.append(True)

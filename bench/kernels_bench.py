@@ -20,7 +20,7 @@ import argparse
 import os
 import sys
 
-from common import (DRGN_SCRIPT, PY, ROOT, fixture_set, in_sid, log, mb,
+from common import (DRGN_SCRIPT, PY, ROOT, Cmd, fixture_set, in_sid, log, mb,
                     truth_addr,
                     measure, ms, run_once, sid_chroot)
 
@@ -66,11 +66,11 @@ def main(argv=None):
         addr = truth_addr(setdir, "symlink_short")["addr"]
         vml = os.path.join(setdir, "vmlinux")
         ours = [vmci, "-k", vml, os.path.join(setdir, dump), addr]
-        warm = ["env", "XDG_CACHE_HOME=" + warm_cache] + ours
-        # a new cache directory each run: mktemp, then exec (no shell left)
-        cold = ["sh", "-c", 'd=$(mktemp -d) && XDG_CACHE_HOME=$d exec "$@"',
-                "cold"] + ours
-        env_kdf = ["env", "DRGN_USE_LIBKDUMPFILE_FOR_ELF=1"]
+        # The environment is the harness's (common.Cmd), set before the
+        # clock starts: no env(1), sh or mktemp process is timed with ours.
+        warm = Cmd(ours, {"XDG_CACHE_HOME": warm_cache})
+        cold = Cmd(ours, fresh_cache=True)  # a new empty cache every run
+        kdf = {"DRGN_USE_LIBKDUMPFILE_FOR_ELF": "1"}
         if where == "sid":
             chroot = sid_chroot("python3-drgn")
             if not chroot:
@@ -84,8 +84,8 @@ def main(argv=None):
                                            addr])
         else:
             drgn_name = "drgn 0.0.22"
-            drgn = env_kdf + [PY, DRGN_SCRIPT, "inode", vml,
-                              os.path.join(setdir, drgn_dump), addr]
+            drgn = Cmd([PY, DRGN_SCRIPT, "inode", vml,
+                        os.path.join(setdir, drgn_dump), addr], kdf)
         log("kernels: %s (%s %s, %s)" % (kernel, setname, dump, addr))
         try:
             st, first = measure([("warm", warm), ("cold", cold), ("drgn", drgn)],
