@@ -106,8 +106,16 @@ def check_run(c, n, run_dir, serial, boots, release, dumpname):
         text = open(res).read()
         c.ok(n + " results name the dump's kernel release",
              release in text, text[:300])
-        c.ok(n + " results are not an error", '"error"' not in text.split("\n", 1)[0],
-             text[:300])
+        doc = json.loads(text)
+        stamp = os.path.basename(ddir)
+        c.eq(n + " results: the dump triaged", doc.get("state"), "triaged")
+        c.eq(n + " results: for this dump", doc.get("dump"), f"/var/crash/{dumpname}")
+        c.eq(n + " results: kdump-tools' saved log found beside it", doc.get("dmesg"),
+             f"/var/crash/{stamp}/dmesg.{stamp}")
+        dm = open(os.path.join(ddir, f"dmesg.{stamp}"), errors="replace").read()
+        c.eq(n + " results: as many reports as the saved log has (none on stock 6.1)",
+             doc.get("reports"), dm.count(" encountered for inode "))
+        c.ok(n + " results: not an error", "error" not in doc, str(doc.get("error"))[:300])
     jd = journal_dir(run_dir)
     c.ok(n + " the guest's persistent journal read offline", jd is not None,
          str(glob.glob(os.path.join(run_dir, "journal", "*"))))
@@ -145,6 +153,9 @@ def check_run(c, n, run_dir, serial, boots, release, dumpname):
     c.ok(n + " triage's vmcore-inode exit status 0, 1 or 4",
          len(status) == 1 and status[0].rsplit("=", 1)[1] in ("0", "1", "4"),
          str(status))
+    if status and os.path.isfile(res):
+        c.eq(n + " the unit's exit status is the results' exit_code",
+             status[0].rsplit("=", 1)[1], str(json.load(open(res)).get("exit_code")))
     own = [e for e in entries if e.get("_SYSTEMD_UNIT") == "inodedump-triage.service"]
     c.ok(n + " triage unit wrote to the journal", bool(own))
     con = open(serial, errors="replace").read()
@@ -185,8 +196,8 @@ def main():
     dmesg = os.path.join(cap, "var-crash", stamp, f"dmesg.{stamp}")
     c.ok("capture: kdump-tools saved the log beside it", os.path.isfile(dmesg))
     dm = open(dmesg, errors="replace").read() if os.path.isfile(dmesg) else ""
-    c.ok("capture: the saved log is this panic's (sysrq-c after the truth)",
-         "sysrq: Trigger a crash" in dm and "inodedump-e2e-truth: " in dm, dm[-500:])
+    c.ok("capture: the saved log is this panic's (sysrq-c by the guest's script)",
+         "sysrq: Trigger a crash" in dm and "Comm: inodedump-e2e" in dm, dm[-500:])
     with open(cdumps[0], "rb") as f:
         head = f.read(16)
     c.ok("capture: kdump-tools' default, makedumpfile -F (flattened)",

@@ -109,8 +109,11 @@ first_boot() {
 	exec 3< /var/lib/inodedump-e2e/fx/regular 4< /var/lib/inodedump-e2e/fx/dir \
 		5<> /var/lib/inodedump-e2e/fx/fifo 6< /var/lib/inodedump-e2e/fx/big
 	touch $STATE/panicked
-	sync
 	say "panic: echo c > /proc/sysrq-trigger"
+	# what this boot logged, on disk before the crash (journald writes
+	# lazily: the last lines would be lost), then the page cache
+	journalctl --sync
+	sync
 	echo 1 > /proc/sys/kernel/sysrq
 	echo c > /proc/sysrq-trigger
 	sleep 600

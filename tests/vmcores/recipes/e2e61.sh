@@ -97,9 +97,10 @@ e2e_chroot() {
 			LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
 }
 
-# e2e_image ROOT DEBS: the Debian 12 system in ROOT
-e2e_image() {
-	local root=$1 debs=$2 base t0 d
+# e2e_image_base ROOT: the Debian 12 system in ROOT, without this tree's
+# packages (they build meanwhile)
+e2e_image_base() {
+	local root=$1 base t0
 	step "the Debian 12 root (tests/systemd/rootfs.sh, cached) copied"
 	t0=$(now)
 	base=$(INODEDUMP_CACHE=$CACHE "$HERE/../systemd/rootfs.sh") || die "tests/systemd/rootfs.sh"
@@ -116,18 +117,35 @@ e2e_image() {
 	chmod +x "$root/usr/sbin/policy-rc.d"
 	echo 'Dpkg::Use-Pty "0";' > "$root/etc/apt/apt.conf.d/99inodedump-nopty"
 	e2e_chroot "$root" apt-get update -qq >&2 || die "apt-get update in the image"
-	e2e_chroot "$root" apt-get install -y -qq --no-install-recommends linux-image-amd64 initramfs-tools zstd >&2 ||
+	e2e_chroot "$root" apt-get install -y -qq --no-install-recommends initramfs-tools zstd >&2 ||
+		die "apt-get install initramfs-tools"
+	# The boot initrd made once, at the end, by initramfs-tools itself, not
+	# by each package's trigger (three times, ~20 s each): its own switch,
+	# update_initramfs=no in its conffile, for the installs, then put back.
+	local conf=$root/etc/initramfs-tools/update-initramfs.conf
+	cp "$conf" "$W/update-initramfs.conf" || die "no $conf"
+	sed -i 's/^update_initramfs=.*/update_initramfs=no/' "$conf"
+	e2e_chroot "$root" apt-get install -y -qq --no-install-recommends linux-image-amd64 >&2 ||
 		die "apt-get install linux-image-amd64"
 	# the administrator's answer to kdump-tools' debconf question
 	echo 'kdump-tools kdump-tools/use_kdump boolean true' | e2e_chroot "$root" debconf-set-selections ||
 		die "debconf-set-selections"
 	e2e_chroot "$root" apt-get install -y -qq --no-install-recommends kdump-tools makedumpfile procps udev >&2 ||
 		die "apt-get install kdump-tools"
+	cp "$W/update-initramfs.conf" "$conf"
+	E2E_RELEASE=$(cd "$root/boot" && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V | tail -1)
+	rm -f "$root/boot/initrd.img-$E2E_RELEASE"
+	e2e_chroot "$root" update-initramfs -c -k "$E2E_RELEASE" >&2 || die "update-initramfs -c"
 	TIMINGS="${TIMINGS}apt_kernel_kdump_s=$(elapsed "$t0")\n"
+}
+
+# e2e_image_debs ROOT DEBS: this tree's packages and the guest's unit in ROOT
+e2e_image_debs() {
+	local root=$1 debs=$2 t0 d
 	step "apt install this tree's packages; the README's enable line"
 	t0=$(now)
 	mkdir -p "$root/tmp/debs"
-	cp "$debs"/*.deb "$root/tmp/debs/"
+	e2e_copy_debs "$debs" "$root/tmp/debs"
 	# shellcheck disable=SC2046
 	e2e_chroot "$root" apt-get install -y -qq --no-install-recommends \
 		$(cd "$root" && ls tmp/debs/*.deb | sed 's|^|/|') >&2 || die "apt install ./*.deb"
@@ -150,7 +168,6 @@ e2e_image() {
 	d=$(sed -n 's/.*\(crashkernel=[^ "]*\).*/\1/p' "$root/etc/default/grub.d/kdump-tools.cfg" | head -1)
 	[ -n "$d" ] || die "no crashkernel= in the image's /etc/default/grub.d/kdump-tools.cfg"
 	E2E_CRASHKERNEL=$d
-	E2E_RELEASE=$(cd "$root/boot" && ls vmlinuz-* | sed 's/^vmlinuz-//' | sort -V | tail -1)
 	[ -f "$root/boot/initrd.img-$E2E_RELEASE" ] || die "no initrd.img-$E2E_RELEASE in the image"
 	log "kernel $E2E_RELEASE, $E2E_CRASHKERNEL"
 }
@@ -239,9 +256,19 @@ e2e_capture() {
 	fi
 	log "building the capture image $C"
 	rm -rf "$C" "$C.tmp"; mkdir -p "$C.tmp"
-	local OUT=$C.tmp
-	e2e_build_debs "$W/capture-debs"
-	e2e_image "$W/root" "$W/capture-debs"
+	local OUT=$C.tmp pid rc=0
+	# the packages build (a compiler) while the image's packages download
+	# and unpack (network, dpkg): both at once
+	( TIMINGS=""; e2e_build_debs "$W/capture-debs"; printf '%b' "$TIMINGS" > "$W/debs-timing" ) \
+		> "$W/build-debs.log" 2>&1 &
+	pid=$!
+	e2e_image_base "$W/root"
+	step "wait for this tree's packages"
+	t0=$(now)
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || { tail -40 "$W/build-debs.log" >&2; die "scripts/build-debs.sh (log above)"; }
+	TIMINGS="${TIMINGS}$(cat "$W/debs-timing")\nwaited_for_debs_s=$(elapsed "$t0")\n"
+	e2e_image_debs "$W/root" "$W/capture-debs"
 	cp "$W/image-packages.txt" "$OUT/debs.txt"
 	(cd "$W/capture-debs" && sha256sum ./*.deb) >> "$OUT/debs.txt"
 	cp "$W/root/boot/vmlinuz-$E2E_RELEASE" "$OUT/vmlinuz"
