@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """End to end with Debian's kdump-tools (issue 43, item 2): set e2e61.
 
-usage: test_e2e.py [SET]     (default e2e61; tests/vmcores/make-fixtures.sh SET)
+usage: test_e2e.py [SET]             (default e2e61; tests/vmcores/make-fixtures.sh SET)
+       test_e2e.py SET --mutants    broken copies of the set must fail
 
 A real Debian 12 system (stock 6.1, systemd, kdump-tools, this tree's
 packages installed with apt and the README's enable line) was booted under
@@ -40,8 +41,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import (Checker, read_truth, schema_check_dir,  # noqa: E402
-                     schema_checked, set_dir, vmcore_inode)
+from fixture import (Checker, link_fixture, read_truth,  # noqa: E402
+                     schema_check_dir, schema_checked, set_dir, vmcore_inode)
 
 
 
@@ -165,10 +166,8 @@ def check_run(c, n, run_dir, serial, boots, release, dumpname):
          "\n".join(x for x in con.splitlines() if "FAILED" in x)[:500])
 
 
-def main():
-    name = sys.argv[1] if len(sys.argv) > 1 else "e2e61"
-    d = set_dir(name)
-    c = Checker()
+def check_set(d, c):
+    """Every check on the set in d, counted in c."""
     cap = os.path.join(d, "capture")
     info = dict(x.split("=", 1) for x in open(os.path.join(d, "info.txt")).read().split("\n") if "=" in x)
     release = info.get("release", "?")
@@ -190,7 +189,7 @@ def main():
     cdumps = sorted(glob.glob(os.path.join(cap, "var-crash", "*", "dump.*")))
     c.eq("capture: one dump", len(cdumps), 1)
     if not cdumps:
-        c.finish()
+        return
     stamp = os.path.basename(cdumps[0]).split(".", 1)[1]
     dumpname = f"{stamp}/dump.{stamp}"
     dmesg = os.path.join(cap, "var-crash", stamp, f"dmesg.{stamp}")
@@ -261,6 +260,79 @@ def main():
                     c.eq(f"{n} {k}", got.get(k), int(t[k]))
                 c.eq(n + " mode", got.get("mode"), int(t["mode"], 8))
                 c.eq(n + " fs_type", got.get("fs_type"), t["fs"])
+
+
+# Broken copies of the set (hard links: nothing of the set is written), each
+# of which must fail, on the check named: the test can fail.
+def _no_results(d):
+    for f in glob.glob(os.path.join(d, "var-crash", "*", "inodedump.*")):
+        os.unlink(f)
+
+
+def _wrong_truth(d):
+    p = os.path.join(d, "truth.txt")
+    lines = open(p).read().splitlines()
+    lines[0] = lines[0].replace(" size=6 ", " size=7 ")
+    os.unlink(p)
+    open(p, "w").write("\n".join(lines) + "\n")
+
+
+def _someone_typed(d):
+    p = os.path.join(d, "qemu-triage.cmdline")
+    args = open(p).read().splitlines()
+    os.unlink(p)
+    open(p, "w").write("\n".join(args + ["-monitor", "stdio"]) + "\n")
+
+
+def _other_journal(d):
+    """The capture run's journal (three boots: first, capture, second) in
+    place of this run's one boot: as if the guest had been booted again."""
+    jd = glob.glob(os.path.join(d, "journal", "*"))[0]
+    for j in glob.glob(os.path.join(jd, "*.journal*")):
+        os.unlink(j)
+    for j in glob.glob(os.path.join(d, "capture", "journal", "*", "*.journal*")):
+        os.link(j, os.path.join(jd, os.path.basename(j)))
+
+
+MUTANTS = [
+    ("results removed", _no_results, "this tree's run: results inodedump.json beside the dump"),
+    ("a wrong truth line (size 7 for 6)", _wrong_truth, "decode /dev/shm/e2e/regular size"),
+    ("a monitor on stdio", _someone_typed, "this tree's run: nobody typed"),
+    ("another run's journal", _other_journal, "this tree's run: boots in the journal"),
+]
+
+
+def mutants(d):
+    import contextlib
+    import io
+    import shutil
+    c = Checker()
+    for what, mutate, want in MUTANTS:
+        with tempfile.TemporaryDirectory() as tmp:
+            m = os.path.join(tmp, "set")
+            shutil.copytree(d, m, copy_function=link_fixture, symlinks=True)
+            mutate(m)
+            mc, out = Checker(), io.StringIO()
+            with contextlib.redirect_stdout(out):
+                try:
+                    check_set(m, mc)
+                except SystemExit as e:
+                    print(f"FAIL {e}")
+            text = out.getvalue()
+            c.ok(f"broken set ({what}) fails: {want!r}",
+                 mc.failed > 0 and f"FAIL {want}" in text,
+                 f"{mc.failed} failed; " + " | ".join(
+                     x for x in text.splitlines() if x.startswith("FAIL"))[:600])
+    c.finish()
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    d = set_dir(args[0] if args else "e2e61")
+    if "--mutants" in sys.argv:
+        mutants(d)
+    c = Checker()
+    check_set(d, c)
     c.finish()
 
 
