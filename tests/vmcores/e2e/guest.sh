@@ -84,6 +84,7 @@ first_boot() {
 		for f in regular empty big dir symlink_short symlink_long hardlink fifo chardev; do
 			echo > $T/trace
 			st=$(stat -c '%i %f %h %s %u %g %d' "$p/$f")
+			# shellcheck disable=SC2086  # split into its seven fields
 			set -- $st
 			ino=$1 mode=$((0x$2)) nlink=$3 size=$4 uid=$5 gid=$6 d=$7
 			kdev=$(( (((d >> 8) & 0xfff) << 20) | (d & 0xff) | ((d >> 12) & 0xfff00) ))

@@ -55,6 +55,9 @@ e2e_capture_inputs() {
 	echo "mem=$E2E_MEM disk=$E2E_DISK packages=$E2E_PACKAGES debs=$E2E_DEBS"
 }
 e2e_key() {
+	# the capture part's inputs (`make-fixtures.sh inputs e2e61` shows
+	# them), its directory's hash, then this tree's
+	e2e_capture_inputs | sed 's/^/capture: /'
 	echo "capture $(e2e_capture_inputs | hash16)"
 	# what the packages are built from: everything but the tests
 	echo "source $(e2e_tree_digest . ':!tests' ':!bench')"
@@ -178,6 +181,7 @@ e2e_image_debs() {
 # poweroff. The command line goes to OUT/qemu-WHAT.cmdline.
 e2e_boot() {
 	local disk=$1 serial=$2 kernel=$3 initrd=$4 what=$5 timeout=$6 t0 cmd
+	# shellcheck disable=SC2054  # the commas are QEMU's
 	cmd=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp 2,sockets=2,cores=1,threads=1
 		-m "$E2E_MEM" -display none -monitor none -nic none -no-user-config
 		-chardev "file,id=con,path=$serial" -serial chardev:con
