@@ -22,7 +22,7 @@ import sys
 
 from common import (DRGN_SCRIPT, PY, ROOT, Cmd, fixture_set, in_sid, log, mb,
                     truth_addr,
-                    measure, ms, run_once, sid_chroot)
+                    measure, ms, sid_chroot)
 
 # (kernel, set, our dump, drgn's dump, drgn: "host" or "sid")
 KERNELS = (

@@ -41,8 +41,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fixture import (Checker, link_fixture, read_truth,  # noqa: E402
-                     schema_check_dir, schema_checked, set_dir, vmcore_inode)
+from fixture import (Checker, link_fixture, private_env, read_truth,  # noqa: E402
+                     run, schema_check_dir, set_dir)
 
 
 
@@ -236,13 +236,9 @@ def check_set(d, c):
     dump = os.path.join(d, "var-crash", dumpname)
     if truth and os.path.exists(dump):
         with tempfile.TemporaryDirectory() as tmp:
-            env = dict(os.environ, XDG_CACHE_HOME=os.path.join(tmp, "cache"))
-            env.pop("DEBUGINFOD_URLS", None)
-            os.mkdir(os.path.join(tmp, "debug"))
-            args = ["--debug-root", os.path.join(tmp, "debug"), "--json", dump,
-                    *[t["addr"] for t in truth]]
-            p = schema_checked(args, subprocess.run([vmcore_inode(), *args],
-                                                    capture_output=True, env=env))
+            env, empty = private_env(tmp)
+            p = run(["--debug-root", empty, "--json", dump,
+                     *[t["addr"] for t in truth]], env=env)
             try:
                 doc = json.loads(p.stdout)
             except json.JSONDecodeError as e:

@@ -119,15 +119,17 @@ static void percpu_members(struct inodedump *id, struct slab_layout *l)
 		l->nr_cpus = 8192;
 	if (l->nr_nodes > 1024)
 		l->nr_nodes = 1024;
-	{
-		const char *fa = idd_target_vmcoreinfo(id->target,
-						       "LENGTH(zone.free_area)");
-		uint64_t orders = fa ? strtoull(fa, NULL, 10) : 0,
-			 psize = idd_target_page_size(id->target);
+}
 
-		if (orders >= 1 && orders <= 24 && psize)
-			l->max_block = psize << (orders - 1);
-	}
+/* The buddy allocator's largest block in bytes (slab_layout.max_block). */
+static uint64_t buddy_max_block(struct inodedump *id)
+{
+	const char *fa = idd_target_vmcoreinfo(id->target,
+					       "LENGTH(zone.free_area)");
+	uint64_t orders = fa ? strtoull(fa, NULL, 10) : 0,
+		 psize = idd_target_page_size(id->target);
+
+	return orders >= 1 && orders <= 24 && psize ? psize << (orders - 1) : 0;
 }
 
 struct slab_layout *idd_slab_layout(struct inodedump *id)
@@ -226,6 +228,7 @@ struct slab_layout *idd_slab_layout(struct inodedump *id)
 				l->cache_bytes = m[i]->offset + m[i]->size;
 	}
 	percpu_members(id, l);
+	l->max_block = buddy_max_block(id);
 	l->usable = true;
 	return l;
 }

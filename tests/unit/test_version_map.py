@@ -3,7 +3,7 @@
 """The exported symbols are exactly the version map's, and the map names
 every INODEDUMP_API function of inodedump.h.
 
-Usage: test_version_map.py INODEDUMP_H LIBINODEDUMP_MAP LIBINODEDUMP_SO
+Usage: test_version_map.py INODEDUMP_H LIBINODEDUMP_MAP LIBINODEDUMP_SO [SYMBOLS]
 
 The map (lib/libinodedump.map) must be one node INODEDUMP_0.1 with
 "global:" names and "local: *;". The shared library's dynamic symbol table
@@ -12,6 +12,13 @@ INODEDUMP_0.1, and nothing else. The header's INODEDUMP_API declarations
 must be the same set, so a function added to the header and not to the
 map (it would stay local) fails here, and so does a map name that no
 header declares.
+
+SYMBOLS, debian/libinodedump0.symbols: its entries must be the exported
+names at INODEDUMP_0.1 and the node itself, each once. dh_makeshlibs
+(check level 4) fails the package build on any difference, and nothing
+else in the tests builds the packages: a function added to the map
+without its line there broke dpkg-buildpackage unseen (2026-12-08,
+inodedump_note_informs).
 """
 import re
 import subprocess
@@ -61,6 +68,18 @@ def exported(so):
     return names, unversioned
 
 
+def symbols_file(path):
+    """The entries of a dpkg symbols file: (NAME@VERSION set, duplicates)."""
+    seen, dups = set(), []
+    for line in open(path):
+        if line.startswith(" "):  # not the library's line nor '*' fields
+            sym = line.split()[0]
+            if sym in seen:
+                dups.append(sym)
+            seen.add(sym)
+    return seen, dups
+
+
 def main():
     header, mapfile, so = sys.argv[1:4]
     listed = map_names(open(mapfile).read())
@@ -75,6 +94,14 @@ def main():
         ("exported by the library but not in the map", names - listed),
         ("exported without version " + VERSION, set(unversioned)),
     ]
+    if len(sys.argv) > 4:
+        entries, dups = symbols_file(sys.argv[4])
+        want = {f"{n}@{VERSION}" for n in names} | {f"{VERSION}@{VERSION}"}
+        checks += [
+            ("exported but not in the symbols file", want - entries),
+            ("in the symbols file but not exported", entries - want),
+            ("listed twice in the symbols file", set(dups)),
+        ]
     for what, bad in checks:
         if bad:
             failed += 1
